@@ -1,0 +1,76 @@
+// mcp.json → a list of server entries (SPEC §2). Pure: the text, the
+// environment lookup and the home directory are inputs; no global reads, no
+// network. Each entry is parsed on its own: a bad entry becomes a refused
+// entry with a reason, never a failure of the whole file.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/secret.h"
+
+namespace mcpgw::config {
+
+// What interpolation may read. Tests pass fakes; the daemon passes getenv/$HOME.
+struct ParseEnv {
+  std::function<std::optional<std::string>(std::string_view name)> get_env;
+  std::string home;  // value of ${userHome}
+};
+
+// A header from the entry's `headers` object. The name is not secret; the
+// value always is.
+struct Header {
+  std::string name;
+  Secret value;
+};
+
+// A remote (Streamable HTTP) server.
+struct RemoteServer {
+  Secret url;                // the real url, after interpolation
+  std::string url_redacted;  // the url with every interpolated ${env:..} value
+                             // replaced by "<redacted>": safe to print
+  std::vector<Header> headers;
+
+  friend bool operator==(const RemoteServer&, const RemoteServer&) = default;
+};
+
+// One entry of mcpServers, in file order.
+struct Entry {
+  std::string name;                   // the namespace, exactly as written
+  std::optional<RemoteServer> remote;  // set when accepted
+  std::string refusal;                // set when refused: a reason without secrets
+
+  bool accepted() const { return remote.has_value(); }
+};
+
+// The result of parsing one mcp.json text.
+struct Config {
+  std::vector<Entry> entries;
+  // Every value that came from ${env:...} or a header value, for the
+  // last-line-of-defence scrub of outgoing strings. Never printed.
+  std::vector<Secret> secrets;
+};
+
+struct ParseResult {
+  bool ok = false;
+  std::string error;  // when !ok: names the file, and line:column for JSON errors
+  Config config;
+};
+
+// Parses `text` (the contents of `path`; the path only labels messages).
+ParseResult Parse(std::string_view text, std::string_view path, const ParseEnv& env);
+
+// Reads and parses a file. A missing or unreadable file is an error naming it.
+ParseResult ParseFile(const std::string& path, const ParseEnv& env);
+
+// The process's real environment: getenv and $HOME (or the passwd entry).
+ParseEnv SystemParseEnv();
+
+// The exact refusal text for local (command) entries.
+inline constexpr std::string_view kLocalRefusal =
+    "local MCP servers (command) are not supported yet";
+
+}  // namespace mcpgw::config

@@ -1,0 +1,80 @@
+// HttpClient: HTTP transfers on one libuv loop through one curl multi handle,
+// driven by CURLMOPT_SOCKETFUNCTION/TIMERFUNCTION and curl_multi_socket_action
+// (never curl_multi_perform). Single-threaded: every method must be called on
+// the loop's thread, and every sink callback runs there.
+//
+// Policy baked in for MCP (SPEC §6): redirects are never followed (a 3xx is
+// reported as a normal response head), only http and https, connections are
+// reused, HTTP/2 is negotiated where the server offers it (ALPN), no signals.
+// Error texts are short, human and never contain the url or a header value.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <uv.h>
+
+#include "daemon/mcp/session.h"
+
+namespace mcpgw {
+
+// Receives the events of the transfers started with it. Callbacks may call
+// HttpClient::Start and HttpClient::Abort (any transfer, including the one
+// being reported) re-entrantly.
+class HttpSink {
+ public:
+  virtual ~HttpSink() = default;
+  // Once per transfer, before any body bytes. `content_type` and `session_id`
+  // (Mcp-Session-Id) are empty when absent.
+  virtual void OnHttpHead(uint64_t tag, int status, std::string_view content_type,
+                          std::string_view session_id) = 0;
+  virtual void OnHttpData(uint64_t tag, std::string_view bytes) = 0;
+  // Exactly once per transfer that was not aborted.
+  virtual void OnHttpDone(uint64_t tag, const mcp::TransferResult& result) = 0;
+};
+
+struct HttpRequest {
+  mcp::HttpMethod method = mcp::HttpMethod::kPost;
+  std::string url;  // a revealed secret: never log it
+  std::vector<std::pair<std::string, std::string>> headers;  // revealed values: never log
+  std::string body;
+};
+
+struct HttpClientOptions {
+  long connect_timeout_ms = 30000;
+  bool verbose = false;  // curl's debug output (never enabled in production: it prints headers)
+};
+
+class HttpClient {
+ public:
+  HttpClient(uv_loop_t* loop, HttpClientOptions options = {});
+  ~HttpClient();  // aborts every transfer without callbacks
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  // Starts a transfer. (sink, tag) must be unique among live transfers.
+  void Start(HttpSink* sink, uint64_t tag, HttpRequest request);
+  // Aborts a transfer; no further callback for it. Unknown (sink, tag) is a no-op.
+  void Abort(HttpSink* sink, uint64_t tag);
+  // Aborts every transfer of `sink` (call before destroying a sink).
+  void AbortAll(HttpSink* sink);
+  size_t active() const;
+
+  // Transfer-side counters for status and benchmarks.
+  struct Stats {
+    uint64_t started = 0;
+    uint64_t finished = 0;
+    uint64_t aborted = 0;
+  };
+  Stats stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mcpgw

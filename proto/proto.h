@@ -1,0 +1,33 @@
+// The local wire protocol shared by mcpgwd and its clients (libmcpgw, mcpgw):
+// constants, error kinds and the frame codec. The protocol itself is written
+// down in proto/PROTOCOL.md; change both together.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+namespace mcpgw::proto {
+
+inline constexpr int kProtocolVersion = 1;
+// Largest frame either side accepts (one JSON text plus its newline).
+inline constexpr size_t kMaxFrameBytes = 32u << 20;
+
+// Request methods.
+inline constexpr std::string_view kHello = "hello";
+inline constexpr std::string_view kGetDynamicTools = "get_dynamic_tools";
+inline constexpr std::string_view kCallDynamicTool = "call_dynamic_tool";
+inline constexpr std::string_view kStatus = "status";
+// Notification from client to daemon: {"method":"cancel","params":{"id":<request id>}}.
+inline constexpr std::string_view kCancel = "cancel";
+
+// SPEC §4 error kinds. kUnavailable never crosses the wire: clients use it
+// when the daemon cannot be reached.
+enum class ErrorKind { kInvalidRequest, kNotReady, kBackend, kTransport, kDenied, kUnavailable };
+
+std::string_view ErrorKindName(ErrorKind kind);  // "invalid_request", ...
+std::optional<ErrorKind> ParseErrorKind(std::string_view name);
+// CLI exit code of §7 for an error kind (1 backend ... 7 unavailable).
+int ExitCode(ErrorKind kind);
+
+}  // namespace mcpgw::proto

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs everything mcpgw needs to build and test on Debian 12, from Debian's
+# packages and (for the interop tests and the demo) the npm registry.
+# Usage: scripts/install-deps.sh [--no-node]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+pkgs=(
+  build-essential g++ cmake ninja-build pkg-config git ca-certificates
+  clang libclang-rt-dev clang-format
+  libcurl4-openssl-dev rapidjson-dev libspdlog-dev libfmt-dev catch2 libuv1-dev
+  libssl-dev libsystemd-dev libcli11-dev
+  python3 curl socat procps iproute2 systemd valgrind gnuplot-nox
+)
+# Node.js and npm: keep an existing installation (it may come from elsewhere
+# and clash with Debian's npm); otherwise take Debian's.
+if ! command -v node >/dev/null 2>&1; then pkgs+=(nodejs); fi
+if ! command -v npm >/dev/null 2>&1; then pkgs+=(npm); fi
+
+export DEBIAN_FRONTEND=noninteractive
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ "${1:-}" != "--no-node" ]; then
+  scripts/install-node-deps.sh
+fi
