@@ -1,0 +1,140 @@
+#include "daemon/daemon.h"
+
+#include <algorithm>
+#include <future>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+#ifdef MCPGW_HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "daemon/gateway.h"
+#include "daemon/worker.h"
+
+namespace mcpgw {
+namespace {
+
+void Notify(const char* state) {
+#ifdef MCPGW_HAVE_SYSTEMD
+  sd_notify(0, state);
+#else
+  (void)state;
+#endif
+}
+
+// Everything that lives on the main loop, created and destroyed there.
+struct MainLoopState {
+  std::unique_ptr<IpcServer> ipc;
+  uv_signal_t sigterm;
+  uv_signal_t sigint;
+  bool signals_open = false;
+  bool stopping = false;
+  std::promise<int> exit_code;
+  bool exit_set = false;
+
+  void Exit(int code) {
+    if (exit_set) return;
+    exit_set = true;
+    exit_code.set_value(code);
+  }
+};
+
+}  // namespace
+
+int RunDaemon(const DaemonOptions& options, const config::Config& config) {
+  unsigned n = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
+  Worker main("mcpgw-main");
+  main.Start();
+  std::vector<std::unique_ptr<Worker>> workers;
+  std::vector<Worker*> worker_ptrs;
+  for (unsigned i = 0; i < n; i++) {
+    workers.push_back(std::make_unique<Worker>("mcpgw-w" + std::to_string(i)));
+    workers.back()->Start();
+    worker_ptrs.push_back(workers.back().get());
+  }
+
+  GatewayOptions gopts;
+  gopts.config_path = options.config_path;
+  gopts.socket_path = options.socket_path;
+  gopts.limits = options.limits;
+  gopts.shutdown_grace_ms = options.shutdown_grace_ms;
+  Gateway gateway(&main, worker_ptrs, gopts);
+  MainLoopState st;
+  std::future<int> exit_future = st.exit_code.get_future();
+
+  auto on_signal = [](uv_signal_t* handle, int signum) {
+    auto* ctx = static_cast<std::pair<MainLoopState*, Gateway*>*>(handle->data);
+    MainLoopState& s = *ctx->first;
+    if (s.stopping) {
+      spdlog::warn("second signal {}: exiting without waiting", signum);
+      s.Exit(0);
+      return;
+    }
+    s.stopping = true;
+    spdlog::info("signal {}: stopping", signum);
+    Notify("STOPPING=1");
+    s.ipc->StopAccepting();
+    ctx->second->Shutdown([&s] {
+      s.ipc->CloseAll();
+      s.Exit(0);
+    });
+  };
+  std::pair<MainLoopState*, Gateway*> signal_ctx{&st, &gateway};
+
+  main.Post([&] {
+    st.ipc = std::make_unique<IpcServer>(main.loop(), &gateway, options.ipc);
+    gateway.SetIpcServer(st.ipc.get());
+    gateway.SetCallLog(options.call_log);
+    if (options.policy) gateway.SetPolicy(options.policy);
+    std::string err = options.listen_fd >= 0 ? st.ipc->ListenFd(options.listen_fd)
+                                             : st.ipc->Listen(options.socket_path);
+    if (!err.empty()) {
+      spdlog::error("{}", err);
+      st.Exit(1);
+      return;
+    }
+    uv_signal_init(main.loop(), &st.sigterm);
+    uv_signal_init(main.loop(), &st.sigint);
+    st.sigterm.data = st.sigint.data = &signal_ctx;
+    uv_signal_start(&st.sigterm, on_signal, SIGTERM);
+    uv_signal_start(&st.sigint, on_signal, SIGINT);
+    st.signals_open = true;
+    gateway.Load(config);
+    spdlog::info("mcpgwd {} listening on {} ({} servers, {} workers)", MCPGW_VERSION,
+                 options.listen_fd >= 0 ? std::string("an inherited socket") : options.socket_path,
+                 config.entries.size(), n);
+    Notify("READY=1");
+  });
+
+  int code = exit_future.get();
+
+  // Tear down in dependency order: hosts (on their workers), workers, then
+  // the main loop's own handles.
+  std::promise<void> released;
+  main.Post([&] {
+    gateway.ReleaseHosts();
+    released.set_value();
+  });
+  released.get_future().wait();
+  for (auto& w : workers) w->Stop();
+  std::promise<void> closed;
+  main.Post([&] {
+    if (st.signals_open) {
+      uv_close(reinterpret_cast<uv_handle_t*>(&st.sigterm), nullptr);
+      uv_close(reinterpret_cast<uv_handle_t*>(&st.sigint), nullptr);
+    }
+    if (st.ipc) st.ipc->CloseAll();
+    gateway.SetIpcServer(nullptr);
+    st.ipc.reset();
+    closed.set_value();
+  });
+  closed.get_future().wait();
+  main.Stop();
+  spdlog::info("mcpgwd stopped");
+  return code;
+}
+
+}  // namespace mcpgw

@@ -1,0 +1,32 @@
+// RunDaemon: mcpgwd's life from a parsed configuration to exit. Starts the
+// main loop (ipc server, gateway, signals) and the session workers, serves
+// until SIGTERM or SIGINT, shuts every session down (DELETE), and returns the
+// process exit code. Blocks the calling thread.
+#pragma once
+
+#include <string>
+
+#include "config/config.h"
+#include "daemon/ipc_server.h"
+#include "daemon/mcp/session.h"
+
+namespace mcpgw {
+
+class CallLog;
+class Policy;
+
+struct DaemonOptions {
+  std::string config_path;
+  std::string socket_path;
+  int listen_fd = -1;     // an inherited listening socket (socket activation)
+  unsigned workers = 0;   // session threads; 0 = number of cores
+  mcp::SessionLimits limits;
+  IpcServerOptions ipc;
+  uint64_t shutdown_grace_ms = 3000;
+  CallLog* call_log = nullptr;
+  std::shared_ptr<const Policy> policy;
+};
+
+int RunDaemon(const DaemonOptions& options, const config::Config& config);
+
+}  // namespace mcpgw

@@ -1,0 +1,90 @@
+// Gateway: the daemon's request handler on its main loop. It answers the two
+// tools and `status` for IpcServer, keeps the Catalog (what hosts see) in
+// step with every server's state, and routes calls to the ServerHost of the
+// server's worker thread, matching finished calls back to their tickets.
+// Owns one HostBridge per accepted server; refused entries have none.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "config/config.h"
+#include "daemon/catalog.h"
+#include "daemon/ipc_server.h"
+#include "daemon/mcp/session.h"
+#include "daemon/worker.h"
+
+namespace mcpgw {
+
+class CallLog;
+
+struct GatewayOptions {
+  std::string config_path;
+  std::string socket_path;
+  mcp::SessionLimits limits;
+  uint64_t shutdown_grace_ms = 3000;  // DELETE of sessions before exit
+};
+
+class Gateway : public IpcHandler {
+ public:
+  // `main` is the worker whose loop runs the gateway and the IpcServer;
+  // `workers` run the servers' sessions. Both outlive the Gateway's use.
+  Gateway(Worker* main, std::vector<Worker*> workers, GatewayOptions options);
+  ~Gateway() override;
+  Gateway(const Gateway&) = delete;
+  Gateway& operator=(const Gateway&) = delete;
+
+  // All below on the main loop.
+  void SetIpcServer(IpcServer* ipc) { ipc_ = ipc; }
+  void SetCallLog(CallLog* log) { call_log_ = log; }
+  void SetPolicy(std::shared_ptr<const Policy> policy);
+  // Starts a session per accepted entry; refused ones show as error.
+  void Load(const config::Config& config);
+  // Shuts every session down (DELETE), then runs `done` on the main loop.
+  void Shutdown(std::function<void()> done);
+  // Destroys the hosts on their workers. Call after Shutdown's `done`, before
+  // the workers stop.
+  void ReleaseHosts();
+
+  void OnRequest(Ticket ticket, const Peer& peer, std::string_view method,
+                 const rapidjson::Value& params) override;
+  void OnCancel(Ticket ticket) override;
+
+  std::string StatusJson() const;
+
+ private:
+  struct Record;
+  struct PendingCall;
+  class HostBridge;
+
+  void HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params);
+  void OnStateChanged(const std::shared_ptr<Record>& rec, struct ServerState state);
+  void OnCallFinished(mcp::CallId id, mcp::CallOutcome outcome);
+  void OnHostShutdown();
+  void LogCall(const Peer& peer, const std::string& ns, const std::string& tool,
+               std::chrono::steady_clock::time_point start, std::string_view outcome,
+               const mcp::CallOutcome* result);
+
+  Worker* main_;
+  std::vector<Worker*> workers_;
+  GatewayOptions options_;
+  IpcServer* ipc_ = nullptr;
+  CallLog* call_log_ = nullptr;
+  Catalog catalog_;
+  std::vector<std::shared_ptr<Record>> records_;  // config order
+  std::unordered_map<std::string, std::shared_ptr<Record>> by_name_;
+  std::unordered_map<mcp::CallId, PendingCall> calls_;
+  std::unordered_map<Ticket, mcp::CallId> call_by_ticket_;
+  mcp::CallId next_call_id_ = 1;
+  double started_unix_;
+  size_t shutdowns_pending_ = 0;
+  std::function<void()> shutdown_done_;
+  bool shutting_down_ = false;
+};
+
+}  // namespace mcpgw
