@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds mcpgw and runs the whole test suite: unit, integration and interop
+# tests in a normal build; unit and integration tests again under ASan+UBSan
+# and under TSan; every fuzz target for a bounded time; the benchmark smoke run.
+# Usage: scripts/test.sh [--quick]   (--quick: the normal build's tests only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+jobs=$(nproc)
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+step() { printf '\n==== %s\n' "$*"; }
+
+configure_build() {  # dir, extra cmake args...
+  local dir=$1; shift
+  cmake -S "$root" -B "$dir" -G Ninja -DMCPGW_WERROR=ON "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs"
+}
+
+step "build (RelWithDebInfo)"
+configure_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+step "tests"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+if [ "$quick" = 1 ]; then exit 0; fi
+
+step "build and tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+configure_build build-asan -DCMAKE_BUILD_TYPE=Debug -DMCPGW_SANITIZE=address,undefined
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" -L 'unit|integration'
+
+step "build and tests under ThreadSanitizer"
+configure_build build-tsan -DCMAKE_BUILD_TYPE=Debug -DMCPGW_SANITIZE=thread
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+  ctest --test-dir build-tsan --output-on-failure -j "$jobs" -L 'unit|integration'
+
+step "fuzz targets (bounded)"
+CC=clang CXX=clang++ cmake -S "$root" -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DMCPGW_FUZZ=ON -DBUILD_TESTING=ON \
+  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
+cmake --build build-fuzz -j "$jobs" --target fuzz_targets
+tests/fuzz/run.sh build-fuzz "${MCPGW_FUZZ_SECONDS:-8}"
