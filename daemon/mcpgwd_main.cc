@@ -6,6 +6,9 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#ifdef MCPGW_HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
 #include <spdlog/spdlog.h>
 
 #include "config/check.h"
@@ -64,5 +67,14 @@ int main(int argc, char** argv) {
   options.config_path = config_path;
   options.socket_path = socket_path.empty() ? mcpgw::proto::DefaultSocketPath() : socket_path;
   options.workers = workers;
+#ifdef MCPGW_HAVE_SYSTEMD
+  // Socket activation: serve the socket systemd passed (LISTEN_FDS).
+  int fds = sd_listen_fds(1);
+  if (fds > 1) {
+    spdlog::error("expected one socket from the service manager, got {}", fds);
+    return 1;
+  }
+  if (fds == 1) options.listen_fd = SD_LISTEN_FDS_START;
+#endif
   return mcpgw::RunDaemon(options, parsed.config);
 }

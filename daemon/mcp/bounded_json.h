@@ -30,4 +30,20 @@ std::string ToCompactJson(const rapidjson::Value& value);
 // UTF-8 sequences are replaced by U+FFFD; control characters are escaped.
 void AppendJsonString(std::string& out, std::string_view s);
 
+// Compact serialisation appended to `out`, giving up (false, `out` holding a
+// partial text) as soon as `out` grows past `max_bytes`. Strings go through
+// AppendJsonString, so the text is valid JSON even for a hand-built value.
+bool AppendCompactJson(std::string& out, const rapidjson::Value& value,
+                       size_t max_bytes = static_cast<size_t>(-1));
+
+// --- UTF-8 helpers shared by the codecs ---
+
+// Appends `s` with every ill-formed UTF-8 sequence replaced by U+FFFD (one
+// replacement per maximal ill-formed subpart, as the WHATWG decoder does).
+void AppendUtf8Replacing(std::string& out, std::string_view s);
+
+// The length of the longest prefix of `s` of at most `max_bytes` bytes that
+// does not end inside a UTF-8 sequence (for truncating untrusted text).
+size_t Utf8PrefixWithin(std::string_view s, size_t max_bytes);
+
 }  // namespace mcpgw::mcp

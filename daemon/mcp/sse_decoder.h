@@ -23,9 +23,11 @@ class SseDecoder {
  public:
   explicit SseDecoder(size_t max_event_bytes);
 
-  // Feeds bytes; appends each completed event (empty-data events are not
-  // dispatched, per the standard) to `out`. Returns false, and stays failed,
-  // once an event or a single line exceeds the bound.
+  // Feeds bytes; appends each completed event to `out`. An event whose data
+  // is empty (no data field, or only empty ones, like MCP's priming event) is
+  // not dispatched, but its id still becomes last_event_id(). Returns false,
+  // and stays failed, once an event's data exceeds `max_event_bytes` or a
+  // single line exceeds it by more than a field name's worth of bytes.
   bool Feed(std::string_view bytes, std::vector<SseEvent>& out);
 
   // The last `retry` value in milliseconds, if the server sent one.
@@ -35,15 +37,25 @@ class SseDecoder {
   bool failed() const { return failed_; }
 
  private:
+  // A line may hold a field name, a colon and a space besides the event's
+  // data, so the line bound is the event bound plus this much.
+  static constexpr size_t kLineOverheadBytes = 64;
+
+  size_t max_line_bytes() const;
+  bool Consume(std::string_view bytes, std::vector<SseEvent>& out);
   void ProcessLine(std::string_view line, std::vector<SseEvent>& out);
+  void Dispatch(std::vector<SseEvent>& out);
+  bool Fail();
 
   size_t max_event_bytes_;
   std::string line_;      // the current, incomplete line
-  bool skip_lf_ = false;  // previous chunk ended in CR
+  bool skip_lf_ = false;  // the previous line ended in CR: a following LF ends nothing
   bool bom_checked_ = false;
-  SseEvent pending_;
-  bool has_data_ = false;
-  size_t pending_bytes_ = 0;
+  // The event being built (the standard's "event type" and "data" buffers).
+  std::string type_;
+  std::string data_;
+  bool has_data_ = false;     // a data field was seen
+  bool event_has_id_ = false;  // an id field was seen
   std::string last_event_id_;
   std::optional<long> retry_ms_;
   bool failed_ = false;
