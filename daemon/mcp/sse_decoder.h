@@ -54,7 +54,7 @@ class SseDecoder {
   // The event being built (the standard's "event type" and "data" buffers).
   std::string type_;
   std::string data_;
-  bool has_data_ = false;     // a data field was seen
+  bool has_data_ = false;      // a data field was seen
   bool event_has_id_ = false;  // an id field was seen
   std::string last_event_id_;
   std::optional<long> retry_ms_;

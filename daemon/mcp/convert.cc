@@ -1,0 +1,169 @@
+#include "daemon/mcp/convert.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "daemon/mcp/bounded_json.h"
+
+namespace mcpgw::mcp {
+namespace {
+
+// Server-chosen words placed inside a placeholder ("[<type> omitted]",
+// "<mimeType>") are cut to this many bytes, so a placeholder stays short.
+constexpr size_t kMaxLabelBytes = 256;
+constexpr std::string_view kUnknown = "unknown";
+constexpr std::string_view kDefaultSchema = R"({"type":"object"})";
+
+// The string member `key` of `v`, or nullopt when `v` is not an object or
+// the member is absent or not a string.
+std::optional<std::string_view> StringMember(const rapidjson::Value& v, const char* key) {
+  if (!v.IsObject()) return std::nullopt;
+  auto it = v.FindMember(key);
+  if (it == v.MemberEnd() || !it->value.IsString()) return std::nullopt;
+  return std::string_view(it->value.GetString(), it->value.GetStringLength());
+}
+
+const rapidjson::Value* Member(const rapidjson::Value& v, const char* key) {
+  if (!v.IsObject()) return nullptr;
+  auto it = v.FindMember(key);
+  return it == v.MemberEnd() ? nullptr : &it->value;
+}
+
+std::string_view Label(std::string_view s) {
+  return s.substr(0, Utf8PrefixWithin(s, kMaxLabelBytes));
+}
+
+// A mimeType as a placeholder shows it: absent, empty or not a string reads
+// "unknown".
+std::string_view MimeOf(const rapidjson::Value& v) {
+  auto mime = StringMember(v, "mimeType");
+  return mime && !mime->empty() ? Label(*mime) : kUnknown;
+}
+
+void AppendOmitted(std::string& out, std::string_view what) {
+  out += '[';
+  out += what;
+  out += " omitted]";
+}
+
+void AppendOmitted(std::string& out, std::string_view what, std::string_view mime) {
+  out += '[';
+  out += what;
+  out += " omitted: ";
+  out += mime;
+  out += ']';
+}
+
+// One content block as text. A block of a known type whose fields have the
+// wrong shape (a `text` block without a string `text`) reads as that type
+// omitted, so nothing is guessed from a malformed block.
+void AppendBlock(std::string& out, const rapidjson::Value& block) {
+  auto type = StringMember(block, "type");
+  if (!type || type->empty()) {
+    AppendOmitted(out, kUnknown);
+    return;
+  }
+  if (*type == "text") {
+    if (auto text = StringMember(block, "text")) {
+      out += *text;
+    } else {
+      AppendOmitted(out, "text");
+    }
+  } else if (*type == "image" || *type == "audio") {
+    AppendOmitted(out, *type, MimeOf(block));
+  } else if (*type == "resource") {
+    const rapidjson::Value* resource = Member(block, "resource");
+    auto text = resource ? StringMember(*resource, "text") : std::nullopt;
+    if (text) {
+      out += *text;
+    } else {
+      // A blob, or a resource of no readable shape: either way not shown.
+      AppendOmitted(out, "resource", resource ? MimeOf(*resource) : kUnknown);
+    }
+  } else if (*type == "resource_link") {
+    auto uri = StringMember(block, "uri");
+    out += "[resource: ";
+    out += uri ? *uri : kUnknown;
+    out += ']';
+  } else {
+    AppendOmitted(out, Label(*type));
+  }
+}
+
+}  // namespace
+
+ConvertedResult ConvertCallResult(const rapidjson::Value& result) {
+  ConvertedResult converted;
+  if (!result.IsObject()) return converted;
+  if (const auto* is_error = Member(result, "isError")) {
+    converted.is_error = is_error->IsBool() && is_error->GetBool();
+  }
+  const rapidjson::Value* content = Member(result, "content");
+  if (content && content->IsArray() && !content->Empty()) {
+    bool first = true;
+    for (const auto& block : content->GetArray()) {
+      if (!first) converted.text += "\n\n";
+      first = false;
+      AppendBlock(converted.text, block);
+    }
+    return converted;
+  }
+  const rapidjson::Value* structured = Member(result, "structuredContent");
+  if (structured && !structured->IsNull()) converted.text = ToCompactJson(*structured);
+  return converted;
+}
+
+bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, ToolList& out,
+                     std::string& error) {
+  const rapidjson::Value* tools = Member(result, "tools");
+  if (tools == nullptr || !tools->IsArray()) {
+    error = "tools/list result has no tools array";
+    return false;
+  }
+  for (const auto& t : tools->GetArray()) {
+    auto name = StringMember(t, "name");
+    if (!name || name->empty() || name->size() > limits.max_name_bytes) continue;
+
+    Tool tool;
+    tool.name = *name;
+
+    // description, else title, else annotations.title, else the name; an
+    // empty string counts as absent.
+    const rapidjson::Value* annotations = Member(t, "annotations");
+    std::optional<std::string_view> description;
+    for (auto candidate : {StringMember(t, "description"), StringMember(t, "title"),
+                           annotations ? StringMember(*annotations, "title") : std::nullopt}) {
+      if (candidate && !candidate->empty()) {
+        description = candidate;
+        break;
+      }
+    }
+    std::string_view d = description ? *description : *name;
+    tool.description.assign(d.substr(0, Utf8PrefixWithin(d, limits.max_description_bytes)));
+
+    const rapidjson::Value* schema = Member(t, "inputSchema");
+    if (schema && schema->IsObject() &&
+        AppendCompactJson(tool.input_schema_json, *schema, limits.max_schema_bytes)) {
+      // kept
+    } else {
+      tool.input_schema_json.assign(kDefaultSchema);
+    }
+
+    if (annotations) {
+      const rapidjson::Value* hint = Member(*annotations, "readOnlyHint");
+      tool.read_only_hint = hint && hint->IsBool() && hint->GetBool();
+    }
+    out.push_back(std::move(tool));
+  }
+  return true;
+}
+
+void SortAndDedupTools(ToolList& tools) {
+  std::stable_sort(tools.begin(), tools.end(),
+                   [](const Tool& a, const Tool& b) { return a.name < b.name; });
+  auto last = std::unique(tools.begin(), tools.end(),
+                          [](const Tool& a, const Tool& b) { return a.name == b.name; });
+  tools.erase(last, tools.end());
+}
+
+}  // namespace mcpgw::mcp
