@@ -1,0 +1,41 @@
+#include "config/check.h"
+
+#include "config/display.h"
+
+namespace mcpgw::config {
+namespace {
+
+std::string Count(size_t n, std::string_view noun) {
+  return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
+std::string EntryLine(const Entry& entry) {
+  std::string line = DisplayName(entry.name) + ": ";
+  if (entry.accepted()) {
+    line += "accepted (" + entry.remote->url_redacted + ", " +
+            Count(entry.remote->headers.size(), "header") + ")";
+  } else {
+    line += "refused: " + entry.refusal;
+  }
+  return line + "\n";
+}
+
+}  // namespace
+
+std::string FormatCheckReport(const ParseResult& result, std::string_view path) {
+  if (!result.ok) {
+    return std::string(path) + ": unusable configuration\n" + result.error + "\n";
+  }
+  size_t accepted = 0;
+  for (const Entry& entry : result.config.entries) accepted += entry.accepted() ? 1 : 0;
+  const size_t total = result.config.entries.size();
+  std::string report = std::string(path) + ": " + Count(total, "server") + ": " +
+                       std::to_string(accepted) + " accepted, " + std::to_string(total - accepted) +
+                       " refused\n";
+  for (const Entry& entry : result.config.entries) report += EntryLine(entry);
+  return report;
+}
+
+int CheckExitCode(const ParseResult& result) { return result.ok ? 0 : 1; }
+
+}  // namespace mcpgw::config

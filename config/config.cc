@@ -1,0 +1,106 @@
+#include "config/config.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "config/document.h"
+#include "config/entry.h"
+
+namespace mcpgw::config {
+namespace {
+
+using rapidjson::Value;
+
+// Servers in file order; a repeated name keeps its first position and its
+// last value, as JSON.parse does.
+std::vector<std::pair<std::string, const Value*>> UniqueServers(const Value& servers) {
+  std::vector<std::pair<std::string, const Value*>> order;
+  std::unordered_map<std::string, size_t> index;
+  for (const auto& member : servers.GetObject()) {
+    std::string name(StringOf(member.name));
+    auto [it, inserted] = index.emplace(name, order.size());
+    if (inserted) {
+      order.emplace_back(std::move(name), &member.value);
+    } else {
+      order[it->second].second = &member.value;
+    }
+  }
+  return order;
+}
+
+std::vector<Secret> UniqueSecrets(std::vector<std::string> values) {
+  std::vector<Secret> secrets;
+  std::unordered_set<std::string> seen;
+  for (std::string& value : values) {
+    if (value.empty() || !seen.insert(value).second) continue;
+    secrets.emplace_back(std::move(value));
+  }
+  return secrets;
+}
+
+ParseResult Fail(std::string error) {
+  ParseResult result;
+  result.error = std::move(error);
+  return result;
+}
+
+std::string ErrnoText(int err) { return std::error_code(err, std::generic_category()).message(); }
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+// Reads at most kMaxConfigBytes + 1 bytes, so an oversized file is caught by
+// the size check without reading all of it.
+std::string ReadFile(const std::string& path, std::string& text) {
+  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+  if (!file) return "cannot read " + path + ": " + ErrnoText(errno);
+  char buf[65536];
+  while (text.size() <= kMaxConfigBytes) {
+    size_t n = std::fread(buf, 1, sizeof buf, file.get());
+    text.append(buf, n);
+    if (n < sizeof buf) break;
+  }
+  if (std::ferror(file.get())) return "cannot read " + path + ": " + ErrnoText(errno);
+  return "";
+}
+
+}  // namespace
+
+ParseResult Parse(std::string_view text, std::string_view path, const ParseEnv& env) {
+  rapidjson::Document doc;
+  std::string error = ParseJsonDocument(text, path, doc);
+  if (!error.empty()) return Fail(std::move(error));
+  if (!doc.IsObject()) {
+    return Fail(std::string(path) + ": the top level must be a JSON object (got " + TypeName(doc) +
+                ")");
+  }
+  ParseResult result;
+  result.ok = true;
+  const Value* servers = FindLast(doc, "mcpServers");
+  if (servers == nullptr || servers->IsNull()) return result;
+  if (!servers->IsObject()) {
+    return Fail(std::string(path) + ": \"mcpServers\" must be an object (got " +
+                TypeName(*servers) + ")");
+  }
+  std::vector<std::string> secrets;
+  for (auto& [name, value] : UniqueServers(*servers)) {
+    result.config.entries.push_back(ParseEntry(std::move(name), *value, env, secrets));
+  }
+  result.config.secrets = UniqueSecrets(std::move(secrets));
+  return result;
+}
+
+ParseResult ParseFile(const std::string& path, const ParseEnv& env) {
+  std::string text;
+  std::string error = ReadFile(path, text);
+  if (!error.empty()) return Fail(std::move(error));
+  return Parse(text, path, env);
+}
+
+}  // namespace mcpgw::config

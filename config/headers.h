@@ -1,0 +1,22 @@
+// The rules for configured HTTP headers (SPEC §2): names are RFC 9110 tokens,
+// values carry no CR, LF or NUL, and the headers the MCP client sets itself
+// cannot be configured. Used by the entry parser; pure functions.
+#pragma once
+
+#include <string_view>
+
+namespace mcpgw::config {
+
+// RFC 9110 §5.6.2: token = 1*tchar.
+bool IsHttpToken(std::string_view name);
+
+// Accept, Mcp-Session-Id, Last-Event-Id, MCP-Protocol-Version, any case.
+bool IsClientOwnedHeader(std::string_view name);
+
+// True when `value` contains CR, LF or NUL (header injection or truncation).
+bool HasForbiddenHeaderByte(std::string_view value);
+
+// ASCII case-insensitive equality.
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
+}  // namespace mcpgw::config

@@ -1,0 +1,15 @@
+// Whether a configured url can name a Streamable HTTP server (SPEC §2, §6):
+// an absolute http or https URL with a host. Used by the entry parser on the
+// url after interpolation; pure.
+#pragma once
+
+#include <string_view>
+
+namespace mcpgw::config {
+
+// True for `http://host...` or `https://host...` (scheme in any case) with a
+// non-empty host, a numeric port if one is given, and no whitespace or
+// control character anywhere.
+bool IsServerUrl(std::string_view url);
+
+}  // namespace mcpgw::config
