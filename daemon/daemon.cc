@@ -1,6 +1,8 @@
 #include "daemon/daemon.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <future>
 #include <memory>
 #include <thread>
@@ -30,6 +32,13 @@ struct MainLoopState {
   std::unique_ptr<IpcServer> ipc;
   uv_signal_t sigterm;
   uv_signal_t sigint;
+  uv_signal_t sighup;
+  uv_fs_event_t watch;
+  uv_timer_t debounce;
+  bool watching = false;
+  std::string config_dir;
+  std::string config_base;
+  std::string config_text;  // what the last load read, to skip no-op changes
   bool signals_open = false;
   bool stopping = false;
   std::promise<int> exit_code;
@@ -41,6 +50,15 @@ struct MainLoopState {
     exit_code.set_value(code);
   }
 };
+
+std::string ReadFileOrEmpty(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+constexpr uint64_t kReloadDebounceMs = 200;
 
 }  // namespace
 
@@ -84,6 +102,24 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
   };
   std::pair<MainLoopState*, Gateway*> signal_ctx{&st, &gateway};
 
+  auto reload = [&](const char* why) {
+    if (!options.reload_config || st.stopping) return;
+    std::string text = ReadFileOrEmpty(options.config_path);
+    if (std::string_view(why) == "file" && text == st.config_text) return;
+    st.config_text = std::move(text);
+    Notify("RELOADING=1");
+    config::ParseResult parsed = options.reload_config();
+    if (!parsed.ok) {
+      spdlog::error("reload ({}): keeping the previous configuration: {}", why, parsed.error);
+      gateway.ReloadFailed(parsed.error);
+    } else {
+      spdlog::info("reload ({}): {} servers", why, parsed.config.entries.size());
+      gateway.Reload(parsed.config);
+    }
+    Notify("READY=1");
+  };
+  std::function<void(const char*)> reload_fn = reload;
+
   main.Post([&] {
     st.ipc = std::make_unique<IpcServer>(main.loop(), &gateway, options.ipc);
     gateway.SetIpcServer(st.ipc.get());
@@ -101,7 +137,43 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
     st.sigterm.data = st.sigint.data = &signal_ctx;
     uv_signal_start(&st.sigterm, on_signal, SIGTERM);
     uv_signal_start(&st.sigint, on_signal, SIGINT);
+    uv_signal_init(main.loop(), &st.sighup);
+    st.sighup.data = &reload_fn;
+    uv_signal_start(
+        &st.sighup,
+        [](uv_signal_t* h, int) { (*static_cast<std::function<void(const char*)>*>(h->data))("SIGHUP"); },
+        SIGHUP);
     st.signals_open = true;
+    st.config_text = ReadFileOrEmpty(options.config_path);
+    if (options.reload_config && options.watch_config) {
+      // Editors replace files by rename, so watch the directory for the name.
+      auto slash = options.config_path.rfind('/');
+      st.config_dir = slash == std::string::npos ? "." : options.config_path.substr(0, slash + 1);
+      st.config_base = slash == std::string::npos ? options.config_path
+                                                  : options.config_path.substr(slash + 1);
+      uv_timer_init(main.loop(), &st.debounce);
+      st.debounce.data = &reload_fn;
+      uv_fs_event_init(main.loop(), &st.watch);
+      st.watch.data = &st;
+      int rc = uv_fs_event_start(
+          &st.watch,
+          [](uv_fs_event_t* h, const char* filename, int, int) {
+            auto* s = static_cast<MainLoopState*>(h->data);
+            if (filename && s->config_base != filename) return;
+            uv_timer_start(
+                &s->debounce,
+                [](uv_timer_t* t) {
+                  (*static_cast<std::function<void(const char*)>*>(t->data))("file");
+                },
+                kReloadDebounceMs, 0);
+          },
+          st.config_dir.c_str(), 0);
+      if (rc != 0) {
+        spdlog::warn("not watching {} for changes: {}", st.config_dir, uv_strerror(rc));
+        uv_close(reinterpret_cast<uv_handle_t*>(&st.watch), nullptr);
+      }
+      st.watching = true;
+    }
     gateway.Load(config);
     spdlog::info("mcpgwd {} listening on {} ({} servers, {} workers)", MCPGW_VERSION,
                  options.listen_fd >= 0 ? std::string("an inherited socket") : options.socket_path,
@@ -125,6 +197,13 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
     if (st.signals_open) {
       uv_close(reinterpret_cast<uv_handle_t*>(&st.sigterm), nullptr);
       uv_close(reinterpret_cast<uv_handle_t*>(&st.sigint), nullptr);
+      uv_close(reinterpret_cast<uv_handle_t*>(&st.sighup), nullptr);
+    }
+    if (st.watching) {
+      if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&st.watch))) {
+        uv_close(reinterpret_cast<uv_handle_t*>(&st.watch), nullptr);
+      }
+      uv_close(reinterpret_cast<uv_handle_t*>(&st.debounce), nullptr);
     }
     if (st.ipc) st.ipc->CloseAll();
     gateway.SetIpcServer(nullptr);

@@ -4,6 +4,8 @@
 // process exit code. Blocks the calling thread.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "config/config.h"
@@ -25,6 +27,10 @@ struct DaemonOptions {
   uint64_t shutdown_grace_ms = 3000;
   CallLog* call_log = nullptr;
   std::shared_ptr<const Policy> policy;
+  // Re-reads the configuration for a reload (SIGHUP, or the file changed on
+  // disk). Unset: no reloads.
+  std::function<config::ParseResult()> reload_config;
+  bool watch_config = true;  // reload when the config file changes (debounced)
 };
 
 int RunDaemon(const DaemonOptions& options, const config::Config& config);

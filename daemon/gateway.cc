@@ -47,6 +47,8 @@ std::string_view OutcomeName(mcp::CallErrorKind kind) {
 // Per configured server, on the main loop.
 struct Gateway::Record {
   std::string name;
+  std::optional<config::RemoteServer> entry_remote;  // the entry it was made from
+  std::string entry_refusal;
   Worker* worker = nullptr;     // null for refused entries
   HostBridge* bridge = nullptr;  // lives on `worker`
   ServerView view;
@@ -109,7 +111,7 @@ class Gateway::HostBridge : public ServerHostListener {
     });
   }
   void OnShutdownComplete() override {
-    main_->Post([gw = gateway_] { gw->OnHostShutdown(); });
+    main_->Post([gw = gateway_, self = this] { gw->OnHostShutdown(self); });
   }
 
  private:
@@ -131,33 +133,83 @@ void Gateway::SetPolicy(std::shared_ptr<const Policy> policy) {
   catalog_.SetPolicy(std::move(policy));
 }
 
-void Gateway::Load(const config::Config& config) {
+void Gateway::Load(const config::Config& config) { Apply(config); }
+
+void Gateway::Reload(const config::Config& config) {
+  last_reload_unix_ = UnixNow();
+  reload_error_.clear();
+  Apply(config);
+}
+
+void Gateway::ReloadFailed(std::string error) {
+  last_reload_unix_ = UnixNow();
+  reload_error_ = std::move(error);
+}
+
+// Servers whose entry is unchanged keep their session and in-flight calls;
+// removed ones are shut down (DELETE); added or changed ones start loading.
+void Gateway::Apply(const config::Config& config) {
+  std::unordered_map<std::string, std::shared_ptr<Record>> old = std::move(by_name_);
+  by_name_.clear();
+  records_.clear();
   std::vector<ServerView> views;
-  size_t next_worker = 0;
   for (const config::Entry& entry : config.entries) {
-    auto rec = std::make_shared<Record>();
-    rec->name = entry.name;
-    rec->since_unix = UnixNow();
-    rec->view.name = entry.name;
-    if (!entry.accepted()) {
-      rec->view.status = mcp::Status::kError;
-      rec->view.reason = entry.refusal;
-      spdlog::warn("server \"{}\": refused: {}", entry.name, entry.refusal);
+    auto it = old.find(entry.name);
+    std::shared_ptr<Record> rec;
+    if (it != old.end() && it->second->entry_remote == entry.remote &&
+        it->second->entry_refusal == entry.refusal) {
+      rec = std::move(it->second);
+      old.erase(it);
     } else {
-      rec->view.status = mcp::Status::kLoading;
-      rec->worker = workers_[next_worker++ % workers_.size()];
-      rec->bridge = new HostBridge(this, rec);
-      spdlog::info("server \"{}\": loading ({})", entry.name, entry.remote->url_redacted);
-      rec->worker->Post([bridge = rec->bridge, w = rec->worker, name = entry.name,
-                         server = *entry.remote, limits = options_.limits]() mutable {
-        bridge->Create(w->loop(), &w->http(), std::move(name), std::move(server), limits);
-      });
+      rec = NewRecord(entry);
     }
     views.push_back(rec->view);
     by_name_[rec->name] = rec;
     records_.push_back(std::move(rec));
   }
+  for (auto& [name, rec] : old) {
+    spdlog::info("server \"{}\": removed from the configuration", name);
+    Retire(*rec);
+  }
   catalog_.Reset(std::move(views));
+}
+
+std::shared_ptr<Gateway::Record> Gateway::NewRecord(const config::Entry& entry) {
+  auto rec = std::make_shared<Record>();
+  rec->name = entry.name;
+  rec->entry_remote = entry.remote;
+  rec->entry_refusal = entry.refusal;
+  rec->since_unix = UnixNow();
+  rec->view.name = entry.name;
+  if (!entry.accepted()) {
+    rec->view.status = mcp::Status::kError;
+    rec->view.reason = entry.refusal;
+    spdlog::warn("server \"{}\": refused: {}", entry.name, entry.refusal);
+    return rec;
+  }
+  rec->view.status = mcp::Status::kLoading;
+  rec->worker = workers_[next_worker_++ % workers_.size()];
+  rec->bridge = new HostBridge(this, rec);
+  bridges_[rec->bridge] = rec->worker;
+  spdlog::info("server \"{}\": loading ({})", entry.name, entry.remote->url_redacted);
+  rec->worker->Post([bridge = rec->bridge, w = rec->worker, name = entry.name,
+                     server = *entry.remote, limits = options_.limits]() mutable {
+    bridge->Create(w->loop(), &w->http(), std::move(name), std::move(server), limits);
+  });
+  return rec;
+}
+
+void Gateway::Retire(Record& rec) {
+  if (!rec.bridge) return;
+  retiring_.insert(rec.bridge);
+  rec.worker->Post([bridge = rec.bridge, grace = options_.shutdown_grace_ms] {
+    if (bridge->host()) {
+      bridge->host()->Shutdown(grace);
+    } else {
+      bridge->OnShutdownComplete();
+    }
+  });
+  rec.bridge = nullptr;  // calls still pending hold the record, not the host
 }
 
 void Gateway::OnStateChanged(const std::shared_ptr<Record>& rec, ServerState state) {
@@ -302,37 +354,35 @@ void Gateway::LogCall(const Peer& peer, const std::string& ns, const std::string
 void Gateway::Shutdown(std::function<void()> done) {
   shutting_down_ = true;
   shutdown_done_ = std::move(done);
-  for (const auto& rec : records_) {
-    if (!rec->bridge) continue;
-    shutdowns_pending_++;
-    rec->worker->Post([bridge = rec->bridge, grace = options_.shutdown_grace_ms] {
-      if (bridge->host()) {
-        bridge->host()->Shutdown(grace);
-      } else {
-        bridge->OnShutdownComplete();
-      }
-    });
-  }
-  if (shutdowns_pending_ == 0 && shutdown_done_) {
-    auto cb = std::move(shutdown_done_);
-    cb();
-  }
+  for (const auto& rec : records_) Retire(*rec);
+  MaybeFinishShutdown();
 }
 
-void Gateway::OnHostShutdown() {
-  if (shutdowns_pending_ == 0) return;
-  if (--shutdowns_pending_ == 0 && shutdown_done_) {
-    auto cb = std::move(shutdown_done_);
-    cb();
+void Gateway::OnHostShutdown(HostBridge* bridge) {
+  if (retiring_.erase(bridge) == 0) return;
+  if (!shutting_down_) {
+    // A server a reload removed: its host can go now.
+    auto it = bridges_.find(bridge);
+    if (it != bridges_.end()) {
+      it->second->Post([bridge] { delete bridge; });
+      bridges_.erase(it);
+    }
   }
+  MaybeFinishShutdown();
+}
+
+void Gateway::MaybeFinishShutdown() {
+  if (!shutting_down_ || !retiring_.empty() || !shutdown_done_) return;
+  auto cb = std::move(shutdown_done_);
+  shutdown_done_ = nullptr;
+  cb();
 }
 
 void Gateway::ReleaseHosts() {
-  for (const auto& rec : records_) {
-    if (!rec->bridge) continue;
-    rec->worker->Post([bridge = rec->bridge] { delete bridge; });
-    rec->bridge = nullptr;
+  for (const auto& [bridge, worker] : bridges_) {
+    worker->Post([b = bridge] { delete b; });
   }
+  bridges_.clear();
 }
 
 std::string Gateway::StatusJson() const {
@@ -350,7 +400,19 @@ std::string Gateway::StatusJson() const {
   mcp::AppendJsonString(out, options_.config_path);
   out += ",\"socket\":";
   mcp::AppendJsonString(out, options_.socket_path);
-  out += ",\"last_reload_unix\":null,\"reload_error\":null},\"servers\":[";
+  out += ",\"last_reload_unix\":";
+  if (last_reload_unix_ > 0) {
+    AppendNumber(out, last_reload_unix_);
+  } else {
+    out += "null";
+  }
+  out += ",\"reload_error\":";
+  if (!reload_error_.empty()) {
+    mcp::AppendJsonString(out, reload_error_);
+  } else {
+    out += "null";
+  }
+  out += "},\"servers\":[";
   bool first = true;
   for (const ServerView& view : catalog_.servers()) {
     auto it = by_name_.find(view.name);

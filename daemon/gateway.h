@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "config/config.h"
@@ -45,6 +46,11 @@ class Gateway : public IpcHandler {
   void SetPolicy(std::shared_ptr<const Policy> policy);
   // Starts a session per accepted entry; refused ones show as error.
   void Load(const config::Config& config);
+  // A new configuration: unchanged servers keep their sessions and calls,
+  // removed ones are shut down, added or changed ones start loading.
+  void Reload(const config::Config& config);
+  // A reload whose file was unusable: the old configuration stays.
+  void ReloadFailed(std::string error);
   // Shuts every session down (DELETE), then runs `done` on the main loop.
   void Shutdown(std::function<void()> done);
   // Destroys the hosts on their workers. Call after Shutdown's `done`, before
@@ -65,7 +71,11 @@ class Gateway : public IpcHandler {
   void HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params);
   void OnStateChanged(const std::shared_ptr<Record>& rec, struct ServerState state);
   void OnCallFinished(mcp::CallId id, mcp::CallOutcome outcome);
-  void OnHostShutdown();
+  void OnHostShutdown(HostBridge* bridge);
+  void MaybeFinishShutdown();
+  void Apply(const config::Config& config);
+  std::shared_ptr<Record> NewRecord(const config::Entry& entry);
+  void Retire(Record& rec);
   void LogCall(const Peer& peer, const std::string& ns, const std::string& tool,
                std::chrono::steady_clock::time_point start, std::string_view outcome,
                const mcp::CallOutcome* result);
@@ -82,7 +92,11 @@ class Gateway : public IpcHandler {
   std::unordered_map<Ticket, mcp::CallId> call_by_ticket_;
   mcp::CallId next_call_id_ = 1;
   double started_unix_;
-  size_t shutdowns_pending_ = 0;
+  std::unordered_map<HostBridge*, Worker*> bridges_;  // every host alive on a worker
+  std::unordered_set<HostBridge*> retiring_;         // shut down, not yet reported
+  size_t next_worker_ = 0;
+  double last_reload_unix_ = 0;
+  std::string reload_error_;
   std::function<void()> shutdown_done_;
   bool shutting_down_ = false;
 };

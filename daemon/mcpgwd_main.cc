@@ -67,6 +67,9 @@ int main(int argc, char** argv) {
   options.config_path = config_path;
   options.socket_path = socket_path.empty() ? mcpgw::proto::DefaultSocketPath() : socket_path;
   options.workers = workers;
+  options.reload_config = [config_path] {
+    return mcpgw::config::ParseFile(config_path, mcpgw::config::SystemParseEnv());
+  };
 #ifdef MCPGW_HAVE_SYSTEMD
   // Socket activation: serve the socket systemd passed (LISTEN_FDS).
   int fds = sd_listen_fds(1);
