@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs the Node.js packages the interop tests and the demo run against
+# (tests/fixtures/package.json, pinned by its package-lock.json) into
+# tests/fixtures/node_modules. Quiet and idempotent: it does nothing when
+# node_modules already matches the lock file.
+# Usage: scripts/install-node-deps.sh [--force]
+set -euo pipefail
+cd "$(dirname "$0")/../tests/fixtures"
+
+die() {
+  echo "install-node-deps: $*" >&2
+  exit 1
+}
+
+command -v node >/dev/null 2>&1 ||
+  die "node is not installed; on Debian 12: apt-get install nodejs npm (Node 18 or newer)"
+command -v npm >/dev/null 2>&1 ||
+  die "npm is not installed; on Debian 12: apt-get install npm"
+
+node_version="$(node --version 2>/dev/null || true)"
+node_major="${node_version#v}"
+node_major="${node_major%%.*}"
+if ! [[ "$node_major" =~ ^[0-9]+$ ]] || [ "$node_major" -lt 18 ]; then
+  die "Node.js 18 or newer is needed, found '${node_version:-nothing}' at $(command -v node)"
+fi
+
+# The stamp records what node_modules was installed from: the manifest, the
+# lock file and the Node major version.
+stamp_file="node_modules/.mcpgw-install-stamp"
+inputs=(package.json)
+[ -f package-lock.json ] && inputs+=(package-lock.json)
+want_stamp="$( (cat "${inputs[@]}"; echo "node-major=${node_major}") | sha256sum | cut -d' ' -f1)"
+
+if [ "${1:-}" != "--force" ] && [ -f "$stamp_file" ] &&
+  [ "$(cat "$stamp_file")" = "$want_stamp" ]; then
+  exit 0
+fi
+
+npm_flags=(--no-audit --no-fund --loglevel=error)
+
+echo "install-node-deps: installing tests/fixtures/node_modules from the npm registry" >&2
+if [ -f package-lock.json ]; then
+  npm ci "${npm_flags[@]}" >/dev/null ||
+    die "npm ci failed in tests/fixtures (is https://registry.npmjs.org reachable?)"
+else
+  npm install "${npm_flags[@]}" >/dev/null ||
+    die "npm install failed in tests/fixtures (is https://registry.npmjs.org reachable?)"
+fi
+
+echo "$want_stamp" >"$stamp_file"
