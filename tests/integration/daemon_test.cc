@@ -1,6 +1,9 @@
 // mcpgwd as a user runs it: --check, start-up errors, the socket's modes,
 // status and the two tools with servers that cannot connect, reload, and
 // shutdown. No upstream server is needed here (see tests/interop/ for those).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
