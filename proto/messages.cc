@@ -1,0 +1,333 @@
+// Decoding and encoding of local-protocol messages (see messages.h).
+#include "proto/messages.h"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace mcpgw::proto {
+namespace {
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+// Length of the valid UTF-8 sequence at s[i], or 0 if it is not one.
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = byte(i);
+  size_t n = s.size() - i;
+  auto cont = [&](size_t k) { return k < n && (byte(i + k) & 0xC0) == 0x80; };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    unsigned char c1 = byte(i + 1);
+    if (c == 0xE0 && c1 < 0xA0) return 0;   // overlong
+    if (c == 0xED && c1 >= 0xA0) return 0;  // surrogate
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    unsigned char c1 = byte(i + 1);
+    if (c == 0xF0 && c1 < 0x90) return 0;   // overlong
+    if (c == 0xF4 && c1 >= 0x90) return 0;  // past U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+// Deepest nesting of arrays/objects in `text`, looking no further than
+// past `limit`. Strings are skipped so brackets inside them do not count.
+int NestingDepth(std::string_view text, int limit) {
+  int depth = 0, max_depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth && (max_depth = depth) > limit) return max_depth;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return max_depth;
+}
+
+std::optional<ErrorKind> KindFromCode(int code) {
+  if (code == kCodeParseError || (code <= kCodeInvalidRequest && code >= kCodeInvalidParams)) {
+    return ErrorKind::kInvalidRequest;
+  }
+  for (ErrorKind kind : {ErrorKind::kInvalidRequest, ErrorKind::kNotReady, ErrorKind::kBackend,
+                         ErrorKind::kTransport, ErrorKind::kDenied, ErrorKind::kUnavailable}) {
+    if (ErrorCode(kind) == code) return kind;
+  }
+  return std::nullopt;
+}
+
+Decoded Fail(int code, std::string message, std::string id = "null") {
+  Decoded d;
+  d.error = DecodeError{code, std::move(message), std::move(id)};
+  return d;
+}
+
+// Appends `json`, replacing raw newlines (only possible as whitespace in
+// valid JSON) so the frame stays one line.
+void AppendOneLine(std::string* out, std::string_view json) {
+  size_t from = out->size();
+  out->append(json);
+  for (size_t i = from; i < out->size(); ++i) {
+    if ((*out)[i] == '\n' || (*out)[i] == '\r') (*out)[i] = ' ';
+  }
+}
+
+std::string Envelope(std::string_view id) {
+  std::string out = R"({"jsonrpc":"2.0","id":)";
+  out.append(id.empty() ? std::string_view("null") : id);
+  return out;
+}
+
+}  // namespace
+
+int ErrorCode(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kInvalidRequest:
+      return -32001;
+    case ErrorKind::kNotReady:
+      return -32002;
+    case ErrorKind::kBackend:
+      return -32003;
+    case ErrorKind::kTransport:
+      return -32004;
+    case ErrorKind::kDenied:
+      return -32005;
+    case ErrorKind::kUnavailable:
+      return -32006;
+  }
+  return -32004;
+}
+
+void AppendJsonString(std::string* out, std::string_view s) {
+  out->reserve(out->size() + s.size() + 2);
+  out->push_back('"');
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      size_t len = Utf8SequenceLength(s, i);
+      if (len == 0) {
+        out->append("\xEF\xBF\xBD");  // U+FFFD
+        ++i;
+      } else {
+        out->append(s.substr(i, len));
+        i += len;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      default:
+        if (c < 0x20) {
+          out->append("\\u00");
+          out->push_back(kHexDigits[c >> 4]);
+          out->push_back(kHexDigits[c & 0xF]);
+        } else {
+          out->push_back(static_cast<char>(c));
+        }
+    }
+    ++i;
+  }
+  out->push_back('"');
+}
+
+std::string CompactJson(const rapidjson::Value& value) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(sb);
+  value.Accept(writer);
+  return std::string(sb.GetString(), sb.GetSize());
+}
+
+Decoded DecodeMessage(std::string_view frame) {
+  if (NestingDepth(frame, kMaxJsonDepth) > kMaxJsonDepth) {
+    return Fail(kCodeInvalidRequest,
+                "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  }
+  auto doc = std::make_unique<rapidjson::Document>();
+  constexpr unsigned kFlags =
+      rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
+  doc->Parse<kFlags>(frame.data(), frame.size());
+  if (doc->HasParseError()) {
+    return Fail(kCodeParseError, std::string("parse error: ") +
+                                     rapidjson::GetParseError_En(doc->GetParseError()) +
+                                     " (at byte " + std::to_string(doc->GetErrorOffset()) + ")");
+  }
+  if (!doc->IsObject()) return Fail(kCodeInvalidRequest, "a frame must be a JSON object");
+
+  Decoded d;
+  Message& m = d.message;
+  const rapidjson::Value& root = *doc;
+  auto id_it = root.FindMember("id");
+  if (id_it != root.MemberEnd()) {
+    const rapidjson::Value& id = id_it->value;
+    // A null id only appears on error responses to unreadable frames.
+    bool null_response = id.IsNull() && !root.HasMember("method");
+    if (!id.IsString() && !id.IsNumber() && !null_response) {
+      return Fail(kCodeInvalidRequest, "\"id\" must be a number or a string");
+    }
+    m.id = CompactJson(id);
+  }
+  auto version = root.FindMember("jsonrpc");
+  if (version == root.MemberEnd() || !version->value.IsString() ||
+      std::string_view(version->value.GetString(), version->value.GetStringLength()) != "2.0") {
+    return Fail(kCodeInvalidRequest, "\"jsonrpc\" must be \"2.0\"", m.id.empty() ? "null" : m.id);
+  }
+
+  auto method = root.FindMember("method");
+  if (method != root.MemberEnd()) {
+    if (!method->value.IsString()) {
+      return Fail(kCodeInvalidRequest, "\"method\" must be a string", m.id.empty() ? "null" : m.id);
+    }
+    m.type = m.id.empty() ? MessageType::kNotification : MessageType::kRequest;
+    m.method.assign(method->value.GetString(), method->value.GetStringLength());
+    auto params = root.FindMember("params");
+    if (params == root.MemberEnd() || params->value.IsNull()) {
+      doc->AddMember("params", rapidjson::Value(rapidjson::kObjectType), doc->GetAllocator());
+      params = doc->FindMember("params");
+    } else if (!params->value.IsObject()) {
+      return Fail(kCodeInvalidParams, "\"params\" must be an object", m.id.empty() ? "null" : m.id);
+    }
+    m.params = &params->value;
+    m.doc = std::move(doc);
+    d.ok = true;
+    return d;
+  }
+
+  auto result = root.FindMember("result");
+  auto error = root.FindMember("error");
+  bool has_result = result != root.MemberEnd(), has_error = error != root.MemberEnd();
+  if (m.id.empty() || has_result == has_error) {
+    return Fail(kCodeInvalidRequest,
+                "a frame needs \"method\" (request) or \"id\" with one of \"result\"/\"error\"",
+                m.id.empty() ? "null" : m.id);
+  }
+  m.type = MessageType::kResponse;
+  if (has_result) {
+    m.result = &result->value;
+  } else {
+    const rapidjson::Value& e = error->value;
+    if (!e.IsObject()) return Fail(kCodeInvalidRequest, "\"error\" must be an object", m.id);
+    auto code = e.FindMember("code");
+    auto message = e.FindMember("message");
+    if (code == e.MemberEnd() || !code->value.IsInt() || message == e.MemberEnd() ||
+        !message->value.IsString()) {
+      return Fail(kCodeInvalidRequest,
+                  "an error needs an integer \"code\" and a string \"message\"", m.id);
+    }
+    m.is_error = true;
+    m.error_code = code->value.GetInt();
+    m.error_message.assign(message->value.GetString(), message->value.GetStringLength());
+    m.error_kind = KindFromCode(m.error_code);
+    auto data = e.FindMember("data");
+    if (data != e.MemberEnd() && data->value.IsObject()) {
+      auto kind = data->value.FindMember("kind");
+      if (kind != data->value.MemberEnd() && kind->value.IsString()) {
+        auto parsed = ParseErrorKind(
+            std::string_view(kind->value.GetString(), kind->value.GetStringLength()));
+        if (parsed) m.error_kind = parsed;  // the kind in data is authoritative
+      }
+    }
+  }
+  m.doc = std::move(doc);
+  d.ok = true;
+  return d;
+}
+
+std::string EncodeRequest(std::string_view id, std::string_view method,
+                          std::string_view params_json) {
+  std::string out = Envelope(id);
+  out.append(",\"method\":");
+  AppendJsonString(&out, method);
+  out.append(",\"params\":");
+  AppendOneLine(&out, params_json.empty() ? std::string_view("{}") : params_json);
+  out.append("}\n");
+  return out;
+}
+
+std::string EncodeHello(std::string_view id, std::string_view client_name) {
+  std::string params = "{\"version\":" + std::to_string(kProtocolVersion) + ",\"client\":";
+  AppendJsonString(&params, client_name);
+  params.push_back('}');
+  return EncodeRequest(id, kHello, params);
+}
+
+std::string EncodeCancel(std::string_view id) {
+  std::string out = R"({"jsonrpc":"2.0","method":"cancel","params":{"id":)";
+  out.append(id);
+  out.append("}}\n");
+  return out;
+}
+
+std::string EncodeResult(std::string_view id, std::string_view result_json) {
+  std::string out = Envelope(id);
+  out.append(",\"result\":");
+  AppendOneLine(&out, result_json);
+  out.append("}\n");
+  return out;
+}
+
+std::string EncodeTextResult(std::string_view id, std::string_view text) {
+  std::string out = Envelope(id);
+  out.append(",\"result\":{\"text\":");
+  AppendJsonString(&out, text);
+  out.append("}}\n");
+  return out;
+}
+
+std::string EncodeHelloResult(std::string_view id, std::string_view daemon) {
+  std::string out = Envelope(id);
+  out.append(",\"result\":{\"version\":" + std::to_string(kProtocolVersion) + ",\"daemon\":");
+  AppendJsonString(&out, daemon);
+  out.append("}}\n");
+  return out;
+}
+
+namespace {
+std::string EncodeErrorWithCode(std::string_view id, int code, ErrorKind kind,
+                                std::string_view message) {
+  std::string out = Envelope(id);
+  out.append(",\"error\":{\"code\":" + std::to_string(code) + ",\"message\":");
+  AppendJsonString(&out, message);
+  out.append(",\"data\":{\"kind\":");
+  AppendJsonString(&out, ErrorKindName(kind));
+  out.append("}}}\n");
+  return out;
+}
+}  // namespace
+
+std::string EncodeError(std::string_view id, ErrorKind kind, std::string_view message) {
+  return EncodeErrorWithCode(id, ErrorCode(kind), kind, message);
+}
+
+std::string EncodeProtocolError(std::string_view id, int code, std::string_view message) {
+  return EncodeErrorWithCode(id, code, ErrorKind::kInvalidRequest, message);
+}
+
+}  // namespace mcpgw::proto

@@ -1,0 +1,49 @@
+// Socket path resolution shared by mcpgwd and its clients (see socket_path.h).
+#include "proto/socket_path.h"
+
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace mcpgw::proto {
+
+std::string DefaultSocketPath(const GetEnvFn& get_env, uid_t uid) {
+  auto value = [&](const char* name) -> std::string {
+    const char* v = get_env ? get_env(name) : nullptr;
+    return v != nullptr ? std::string(v) : std::string();
+  };
+  if (std::string explicit_path = value("MCPGW_SOCKET"); !explicit_path.empty()) {
+    return explicit_path;
+  }
+  std::string runtime = value("XDG_RUNTIME_DIR");
+  if (!runtime.empty()) {
+    while (runtime.size() > 1 && runtime.back() == '/') runtime.pop_back();
+    return runtime + "/mcpgw/mcpgw.sock";
+  }
+  return "/tmp/mcpgw-" + std::to_string(uid) + "/mcpgw.sock";
+}
+
+std::string DefaultSocketPath() {
+  return DefaultSocketPath([](const char* name) { return std::getenv(name); }, geteuid());
+}
+
+std::string ResolveSocketPath(std::string_view flag) {
+  return flag.empty() ? DefaultSocketPath() : std::string(flag);
+}
+
+size_t MaxSocketPathLength() { return sizeof(sockaddr_un::sun_path) - 1; }
+
+std::string CheckSocketPath(std::string_view path) {
+  if (path.empty()) return "the socket path is empty";
+  if (path.find('\0') != std::string_view::npos) return "the socket path contains a NUL byte";
+  if (path.size() > MaxSocketPathLength()) {
+    return "the socket path is " + std::to_string(path.size()) + " bytes long, more than the " +
+           std::to_string(MaxSocketPathLength()) +
+           " a Unix socket address can hold; choose a shorter --socket or MCPGW_SOCKET: " +
+           std::string(path);
+  }
+  return "";
+}
+
+}  // namespace mcpgw::proto

@@ -1,0 +1,73 @@
+// The examples in proto/PROTOCOL.md are real frames: each one decodes, and
+// each flows the way its arrow says.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "proto/messages.h"
+
+namespace mcpgw::proto {
+namespace {
+
+std::string ReadProtocolDoc() {
+  std::filesystem::path here(__FILE__);
+  std::ifstream in(here.parent_path().parent_path().parent_path() / "proto" / "PROTOCOL.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST_CASE("PROTOCOL.md examples parse and point the right way", "[proto][doc]") {
+  std::string doc = ReadProtocolDoc();
+  REQUIRE(!doc.empty());
+  std::istringstream lines(doc);
+  std::string line;
+  bool in_block = false;
+  int requests = 0, responses = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("```", 0) == 0) {
+      in_block = line == "```jsonl";
+      continue;
+    }
+    if (!in_block || line.size() < 2) continue;
+    std::string frame = line.substr(2);
+    INFO(line);
+    if (line.rfind("> ", 0) == 0) {
+      if (frame.front() != '{') continue;  // the deliberate "not json" example
+      Decoded d = DecodeMessage(frame);
+      REQUIRE(d.ok);
+      CHECK(d.message.type != MessageType::kResponse);
+      ++requests;
+    } else if (line.rfind("< ", 0) == 0) {
+      Decoded d = DecodeMessage(frame);
+      REQUIRE(d.ok);
+      CHECK(d.message.type == MessageType::kResponse);
+      if (d.message.is_error) CHECK(d.message.error_kind.has_value());
+      ++responses;
+    } else {
+      FAIL("example line without direction");
+    }
+  }
+  CHECK(requests >= 8);
+  CHECK(responses >= 7);
+}
+
+TEST_CASE("the documented status example is one valid object", "[proto][doc]") {
+  std::string doc = ReadProtocolDoc();
+  auto start = doc.find("```json\n");
+  REQUIRE(start != std::string::npos);
+  start += 8;
+  auto end = doc.find("```", start);
+  std::string status = doc.substr(start, end - start);
+  rapidjson::Document parsed;
+  parsed.Parse(status.c_str());
+  REQUIRE(!parsed.HasParseError());
+  CHECK(parsed["servers"][0]["latency_p50_ms"].IsNumber());
+  CHECK(parsed["daemon"]["last_reload_unix"].IsNull());
+}
+
+}  // namespace
+}  // namespace mcpgw::proto
