@@ -1,0 +1,96 @@
+#include "client/cli/cli.h"
+
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "client/cli/args.h"
+#include "client/cli/commands.h"
+#include "client/cli/daemon_api.h"
+#include "client/cli/interrupt.h"
+#include "client/cli/status_view.h"
+#include "client/cli/stdio_bridge.h"
+
+namespace mcpgw::cli {
+namespace {
+
+constexpr size_t kDefaultColumns = 80;
+
+size_t TerminalColumns() {
+  struct winsize ws = {};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  if (const char* columns = std::getenv("COLUMNS")) {
+    const long n = std::strtol(columns, nullptr, 10);
+    if (n > 0) return static_cast<size_t>(n);
+  }
+  return kDefaultColumns;
+}
+
+double WallClock() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+int RunStdio(DaemonApi& api) {
+  std::ios::sync_with_stdio(false);
+  StdioBridge bridge(api, [](const std::string& message) {
+    std::fwrite(message.data(), 1, message.size(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+  });
+  if (!bridge.Run(std::cin)) {
+    // A call did not end within the grace period after cancellation: leave without it.
+    std::fflush(stdout);
+    std::_Exit(0);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const ParseResult parsed = ParseArgs(args);
+  if (!parsed.invocation) {
+    std::cout << parsed.out;
+    std::cerr << parsed.err;
+    return parsed.exit_code;
+  }
+  const Invocation& inv = *parsed.invocation;
+  // A closed stdout shows as a failed write, not as a silent death.
+  signal(SIGPIPE, SIG_IGN);
+
+  LibDaemonApi api(inv.socket);
+  const bool tty = isatty(STDOUT_FILENO) == 1;
+  CommandIo io{std::cout, std::cerr, std::cin, tty, false, 0, WallClock};
+  io.stdout_is_tty = tty;
+  io.color = UseColor(tty, std::getenv("NO_COLOR"), std::getenv("TERM"));
+  io.width = tty ? TerminalColumns() : 0;
+  io.now_unix = WallClock;
+
+  switch (inv.command) {
+    case Command::kTools:
+      return RunTools(api, inv, io);
+    case Command::kCall: {
+      CancelToken cancel;
+      InterruptWatcher watcher(&cancel);
+      const int code = RunCall(api, inv, io, &cancel);
+      return watcher.interrupted() ? kExitInterrupted : code;
+    }
+    case Command::kStatus:
+      return RunStatus(api, inv, io);
+    case Command::kWait:
+      return RunWait(api, inv, io, WaitClock::Real());
+    case Command::kStdio:
+      return RunStdio(api);
+  }
+  return kExitMisuse;
+}
+
+}  // namespace mcpgw::cli

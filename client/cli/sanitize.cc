@@ -1,0 +1,187 @@
+#include "client/cli/sanitize.h"
+
+#include <cstdint>
+
+namespace mcpgw::cli {
+namespace {
+
+constexpr char32_t kReplacement = 0xFFFD;
+constexpr char32_t kEsc = 0x1B;
+constexpr char32_t kBel = 0x07;
+
+// Decodes one code point at text[*pos] and advances *pos. Invalid or truncated sequences,
+// overlong forms and surrogates decode to U+FFFD and consume one byte.
+char32_t Decode(std::string_view text, size_t* pos) {
+  const auto byte = [&](size_t i) { return static_cast<uint8_t>(text[i]); };
+  const uint8_t b0 = byte(*pos);
+  if (b0 < 0x80) {
+    ++*pos;
+    return b0;
+  }
+  int len = 0;
+  char32_t cp = 0;
+  char32_t min = 0;
+  if ((b0 & 0xE0) == 0xC0) {
+    len = 2, cp = b0 & 0x1F, min = 0x80;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    len = 3, cp = b0 & 0x0F, min = 0x800;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    len = 4, cp = b0 & 0x07, min = 0x10000;
+  } else {
+    ++*pos;
+    return kReplacement;
+  }
+  if (*pos + len > text.size()) {
+    ++*pos;
+    return kReplacement;
+  }
+  for (int i = 1; i < len; ++i) {
+    const uint8_t b = byte(*pos + i);
+    if ((b & 0xC0) != 0x80) {
+      ++*pos;
+      return kReplacement;
+    }
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    ++*pos;
+    return kReplacement;
+  }
+  *pos += len;
+  return cp;
+}
+
+void Encode(char32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// What the stripper is in the middle of.
+enum class State {
+  kText,
+  kEscape,        // after ESC
+  kEscIntermed,   // ESC followed by intermediates (0x20–0x2F), waiting for a final byte
+  kCsi,           // control sequence: parameters and intermediates until a final byte
+  kString,        // OSC/DCS/SOS/PM/APC body until BEL or ST
+  kStringEscape,  // ESC inside a string: '\' ends it (ST)
+};
+
+}  // namespace
+
+std::string StripControls(std::string_view text, StripOptions options) {
+  std::string out;
+  out.reserve(text.size());
+  State state = State::kText;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const char32_t cp = Decode(text, &pos);
+    switch (state) {
+      case State::kText:
+        if (cp == kEsc) {
+          state = State::kEscape;
+        } else if (cp == 0x9B) {
+          state = State::kCsi;
+        } else if (cp == 0x90 || cp == 0x98 || cp == 0x9D || cp == 0x9E || cp == 0x9F) {
+          state = State::kString;
+        } else if (options.keep_newlines && (cp == '\n' || cp == '\t')) {
+          out.push_back(static_cast<char>(cp));
+        } else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) {
+          // Dropped.
+        } else {
+          Encode(cp, &out);
+        }
+        break;
+      case State::kEscape:
+        if (cp == '[') {
+          state = State::kCsi;
+        } else if (cp == ']' || cp == 'P' || cp == 'X' || cp == '^' || cp == '_') {
+          state = State::kString;
+        } else if (cp >= 0x20 && cp <= 0x2F) {
+          state = State::kEscIntermed;
+        } else if (cp == kEsc) {
+          state = State::kEscape;
+        } else {
+          // A two-character sequence (ESC c, ESC 7, ...) or a stray ESC: drop both.
+          state = State::kText;
+        }
+        break;
+      case State::kEscIntermed:
+        if (cp < 0x20 || cp > 0x2F) state = State::kText;
+        break;
+      case State::kCsi:
+        if (cp >= 0x40 && cp <= 0x7E) {
+          state = State::kText;
+        } else if (cp < 0x20 || cp > 0x7E) {
+          // Not a valid sequence byte: abandon it, drop this one too.
+          state = cp == kEsc ? State::kEscape : State::kText;
+        }
+        break;
+      case State::kString:
+        if (cp == kBel || cp == 0x9C) {
+          state = State::kText;
+        } else if (cp == kEsc) {
+          state = State::kStringEscape;
+        }
+        break;
+      case State::kStringEscape:
+        state = cp == '\\' ? State::kText : State::kString;
+        break;
+    }
+  }
+  return out;
+}
+
+std::string ValidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t start = pos;
+    const char32_t cp = Decode(text, &pos);
+    if (cp == kReplacement && !(pos - start == 3 && text.substr(start, 3) == "\xEF\xBF\xBD")) {
+      Encode(kReplacement, &out);
+    } else {
+      out.append(text.substr(start, pos - start));
+    }
+  }
+  return out;
+}
+
+size_t DisplayWidth(std::string_view text) {
+  size_t width = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    Decode(text, &pos);
+    ++width;
+  }
+  return width;
+}
+
+std::string Truncate(std::string_view text, size_t width) {
+  if (DisplayWidth(text) <= width) return std::string(text);
+  if (width == 0) return {};
+  std::string out;
+  size_t pos = 0;
+  for (size_t n = 0; n + 1 < width; ++n) {
+    const size_t start = pos;
+    Decode(text, &pos);
+    out.append(text.substr(start, pos - start));
+  }
+  out += "…";
+  return out;
+}
+
+}  // namespace mcpgw::cli

@@ -1,0 +1,65 @@
+// `mcpgw status`: the daemon's status object (mcpgw_status_json) parsed leniently into
+// display strings, and the human-readable table rendered from it. Pure: the caller passes the
+// clock and the terminal's properties, so tests pin every byte of the output.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcpgw::cli {
+
+// One server row. Every field is already a display string: "-" when the daemon left it out
+// or sent something odd; texts are raw (unstripped) until rendering.
+struct ServerRow {
+  std::string ns = "-";
+  std::string status = "-";
+  std::string reason;
+  std::string tools = "-";
+  std::string in_flight = "-";
+  std::string calls = "-";
+  std::string errors = "-";
+  std::string p50_ms = "-";
+  std::optional<double> since_unix;
+};
+
+struct StatusView {
+  std::string version = "-";
+  std::string pid = "-";
+  std::optional<double> uptime_s;
+  std::string config = "-";
+  std::string socket = "-";
+  std::optional<double> last_reload_unix;
+  std::string reload_error;  // empty: none
+  std::vector<ServerRow> servers;
+};
+
+// Parses the status JSON; nullopt only when the text is not a JSON object.
+std::optional<StatusView> ParseStatus(std::string_view json);
+
+// The status object re-serialized with every non-ASCII character escaped (\uXXXX), so the
+// `--json` output cannot carry raw control characters to a terminal; nullopt if not JSON.
+std::optional<std::string> SafeStatusJson(std::string_view json);
+
+// Names of the servers whose status is "loading", from a parsed view.
+std::vector<std::string> LoadingServers(const StatusView& view);
+
+struct RenderOptions {
+  bool color = false;
+  // Terminal width in columns; 0 means "not a terminal": the reason column is not cut.
+  size_t width = 0;
+  double now_unix = 0;
+};
+
+std::string RenderStatus(const StatusView& view, const RenderOptions& options);
+
+// "45s", "12m 5s", "3h 12m", "2d 4h".
+std::string HumanDuration(double seconds);
+// "just now", "5s ago", "5m ago", "3h ago", "2d ago".
+std::string RelativeTime(double then_unix, double now_unix);
+
+// Whether to colour: stdout is a TTY, NO_COLOR is unset or empty, TERM is not "dumb".
+bool UseColor(bool stdout_is_tty, const char* no_color_env, const char* term_env);
+
+}  // namespace mcpgw::cli

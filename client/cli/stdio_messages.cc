@@ -1,0 +1,225 @@
+#include "client/cli/stdio_messages.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "client/cli/sanitize.h"
+
+#ifndef MCPGW_VERSION
+#define MCPGW_VERSION "0.0.0"
+#endif
+
+namespace mcpgw::cli {
+namespace {
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+constexpr std::string_view kAcceptedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
+
+constexpr std::string_view kInstructions =
+    "This server is a gateway to many MCP servers. Call get_dynamic_tools to see the servers "
+    "and their tool names (pass a namespace to get that server's tool descriptions and input "
+    "schemas), then call_dynamic_tool with the namespace, toolName and arguments to run one.";
+
+constexpr std::string_view kGetDescription =
+    "Lists the MCP servers behind this gateway and their tools; answers compact JSON text. "
+    "With no arguments: every server's namespace, status (ready, loading or error, with a "
+    "reason) and tool names. With namespace: that server's tools, each with its description "
+    "and inputSchema. With namespace and toolName: that one tool.";
+
+constexpr std::string_view kCallDescription =
+    "Calls one tool of one MCP server behind this gateway and returns the tool's result as "
+    "text. Look up the namespace, the tool name and its inputSchema with get_dynamic_tools "
+    "first; pass the tool's arguments as an object.";
+
+void Key(JsonWriter& w, std::string_view key) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+}
+
+void Str(JsonWriter& w, std::string_view value) {
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+void StringProperty(JsonWriter& w, std::string_view name, std::string_view description) {
+  Key(w, name);
+  w.StartObject();
+  Key(w, "type");
+  Str(w, "string");
+  Key(w, "description");
+  Str(w, description);
+  w.EndObject();
+}
+
+void Annotations(JsonWriter& w, std::string_view title, bool read_only, bool open_world) {
+  Key(w, "annotations");
+  w.StartObject();
+  Key(w, "title");
+  Str(w, title);
+  Key(w, "readOnlyHint");
+  w.Bool(read_only);
+  if (!read_only) {
+    Key(w, "destructiveHint");
+    w.Bool(true);
+  }
+  Key(w, "idempotentHint");
+  w.Bool(read_only);
+  Key(w, "openWorldHint");
+  w.Bool(open_world);
+  w.EndObject();
+}
+
+std::string Done(const rapidjson::StringBuffer& buffer) {
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+}  // namespace
+
+std::string_view NegotiateProtocolVersion(std::string_view requested) {
+  for (std::string_view v : kAcceptedVersions) {
+    if (v == requested) return v;
+  }
+  return kLatestProtocolVersion;
+}
+
+std::string ResultMessage(std::string_view id_json, std::string_view result_json) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Key(w, "jsonrpc");
+  Str(w, "2.0");
+  Key(w, "id");
+  w.RawValue(id_json.data(), id_json.size(), rapidjson::kObjectType);
+  Key(w, "result");
+  w.RawValue(result_json.data(), result_json.size(), rapidjson::kObjectType);
+  w.EndObject();
+  return Done(buffer);
+}
+
+std::string ErrorMessage(std::string_view id_json, int code, std::string_view message) {
+  const std::string text = ValidUtf8(message);
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Key(w, "jsonrpc");
+  Str(w, "2.0");
+  Key(w, "id");
+  w.RawValue(id_json.data(), id_json.size(), rapidjson::kObjectType);
+  Key(w, "error");
+  w.StartObject();
+  Key(w, "code");
+  w.Int(code);
+  Key(w, "message");
+  Str(w, text);
+  w.EndObject();
+  w.EndObject();
+  return Done(buffer);
+}
+
+std::string InitializeResult(std::string_view protocol_version) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Key(w, "protocolVersion");
+  Str(w, protocol_version);
+  Key(w, "capabilities");
+  w.StartObject();
+  Key(w, "tools");
+  w.StartObject();
+  Key(w, "listChanged");
+  w.Bool(false);
+  w.EndObject();
+  w.EndObject();
+  Key(w, "serverInfo");
+  w.StartObject();
+  Key(w, "name");
+  Str(w, "mcpgw");
+  Key(w, "version");
+  Str(w, MCPGW_VERSION);
+  w.EndObject();
+  Key(w, "instructions");
+  Str(w, kInstructions);
+  w.EndObject();
+  return Done(buffer);
+}
+
+std::string ToolsListResult() {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Key(w, "tools");
+  w.StartArray();
+
+  w.StartObject();
+  Key(w, "name");
+  Str(w, "get_dynamic_tools");
+  Key(w, "description");
+  Str(w, kGetDescription);
+  Key(w, "inputSchema");
+  w.StartObject();
+  Key(w, "type");
+  Str(w, "object");
+  Key(w, "properties");
+  w.StartObject();
+  StringProperty(w, "namespace", "A server's namespace: list its tools with their input schemas.");
+  StringProperty(w, "toolName", "With namespace: describe only this tool.");
+  w.EndObject();
+  w.EndObject();
+  Annotations(w, "List gateway servers and tools", /*read_only=*/true, /*open_world=*/false);
+  w.EndObject();
+
+  w.StartObject();
+  Key(w, "name");
+  Str(w, "call_dynamic_tool");
+  Key(w, "description");
+  Str(w, kCallDescription);
+  Key(w, "inputSchema");
+  w.StartObject();
+  Key(w, "type");
+  Str(w, "object");
+  Key(w, "properties");
+  w.StartObject();
+  StringProperty(w, "namespace", "The server's namespace, as get_dynamic_tools lists it.");
+  StringProperty(w, "toolName", "The tool's name within that server.");
+  Key(w, "arguments");
+  w.StartObject();
+  Key(w, "type");
+  Str(w, "object");
+  Key(w, "description");
+  Str(w, "The tool's arguments, matching its inputSchema (default {}).");
+  w.EndObject();
+  w.EndObject();
+  Key(w, "required");
+  w.StartArray();
+  Str(w, "namespace");
+  Str(w, "toolName");
+  w.EndArray();
+  w.EndObject();
+  Annotations(w, "Call a gateway tool", /*read_only=*/false, /*open_world=*/true);
+  w.EndObject();
+
+  w.EndArray();
+  w.EndObject();
+  return Done(buffer);
+}
+
+std::string ToolCallResult(std::string_view text, bool is_error) {
+  const std::string valid = ValidUtf8(text);
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Key(w, "content");
+  w.StartArray();
+  w.StartObject();
+  Key(w, "type");
+  Str(w, "text");
+  Key(w, "text");
+  Str(w, valid);
+  w.EndObject();
+  w.EndArray();
+  Key(w, "isError");
+  w.Bool(is_error);
+  w.EndObject();
+  return Done(buffer);
+}
+
+}  // namespace mcpgw::cli
