@@ -1,0 +1,255 @@
+#include "daemon/mcp/convert.h"
+
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "daemon/mcp/bounded_json.h"
+
+namespace mcpgw::mcp {
+namespace {
+
+rapidjson::Document Json(std::string_view text) {
+  rapidjson::Document doc;
+  std::string error;
+  INFO(text);
+  REQUIRE(ParseBoundedJson(text, {}, doc, error));
+  return doc;
+}
+
+std::string Text(std::string_view result_json) {
+  return ConvertCallResult(Json(result_json)).text;
+}
+
+// A result whose content is exactly the one block `block_json`.
+std::string Block(std::string_view block_json) {
+  return Text(R"({"content":[)" + std::string(block_json) + "]}");
+}
+
+ToolList Page(std::string_view result_json, const ToolLimits& limits = {}) {
+  ToolList tools;
+  std::string error;
+  REQUIRE(AppendToolsPage(Json(result_json), limits, tools, error));
+  return tools;
+}
+
+Tool OneTool(std::string_view tool_json, const ToolLimits& limits = {}) {
+  ToolList tools = Page(R"({"tools":[)" + std::string(tool_json) + "]}", limits);
+  REQUIRE(tools.size() == 1);
+  return tools[0];
+}
+
+std::vector<std::string> Names(const ToolList& tools) {
+  std::vector<std::string> names;
+  for (const auto& t : tools) names.push_back(t.name);
+  return names;
+}
+
+TEST_CASE("convert: a text block is its text", "[convert]") {
+  CHECK(Block(R"({"type":"text","text":"hello\nworld"})") == "hello\nworld");
+  CHECK(Block(R"({"type":"text","text":""})") == "");
+}
+
+TEST_CASE("convert: blocks join with a blank line, in order", "[convert]") {
+  CHECK(Text(R"({"content":[{"type":"text","text":"a"},{"type":"text","text":"b"},)"
+             R"({"type":"image","data":"AAAA","mimeType":"image/png"}]})") ==
+        "a\n\nb\n\n[image omitted: image/png]");
+}
+
+TEST_CASE("convert: embedded resources", "[convert]") {
+  CHECK(Block(R"({"type":"resource","resource":{"uri":"file:///a","text":"body","mimeType":"text/plain"}})") ==
+        "body");
+  CHECK(Block(R"({"type":"resource","resource":{"uri":"file:///b","blob":"AAAA","mimeType":"application/pdf"}})") ==
+        "[resource omitted: application/pdf]");
+  CHECK(Block(R"({"type":"resource","resource":{"uri":"file:///b","blob":"AAAA"}})") ==
+        "[resource omitted: unknown]");
+}
+
+TEST_CASE("convert: image and audio become placeholders with their mime type", "[convert]") {
+  CHECK(Block(R"({"type":"image","data":"AAAA","mimeType":"image/jpeg"})") ==
+        "[image omitted: image/jpeg]");
+  CHECK(Block(R"({"type":"audio","data":"AAAA","mimeType":"audio/wav"})") ==
+        "[audio omitted: audio/wav]");
+  CHECK(Block(R"({"type":"image","data":"AAAA"})") == "[image omitted: unknown]");
+  CHECK(Block(R"({"type":"audio","data":"AAAA","mimeType":""})") == "[audio omitted: unknown]");
+  CHECK(Block(R"({"type":"audio","mimeType":42})") == "[audio omitted: unknown]");
+}
+
+TEST_CASE("convert: a resource link shows its uri", "[convert]") {
+  CHECK(Block(R"({"type":"resource_link","uri":"https://x.test/r","name":"r"})") ==
+        "[resource: https://x.test/r]");
+  CHECK(Block(R"({"type":"resource_link","name":"r"})") == "[resource: unknown]");
+}
+
+TEST_CASE("convert: other block types are named and omitted", "[convert]") {
+  CHECK(Block(R"({"type":"video","data":"x"})") == "[video omitted]");
+  CHECK(Block(R"({"type":"text2"})") == "[text2 omitted]");
+}
+
+TEST_CASE("convert: no blocks gives structuredContent as compact JSON", "[convert]") {
+  CHECK(Text(R"({"content":[],"structuredContent":{ "temp" : 21.5, "ok" : true }})") ==
+        R"({"temp":21.5,"ok":true})");
+  CHECK(Text(R"({"structuredContent":{"a":[1, 2]}})") == R"({"a":[1,2]})");
+  // Blocks win over structuredContent.
+  CHECK(Text(R"({"content":[{"type":"text","text":"t"}],"structuredContent":{"a":1}})") == "t");
+}
+
+TEST_CASE("convert: no blocks and no structuredContent gives empty text", "[convert]") {
+  CHECK(Text(R"({"content":[]})") == "");
+  CHECK(Text(R"({})") == "");
+  CHECK(Text(R"({"content":[],"structuredContent":null})") == "");
+}
+
+TEST_CASE("convert: isError true marks a backend error and keeps the text", "[convert]") {
+  auto r = ConvertCallResult(Json(R"({"isError":true,"content":[{"type":"text","text":"boom"}]})"));
+  CHECK(r.is_error);
+  CHECK(r.text == "boom");
+  CHECK_FALSE(ConvertCallResult(Json(R"({"isError":false,"content":[]})")).is_error);
+  CHECK_FALSE(ConvertCallResult(Json(R"({"isError":"true","content":[]})")).is_error);
+  CHECK_FALSE(ConvertCallResult(Json(R"({"isError":1,"content":[]})")).is_error);
+}
+
+TEST_CASE("convert: hostile shapes do not break conversion", "[convert]") {
+  SECTION("content not an array counts as no blocks") {
+    CHECK(Text(R"({"content":"text","structuredContent":{"a":1}})") == R"({"a":1})");
+    CHECK(Text(R"({"content":{"type":"text","text":"x"}})") == "");
+  }
+  SECTION("blocks that are not objects") {
+    CHECK(Text(R"({"content":[1,"s",null,[]]})") ==
+          "[unknown omitted]\n\n[unknown omitted]\n\n[unknown omitted]\n\n[unknown omitted]");
+  }
+  SECTION("missing or non-string type") {
+    CHECK(Block(R"({"text":"sneaky"})") == "[unknown omitted]");
+    CHECK(Block(R"({"type":7,"text":"sneaky"})") == "[unknown omitted]");
+    CHECK(Block(R"({"type":"","text":"sneaky"})") == "[unknown omitted]");
+  }
+  SECTION("a text block whose text is not a string") {
+    CHECK(Block(R"({"type":"text","text":{"a":1}})") == "[text omitted]");
+    CHECK(Block(R"({"type":"text"})") == "[text omitted]");
+  }
+  SECTION("a resource that is not an object, or has neither text nor blob") {
+    CHECK(Block(R"({"type":"resource","resource":"x"})") == "[resource omitted: unknown]");
+    CHECK(Block(R"({"type":"resource"})") == "[resource omitted: unknown]");
+    CHECK(Block(R"({"type":"resource","resource":{"text":5,"mimeType":"a/b"}})") ==
+          "[resource omitted: a/b]");
+  }
+  SECTION("a result that is not an object") {
+    CHECK(Text("[]") == "");
+    CHECK(Text("\"x\"") == "");
+  }
+  SECTION("a huge type or mime type is cut short") {
+    const std::string type(10000, 't');
+    const std::string text = Block(R"({"type":")" + type + "\"}");
+    CHECK(text.size() < 300);
+    CHECK(text.rfind("[ttt", 0) == 0);
+    CHECK(text.substr(text.size() - 9) == " omitted]");
+    const std::string mime = Block(R"({"type":"image","mimeType":")" + type + "\"}");
+    CHECK(mime.size() < 300);
+  }
+  SECTION("many blocks") {
+    std::string json = R"({"content":[)";
+    for (int i = 0; i < 20000; ++i) json += std::string(i ? "," : "") + R"({"type":"text","text":"x"})";
+    json += "]}";
+    const std::string text = Text(json);
+    CHECK(text.size() == 20000 + 2 * 19999);
+  }
+}
+
+TEST_CASE("tools: a page of tools with every field", "[tools]") {
+  Tool t = OneTool(
+      R"({"name":"add","title":"Add","description":"Adds two numbers.",)"
+      R"("inputSchema":{"type":"object","properties":{"a":{"type":"number"}},"required":["a"]},)"
+      R"("annotations":{"readOnlyHint":true}})");
+  CHECK(t.name == "add");
+  CHECK(t.description == "Adds two numbers.");
+  CHECK(t.input_schema_json ==
+        R"({"type":"object","properties":{"a":{"type":"number"}},"required":["a"]})");
+  CHECK(t.read_only_hint);
+}
+
+TEST_CASE("tools: description falls back to title, annotations.title, then name", "[tools]") {
+  CHECK(OneTool(R"({"name":"n","title":"T","annotations":{"title":"A"}})").description == "T");
+  CHECK(OneTool(R"({"name":"n","annotations":{"title":"A"}})").description == "A");
+  CHECK(OneTool(R"({"name":"n"})").description == "n");
+  // An empty or non-string description counts as absent.
+  CHECK(OneTool(R"({"name":"n","description":"","title":"T"})").description == "T");
+  CHECK(OneTool(R"({"name":"n","description":5,"title":"T"})").description == "T");
+  CHECK(OneTool(R"({"name":"n","description":"D","title":"T"})").description == "D");
+}
+
+TEST_CASE("tools: inputSchema absent or not an object reads as an empty object schema",
+          "[tools]") {
+  CHECK(OneTool(R"({"name":"n"})").input_schema_json == R"({"type":"object"})");
+  CHECK(OneTool(R"({"name":"n","inputSchema":"x"})").input_schema_json == R"({"type":"object"})");
+  CHECK(OneTool(R"({"name":"n","inputSchema":[1]})").input_schema_json == R"({"type":"object"})");
+  CHECK(OneTool(R"({"name":"n","inputSchema":{}})").input_schema_json == "{}");
+}
+
+TEST_CASE("tools: readOnlyHint only when it is exactly true", "[tools]") {
+  CHECK_FALSE(OneTool(R"({"name":"n"})").read_only_hint);
+  CHECK_FALSE(OneTool(R"({"name":"n","annotations":{"readOnlyHint":"true"}})").read_only_hint);
+  CHECK_FALSE(OneTool(R"({"name":"n","annotations":{"readOnlyHint":1}})").read_only_hint);
+  CHECK_FALSE(OneTool(R"({"name":"n","annotations":{"readOnlyHint":false}})").read_only_hint);
+  CHECK_FALSE(OneTool(R"({"name":"n","readOnlyHint":true})").read_only_hint);
+  CHECK_FALSE(OneTool(R"({"name":"n","annotations":true})").read_only_hint);
+}
+
+TEST_CASE("tools: tools without a usable name are skipped", "[tools]") {
+  ToolLimits limits;
+  limits.max_name_bytes = 4;
+  ToolList tools = Page(
+      R"({"tools":[{"name":"ok"},{"name":""},{"name":5},{},"tool",null,)"
+      R"({"name":"four"},{"name":"fiver"}]})",
+      limits);
+  CHECK(Names(tools) == std::vector<std::string>{"ok", "four"});
+}
+
+TEST_CASE("tools: descriptions are cut at the bound on a UTF-8 boundary", "[tools]") {
+  ToolLimits limits;
+  limits.max_description_bytes = 5;
+  // "abcd" + "é" = 6 bytes; cutting at 5 would split the é.
+  CHECK(OneTool(R"({"name":"n","description":"abcd\u00e9"})", limits).description == "abcd");
+  CHECK(OneTool(R"({"name":"n","description":"abcde"})", limits).description == "abcde");
+  CHECK(OneTool(R"({"name":"n","description":"abcdef"})", limits).description == "abcde");
+}
+
+TEST_CASE("tools: a schema over the bound is replaced by an empty object schema", "[tools]") {
+  ToolLimits limits;
+  limits.max_schema_bytes = 15;
+  CHECK(OneTool(R"({"name":"n","inputSchema":{"a":"0123456"}})", limits).input_schema_json ==
+        R"({"a":"0123456"})");  // exactly 15 bytes
+  CHECK(OneTool(R"({"name":"n","inputSchema":{"a":"01234567"}})", limits).input_schema_json ==
+        R"({"type":"object"})");
+}
+
+TEST_CASE("tools: a result without a tools array is an error", "[tools]") {
+  ToolList tools;
+  std::string error;
+  CHECK_FALSE(AppendToolsPage(Json(R"({"tools":{}})"), {}, tools, error));
+  CHECK(error == "tools/list result has no tools array");
+  error.clear();
+  CHECK_FALSE(AppendToolsPage(Json(R"({})"), {}, tools, error));
+  CHECK_FALSE(error.empty());
+  CHECK_FALSE(AppendToolsPage(Json(R"([])"), {}, tools, error));
+  CHECK(tools.empty());
+}
+
+TEST_CASE("tools: pages append", "[tools]") {
+  ToolList tools;
+  std::string error;
+  REQUIRE(AppendToolsPage(Json(R"({"tools":[{"name":"a"}]})"), {}, tools, error));
+  REQUIRE(AppendToolsPage(Json(R"({"tools":[{"name":"b"}],"nextCursor":"x"})"), {}, tools, error));
+  CHECK(Names(tools) == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("tools: sort by byte order and keep the first of duplicate names", "[tools]") {
+  ToolList tools = Page(
+      R"({"tools":[{"name":"b","description":"first b"},{"name":"B"},{"name":"\u00e9"},)"
+      R"({"name":"a"},{"name":"b","description":"second b"},{"name":"a_"},{"name":"b"}]})");
+  SortAndDedupTools(tools);
+  CHECK(Names(tools) == std::vector<std::string>{"B", "a", "a_", "b", "\xC3\xA9"});
+  CHECK(tools[3].description == "first b");
+}
+
+}  // namespace
+}  // namespace mcpgw::mcp
