@@ -1,0 +1,192 @@
+#include "daemon/mcp/jsonrpc.h"
+
+#include <algorithm>
+
+#include "daemon/mcp/bounded_json.h"
+
+namespace mcpgw::mcp {
+
+namespace {
+
+std::string Envelope(RpcId id) {
+  std::string out = "{\"jsonrpc\":\"2.0\",\"id\":";
+  out += std::to_string(id);
+  return out;
+}
+
+void AppendId(std::string& out, const rapidjson::Value& id) {
+  if (id.IsString()) {
+    AppendJsonString(out, std::string_view(id.GetString(), id.GetStringLength()));
+  } else {
+    out += ToCompactJson(id);
+  }
+}
+
+// Length of the UTF-8 sequence that starts with `lead`, 1 for anything else.
+size_t SequenceLength(unsigned char lead) {
+  if (lead >= 0xF0 && lead <= 0xF4) return 4;
+  if (lead >= 0xE0) return lead <= 0xEF ? 3 : 1;
+  if (lead >= 0xC2) return 2;
+  return 1;
+}
+
+}  // namespace
+
+bool IsSupportedProtocolVersion(std::string_view version) {
+  return version == "2025-11-25" || version == "2025-06-18" || version == "2025-03-26";
+}
+
+std::string BuildInitialize(RpcId id, std::string_view client_version) {
+  std::string out = Envelope(id);
+  out += ",\"method\":\"initialize\",\"params\":{\"protocolVersion\":";
+  AppendJsonString(out, kProtocolVersion);
+  out += ",\"capabilities\":{},\"clientInfo\":{\"name\":\"mcpgw\",\"version\":";
+  AppendJsonString(out, client_version);
+  out += "}}}";
+  return out;
+}
+
+std::string BuildInitialized() {
+  return "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+}
+
+std::string BuildToolsList(RpcId id, const std::optional<std::string>& cursor) {
+  std::string out = Envelope(id);
+  out += ",\"method\":\"tools/list\"";
+  if (cursor) {
+    out += ",\"params\":{\"cursor\":";
+    AppendJsonString(out, *cursor);
+    out += "}";
+  }
+  out += "}";
+  return out;
+}
+
+std::string BuildToolsCallParams(std::string_view tool, std::string_view arguments_json) {
+  std::string out = "{\"name\":";
+  AppendJsonString(out, tool);
+  out += ",\"arguments\":";
+  out += arguments_json;
+  out += "}";
+  return out;
+}
+
+std::string BuildRequest(RpcId id, std::string_view method, std::string_view params_json) {
+  std::string out = Envelope(id);
+  out += ",\"method\":";
+  AppendJsonString(out, method);
+  out += ",\"params\":";
+  out += params_json;
+  out += "}";
+  return out;
+}
+
+std::string BuildCancelled(RpcId request_id, std::string_view reason) {
+  std::string out =
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":";
+  out += std::to_string(request_id);
+  out += ",\"reason\":";
+  AppendJsonString(out, reason);
+  out += "}}";
+  return out;
+}
+
+std::string BuildEmptyResult(const rapidjson::Value& id) {
+  std::string out = "{\"jsonrpc\":\"2.0\",\"id\":";
+  AppendId(out, id);
+  out += ",\"result\":{}}";
+  return out;
+}
+
+std::string BuildErrorResponse(const rapidjson::Value& id, int code, std::string_view message) {
+  std::string out = "{\"jsonrpc\":\"2.0\",\"id\":";
+  AppendId(out, id);
+  out += ",\"error\":{\"code\":";
+  out += std::to_string(code);
+  out += ",\"message\":";
+  AppendJsonString(out, message);
+  out += "}}";
+  return out;
+}
+
+Message ClassifyMessage(const rapidjson::Value& value) {
+  Message m;
+  if (!value.IsObject()) return m;
+  const auto end = value.MemberEnd();
+  const auto method = value.FindMember("method");
+  const auto id = value.FindMember("id");
+  const auto params = value.FindMember("params");
+  const auto result = value.FindMember("result");
+  const auto error = value.FindMember("error");
+  const bool id_usable = id != end && (id->value.IsString() || id->value.IsNumber());
+
+  if (id_usable) {
+    m.id = &id->value;
+    if (id->value.IsInt64()) m.int_id = id->value.GetInt64();
+  }
+  if (method != end) {
+    if (!method->value.IsString()) return m;
+    if (result != end || error != end) return m;
+    if (id != end && !id_usable) return m;
+    if (params != end) {
+      if (!params->value.IsObject() && !params->value.IsArray()) return m;
+      m.params = &params->value;
+    }
+    m.method = std::string_view(method->value.GetString(), method->value.GetStringLength());
+    m.kind = id_usable ? MessageKind::kRequest : MessageKind::kNotification;
+    return m;
+  }
+
+  // A response: an id (null only for errors) and exactly one of result/error.
+  if (id == end || (result != end) == (error != end)) return m;
+  if (result != end) {
+    if (!id_usable) return m;
+    m.result = &result->value;
+    m.kind = MessageKind::kResponse;
+    return m;
+  }
+  if (!id_usable && !id->value.IsNull()) return m;
+  if (!error->value.IsObject()) return m;
+  m.is_error = true;
+  const auto code = error->value.FindMember("code");
+  if (code != error->value.MemberEnd() && code->value.IsInt64()) {
+    m.error_code = code->value.GetInt64();
+  }
+  const auto message = error->value.FindMember("message");
+  if (message != error->value.MemberEnd() && message->value.IsString()) {
+    m.error_message = CleanServerText(
+        std::string_view(message->value.GetString(), message->value.GetStringLength()));
+  }
+  m.kind = MessageKind::kResponse;
+  return m;
+}
+
+std::string CleanServerText(std::string_view text, size_t max_bytes) {
+  std::string out;
+  out.reserve(std::min(text.size(), max_bytes + 3));
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    size_t len = SequenceLength(lead);
+    if (i + len > text.size()) len = 1;
+    if (lead < 0x20 || lead == 0x7F) {
+      ++i;
+      continue;
+    }
+    // C1 controls U+0080..U+009F are encoded as C2 80..C2 9F.
+    if (len == 2 && lead == 0xC2 && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+        static_cast<unsigned char>(text[i + 1]) < 0xA0) {
+      i += 2;
+      continue;
+    }
+    if (out.size() + len > max_bytes) {
+      out += "...";
+      break;
+    }
+    out.append(text.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
+}  // namespace mcpgw::mcp
