@@ -1,0 +1,391 @@
+#include "daemon/http_client.h"
+
+#include <curl/curl.h>
+
+#include <map>
+#include <mutex>
+#include <unordered_set>
+
+#include "daemon/http_curl.h"
+
+namespace mcpgw {
+namespace {
+
+// Connections per host and port: a bound on what one client opens to a peer
+// (HTTP/2 multiplexes on fewer; HTTP/1.1 transfers past it wait their turn).
+constexpr long kMaxHostConnections = 64;
+// Easy handles kept for reuse after their transfer ends.
+constexpr size_t kEasyPoolSize = 32;
+
+void GlobalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+uv_timer_t* NewTimer(uv_loop_t* loop, void* data) {
+  auto* timer = new uv_timer_t;
+  uv_timer_init(loop, timer);
+  timer->data = data;
+  return timer;
+}
+
+// The close callback may run after the HttpClient is gone: it only frees.
+void CloseTimer(uv_timer_t* timer) {
+  uv_timer_stop(timer);
+  uv_close(reinterpret_cast<uv_handle_t*>(timer),
+           [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+}
+
+}  // namespace
+
+struct HttpClient::Impl {
+  using Key = std::pair<HttpSink*, uint64_t>;
+
+  struct Transfer {
+    Impl* owner = nullptr;
+    HttpSink* sink = nullptr;
+    uint64_t tag = 0;
+    HttpRequest request;  // kept alive: curl reads the body from it
+    CURL* easy = nullptr;
+    curl_slist* headers = nullptr;
+    http::HeadParser head;
+    bool head_reported = false;
+    bool in_multi = false;
+    bool dead = false;                        // aborted: no callback ever again
+    std::string setup_error;                  // set when the transfer could not be started
+    char error_buffer[CURL_ERROR_SIZE] = {};  // curl's own text: never shown
+  };
+
+  // One socket curl asked us to watch. Freed by the poll handle's close
+  // callback, which may run after the client is gone: it only frees.
+  struct SocketWatch {
+    uv_poll_t poll;
+    Impl* owner;
+    curl_socket_t fd;
+  };
+
+  uv_loop_t* loop;
+  HttpClientOptions options;
+  CURLM* multi = nullptr;
+  uv_timer_t* timer = nullptr;  // curl's timeout (CURLMOPT_TIMERFUNCTION)
+  uv_timer_t* kick = nullptr;   // reports transfers that failed to start
+  std::unordered_set<SocketWatch*> watches;
+  std::map<Key, std::unique_ptr<Transfer>> live;
+  std::vector<std::unique_ptr<Transfer>> dead;  // aborted, maybe still in curl's hands
+  std::vector<Transfer*> to_add;                // live, not yet handed to curl
+  std::vector<CURL*> pool;
+  int busy = 0;  // > 0 inside curl or while reporting: curl calls are deferred
+  bool destroying = false;
+  Stats stats;
+
+  Impl(uv_loop_t* l, HttpClientOptions o) : loop(l), options(o) {
+    GlobalInit();
+    multi = curl_multi_init();
+    timer = NewTimer(loop, this);
+    kick = NewTimer(loop, this);
+    curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, &Impl::OnCurlSocket);
+    curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, this);
+    curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, &Impl::OnCurlTimer);
+    curl_multi_setopt(multi, CURLMOPT_TIMERDATA, this);
+    curl_multi_setopt(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, kMaxHostConnections);
+  }
+
+  ~Impl() {
+    // No callbacks from here on: detach every easy handle, then let curl
+    // close its connections (its socket callback closes our watches).
+    busy++;
+    destroying = true;
+    for (auto& [key, t] : live) Release(std::move(t));
+    for (auto& t : dead) Release(std::move(t));
+    for (CURL* easy : pool) curl_easy_cleanup(easy);
+    curl_multi_cleanup(multi);
+    for (SocketWatch* watch : watches) CloseWatch(watch);
+    CloseTimer(timer);
+    CloseTimer(kick);
+  }
+
+  static void CloseWatch(SocketWatch* watch) {
+    uv_poll_stop(&watch->poll);
+    uv_close(reinterpret_cast<uv_handle_t*>(&watch->poll),
+             [](uv_handle_t* h) { delete static_cast<SocketWatch*>(h->data); });
+  }
+
+  // --- curl's callbacks: they only translate events ---
+
+  static int OnCurlSocket(CURL*, curl_socket_t fd, int what, void* userp, void* socketp) {
+    auto* self = static_cast<Impl*>(userp);
+    auto* watch = static_cast<SocketWatch*>(socketp);
+    if (what == CURL_POLL_REMOVE) {
+      if (watch) {
+        self->watches.erase(watch);
+        CloseWatch(watch);
+        curl_multi_assign(self->multi, fd, nullptr);
+      }
+      return 0;
+    }
+    if (!watch) {
+      watch = new SocketWatch;
+      watch->owner = self;
+      watch->fd = fd;
+      if (uv_poll_init_socket(self->loop, &watch->poll, fd) != 0) {
+        delete watch;
+        return -1;  // curl fails the transfers on this socket
+      }
+      watch->poll.data = watch;
+      self->watches.insert(watch);
+      curl_multi_assign(self->multi, fd, watch);
+    }
+    int events = 0;
+    if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) events |= UV_READABLE;
+    if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) events |= UV_WRITABLE;
+    uv_poll_start(&watch->poll, events, &Impl::OnPoll);
+    return 0;
+  }
+
+  static int OnCurlTimer(CURLM*, long timeout_ms, void* userp) {
+    auto* self = static_cast<Impl*>(userp);
+    if (timeout_ms < 0) {
+      uv_timer_stop(self->timer);
+    } else {
+      uv_timer_start(self->timer, &Impl::OnTimer, static_cast<uint64_t>(timeout_ms), 0);
+    }
+    return 0;
+  }
+
+  static size_t OnHeader(char* data, size_t size, size_t count, void* userp) {
+    auto* t = static_cast<Transfer*>(userp);
+    size_t n = size * count;
+    if (t->dead) return 0;
+    if (t->head.Feed(std::string_view(data, n))) {
+      t->owner->ReportHead(t);
+      if (t->dead) return 0;
+    }
+    return n;
+  }
+
+  static size_t OnWrite(char* data, size_t size, size_t count, void* userp) {
+    auto* t = static_cast<Transfer*>(userp);
+    size_t n = size * count;
+    if (t->dead) return 0;
+    if (!t->head_reported) {
+      t->owner->ReportHead(t);
+      if (t->dead) return 0;
+    }
+    if (n == 0) return 0;
+    t->sink->OnHttpData(t->tag, std::string_view(data, n));
+    return t->dead ? 0 : n;
+  }
+
+  // --- loop events: each runs curl once, then drains what it finished ---
+
+  static void OnPoll(uv_poll_t* handle, int status, int events) {
+    auto* watch = static_cast<SocketWatch*>(handle->data);
+    int flags = 0;
+    if (status < 0) flags = CURL_CSELECT_ERR | CURL_CSELECT_IN | CURL_CSELECT_OUT;
+    if (events & UV_READABLE) flags |= CURL_CSELECT_IN;
+    if (events & UV_WRITABLE) flags |= CURL_CSELECT_OUT;
+    // The watch may be closed inside curl: read what we need first.
+    watch->owner->SocketAction(watch->fd, flags);
+  }
+
+  static void OnTimer(uv_timer_t* handle) {
+    static_cast<Impl*>(handle->data)->SocketAction(CURL_SOCKET_TIMEOUT, 0);
+  }
+
+  static void OnKick(uv_timer_t* handle) {
+    auto* self = static_cast<Impl*>(handle->data);
+    self->busy++;
+    std::vector<Key> failed;
+    for (auto& [key, t] : self->live) {
+      if (!t->setup_error.empty()) failed.push_back(key);
+    }
+    for (const Key& key : failed) {
+      auto it = self->live.find(key);
+      if (it == self->live.end() || it->second->setup_error.empty()) continue;
+      std::unique_ptr<Transfer> t = std::move(it->second);
+      self->live.erase(it);
+      mcp::TransferResult result{false, t->setup_error};
+      HttpSink* sink = t->sink;
+      self->Release(std::move(t));
+      self->stats.finished++;
+      sink->OnHttpDone(key.second, result);
+    }
+    self->Leave();
+  }
+
+  void SocketAction(curl_socket_t fd, int flags) {
+    busy++;
+    int running = 0;
+    curl_multi_socket_action(multi, fd, flags, &running);
+    CheckMultiInfo();
+    Leave();
+  }
+
+  // Reports every finished transfer. Runs with busy > 0, so a sink that
+  // aborts or starts transfers here only queues work for Flush.
+  void CheckMultiInfo() {
+    int pending = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi, &pending)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      CURLcode code = msg->data.result;
+      Transfer* t = nullptr;
+      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&t));
+      if (!t || t->dead) continue;  // released by Flush
+      if (code == CURLE_OK && !t->head_reported) {
+        ReportHead(t);
+        if (t->dead) continue;
+      }
+      mcp::TransferResult result;
+      if (code != CURLE_OK) {
+        long os_errno = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &os_errno);
+        result.ok = false;
+        result.error = http::ErrorText(code, os_errno);
+      }
+      auto it = live.find(Key{t->sink, t->tag});
+      std::unique_ptr<Transfer> owned = std::move(it->second);
+      live.erase(it);
+      HttpSink* sink = owned->sink;
+      uint64_t tag = owned->tag;
+      Release(std::move(owned));
+      stats.finished++;
+      sink->OnHttpDone(tag, result);
+    }
+  }
+
+  void ReportHead(Transfer* t) {
+    t->head_reported = true;
+    int status = t->head.status();
+    if (status == 0) {
+      long code = 0;
+      curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+      status = static_cast<int>(code);
+    }
+    t->sink->OnHttpHead(t->tag, status, t->head.content_type(), t->head.session_id());
+  }
+
+  // Leaves a busy section; the outermost one carries out the deferred work.
+  void Leave() {
+    if (--busy > 0) return;
+    busy++;
+    while (!to_add.empty() || !dead.empty()) {
+      std::vector<Transfer*> adds;
+      adds.swap(to_add);
+      for (Transfer* t : adds) {
+        if (t->dead || !t->setup_error.empty()) continue;
+        if (curl_multi_add_handle(multi, t->easy) == CURLM_OK) {
+          t->in_multi = true;
+        } else {
+          Fail(t, "could not start the transfer");
+        }
+      }
+      std::vector<std::unique_ptr<Transfer>> gone;
+      gone.swap(dead);
+      for (auto& t : gone) Release(std::move(t));
+    }
+    busy--;
+  }
+
+  void Fail(Transfer* t, std::string error) {
+    t->setup_error = std::move(error);
+    uv_timer_start(kick, &Impl::OnKick, 0, 0);
+  }
+
+  // Takes a transfer out of curl (never from inside curl) and frees it.
+  void Release(std::unique_ptr<Transfer> t) {
+    if (!t) return;
+    if (t->easy) {
+      if (t->in_multi) curl_multi_remove_handle(multi, t->easy);
+      if (pool.size() < kEasyPoolSize && !destroying) {
+        curl_easy_reset(t->easy);
+        pool.push_back(t->easy);
+      } else {
+        curl_easy_cleanup(t->easy);
+      }
+    }
+    curl_slist_free_all(t->headers);
+  }
+
+  void Start(HttpSink* sink, uint64_t tag, HttpRequest request) {
+    Key key{sink, tag};
+    if (live.count(key)) Abort(sink, tag);  // the caller broke uniqueness: keep the newest
+    auto t = std::make_unique<Transfer>();
+    t->owner = this;
+    t->sink = sink;
+    t->tag = tag;
+    t->request = std::move(request);
+    stats.started++;
+    if (!pool.empty()) {
+      t->easy = pool.back();
+      pool.pop_back();
+    } else {
+      t->easy = curl_easy_init();
+    }
+    Transfer* raw = t.get();
+    live.emplace(key, std::move(t));
+    if (!raw->easy) {
+      Fail(raw, "out of memory");
+      return;
+    }
+    CURLcode rc = http::ConfigureEasy(raw->easy, raw->request, options, &raw->headers);
+    auto set = [&](CURLoption option, auto value) {
+      if (rc == CURLE_OK) rc = curl_easy_setopt(raw->easy, option, value);
+    };
+    set(CURLOPT_PRIVATE, raw);
+    set(CURLOPT_ERRORBUFFER, raw->error_buffer);
+    set(CURLOPT_HEADERFUNCTION, &Impl::OnHeader);
+    set(CURLOPT_HEADERDATA, raw);
+    set(CURLOPT_WRITEFUNCTION, &Impl::OnWrite);
+    set(CURLOPT_WRITEDATA, raw);
+    if (rc != CURLE_OK) {
+      Fail(raw, http::ErrorText(rc, 0));
+      return;
+    }
+    to_add.push_back(raw);
+    busy++;
+    Leave();
+  }
+
+  void Abort(HttpSink* sink, uint64_t tag) {
+    auto it = live.find(Key{sink, tag});
+    if (it == live.end()) return;
+    Kill(it);
+    busy++;
+    Leave();
+  }
+
+  void AbortAll(HttpSink* sink) {
+    auto it = live.lower_bound(Key{sink, 0});
+    while (it != live.end() && it->first.first == sink) it = Kill(it);
+    busy++;
+    Leave();
+  }
+
+  std::map<Key, std::unique_ptr<Transfer>>::iterator Kill(
+      std::map<Key, std::unique_ptr<Transfer>>::iterator it) {
+    it->second->dead = true;
+    dead.push_back(std::move(it->second));
+    stats.aborted++;
+    return live.erase(it);
+  }
+};
+
+HttpClient::HttpClient(uv_loop_t* loop, HttpClientOptions options)
+    : impl_(std::make_unique<Impl>(loop, options)) {}
+
+HttpClient::~HttpClient() = default;
+
+void HttpClient::Start(HttpSink* sink, uint64_t tag, HttpRequest request) {
+  impl_->Start(sink, tag, std::move(request));
+}
+
+void HttpClient::Abort(HttpSink* sink, uint64_t tag) { impl_->Abort(sink, tag); }
+
+void HttpClient::AbortAll(HttpSink* sink) { impl_->AbortAll(sink); }
+
+size_t HttpClient::active() const { return impl_->live.size(); }
+
+HttpClient::Stats HttpClient::stats() const { return impl_->stats; }
+
+}  // namespace mcpgw

@@ -1,0 +1,194 @@
+#include "daemon/http_curl.h"
+
+#include <cerrno>
+#include <cstdio>
+
+namespace mcpgw::http {
+namespace {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); i++) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// "HTTP/1.1 200 OK" or "HTTP/2 200": the three digits after the first space.
+int ParseStatus(std::string_view line) {
+  size_t space = line.find(' ');
+  if (space == std::string_view::npos) return 0;
+  std::string_view rest = Trim(line.substr(space + 1));
+  if (rest.size() < 3) return 0;
+  int status = 0;
+  for (size_t i = 0; i < 3; i++) {
+    if (rest[i] < '0' || rest[i] > '9') return 0;
+    status = status * 10 + (rest[i] - '0');
+  }
+  return status;
+}
+
+bool IsHttps(std::string_view url) {
+  constexpr std::string_view kScheme = "https://";
+  return url.size() >= kScheme.size() && EqualsIgnoreCase(url.substr(0, kScheme.size()), kScheme);
+}
+
+}  // namespace
+
+CURLcode ConfigureEasy(CURL* easy, const HttpRequest& request, const HttpClientOptions& options,
+                       curl_slist** headers) {
+  *headers = nullptr;
+  // Values are secrets: build each line once and hand it to curl, nothing else.
+  for (const auto& [name, value] : request.headers) {
+    // "Name:" would tell curl to drop the header; "Name;" sends it empty.
+    std::string line = value.empty() ? name + ";" : name + ": " + value;
+    curl_slist* next = curl_slist_append(*headers, line.c_str());
+    if (!next) return CURLE_OUT_OF_MEMORY;
+    *headers = next;
+  }
+  curl_slist* next = curl_slist_append(*headers, "Expect:");  // no 100-continue round trip
+  if (!next) return CURLE_OUT_OF_MEMORY;
+  *headers = next;
+
+  CURLcode rc = CURLE_OK;
+  auto set = [&](CURLoption option, auto value) {
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, option, value);
+  };
+  set(CURLOPT_URL, request.url.c_str());
+  set(CURLOPT_HTTPHEADER, *headers);
+  set(CURLOPT_NOSIGNAL, 1L);
+  set(CURLOPT_FOLLOWLOCATION, 0L);
+  set(CURLOPT_PROTOCOLS_STR, "http,https");
+  set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  set(CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+  // Waiting to learn whether a connection multiplexes only pays where HTTP/2
+  // is possible (TLS with ALPN). On cleartext (HTTP/1.1 only) it would queue
+  // every transfer to a host behind the first one still running.
+  set(CURLOPT_PIPEWAIT, IsHttps(request.url) ? 1L : 0L);
+  set(CURLOPT_TCP_KEEPALIVE, 1L);
+  set(CURLOPT_CONNECTTIMEOUT_MS, options.connect_timeout_ms);
+  set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);  // a proxy's CONNECT reply is not the response
+  set(CURLOPT_VERBOSE, options.verbose ? 1L : 0L);
+  switch (request.method) {
+    case mcp::HttpMethod::kPost:
+      set(CURLOPT_POST, 1L);
+      set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+      set(CURLOPT_POSTFIELDS, request.body.data());
+      break;
+    case mcp::HttpMethod::kGet:
+      set(CURLOPT_HTTPGET, 1L);
+      break;
+    case mcp::HttpMethod::kDelete:
+      if (!request.body.empty()) {
+        set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+        set(CURLOPT_POSTFIELDS, request.body.data());
+      }
+      set(CURLOPT_CUSTOMREQUEST, "DELETE");
+      break;
+  }
+  return rc;
+}
+
+bool HeadParser::Feed(std::string_view line) {
+  if (complete_) return false;  // trailers after the body
+  if (line.substr(0, 5) == "HTTP/") {
+    status_ = ParseStatus(Trim(line));
+    content_type_.clear();
+    session_id_.clear();
+    return false;
+  }
+  std::string_view trimmed = Trim(line);
+  if (trimmed.empty()) {
+    // End of a header block; an interim (1xx) block is followed by another.
+    if (status_ >= 100 && status_ < 200) return false;
+    complete_ = true;
+    return true;
+  }
+  size_t colon = trimmed.find(':');
+  if (colon == std::string_view::npos) return false;
+  std::string_view name = Trim(trimmed.substr(0, colon));
+  std::string_view value = Trim(trimmed.substr(colon + 1));
+  if (EqualsIgnoreCase(name, "content-type")) {
+    content_type_.assign(value);
+  } else if (EqualsIgnoreCase(name, "mcp-session-id")) {
+    session_id_.assign(value);
+  }
+  return false;
+}
+
+std::string ErrorText(CURLcode code, long os_errno) {
+  switch (code) {
+    case CURLE_OK:
+      return "";
+    case CURLE_COULDNT_CONNECT:
+      return os_errno == 0 || os_errno == ECONNREFUSED ? "connection refused" : "could not connect";
+    case CURLE_COULDNT_RESOLVE_HOST:
+      return "could not resolve host";
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      return "could not resolve proxy";
+    case CURLE_OPERATION_TIMEDOUT:
+      return "timed out connecting";
+    case CURLE_PEER_FAILED_VERIFICATION:
+      return "TLS: certificate verify failed";
+    case CURLE_SSL_CONNECT_ERROR:
+      return "TLS: handshake failed";
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CLIENTCERT:
+      return "TLS: client certificate problem";
+    case CURLE_SSL_CIPHER:
+      return "TLS: no usable cipher";
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CRL_BADFILE:
+      return "TLS: could not load CA certificates";
+    case CURLE_SSL_ISSUER_ERROR:
+      return "TLS: certificate issuer check failed";
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+      return "TLS: pinned public key does not match";
+    case CURLE_SSL_INVALIDCERTSTATUS:
+      return "TLS: certificate status invalid";
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_ENGINE_INITFAILED:
+      return "TLS: crypto engine error";
+    case CURLE_SSL_SHUTDOWN_FAILED:
+      return "TLS: shutdown failed";
+    case CURLE_USE_SSL_FAILED:
+      return "TLS: could not be used";
+    case CURLE_GOT_NOTHING:
+      return "server closed the connection without a response";
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+      return "connection reset";
+    case CURLE_PARTIAL_FILE:
+      return "response cut short";
+    case CURLE_UNSUPPORTED_PROTOCOL:
+      return "unsupported url scheme";
+    case CURLE_URL_MALFORMAT:
+      return "malformed url";
+    case CURLE_WEIRD_SERVER_REPLY:
+      return "invalid HTTP response";
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return "HTTP/2 error";
+    case CURLE_OUT_OF_MEMORY:
+      return "out of memory";
+    default: {
+      char text[48];
+      std::snprintf(text, sizeof text, "transfer failed (curl error %d)", static_cast<int>(code));
+      return text;
+    }
+  }
+}
+
+}  // namespace mcpgw::http

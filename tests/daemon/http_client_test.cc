@@ -1,0 +1,509 @@
+#include "daemon/http_client.h"
+
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "daemon/http_curl.h"
+#include "tests/daemon/testing/http_test_server.h"
+#include "tests/daemon/testing/loop_helpers.h"
+
+namespace mcpgw {
+namespace {
+
+using testing::FinishLoop;
+using testing::HttpTestServer;
+using testing::RunFor;
+using testing::RunUntil;
+using testing::TestConnection;
+using testing::TestRequest;
+
+// What one transfer reported, in order.
+struct Seen {
+  int heads = 0;
+  int status = 0;
+  std::string content_type;
+  std::string session_id;
+  std::string body;
+  int data_calls = 0;
+  int dones = 0;
+  mcp::TransferResult result;
+  bool data_before_head = false;
+  bool event_after_done = false;
+};
+
+class RecordingSink : public HttpSink {
+ public:
+  std::map<uint64_t, Seen> seen;
+  std::function<void(uint64_t)> on_head;
+  std::function<void(uint64_t, std::string_view)> on_data;
+  std::function<void(uint64_t)> on_done;
+
+  void OnHttpHead(uint64_t tag, int status, std::string_view content_type,
+                  std::string_view session_id) override {
+    Seen& s = seen[tag];
+    if (s.dones) s.event_after_done = true;
+    s.heads++;
+    s.status = status;
+    s.content_type = std::string(content_type);
+    s.session_id = std::string(session_id);
+    if (on_head) on_head(tag);
+  }
+  void OnHttpData(uint64_t tag, std::string_view bytes) override {
+    Seen& s = seen[tag];
+    if (s.dones) s.event_after_done = true;
+    if (!s.heads) s.data_before_head = true;
+    s.data_calls++;
+    s.body += bytes;
+    if (on_data) on_data(tag, bytes);
+  }
+  void OnHttpDone(uint64_t tag, const mcp::TransferResult& result) override {
+    Seen& s = seen[tag];
+    if (s.dones) s.event_after_done = true;
+    s.dones++;
+    s.result = result;
+    if (on_done) on_done(tag);
+  }
+  bool Done(uint64_t tag) const {
+    auto it = seen.find(tag);
+    return it != seen.end() && it->second.dones > 0;
+  }
+  size_t DoneCount() const {
+    size_t n = 0;
+    for (const auto& [tag, s] : seen) n += s.dones;
+    return n;
+  }
+};
+
+HttpRequest Get(std::string url) {
+  HttpRequest r;
+  r.method = mcp::HttpMethod::kGet;
+  r.url = std::move(url);
+  return r;
+}
+
+HttpRequest Post(std::string url, std::string body) {
+  HttpRequest r;
+  r.method = mcp::HttpMethod::kPost;
+  r.url = std::move(url);
+  r.body = std::move(body);
+  return r;
+}
+
+// Each test owns a loop; the client must leave it clean.
+struct Fixture {
+  uv_loop_t loop;
+  std::unique_ptr<HttpClient> client;
+  RecordingSink sink;
+  Fixture() {
+    uv_loop_init(&loop);
+    client = std::make_unique<HttpClient>(&loop);
+  }
+  ~Fixture() {
+    client.reset();
+    CHECK(FinishLoop(&loop) == 0);
+  }
+  bool RunUntilDone(uint64_t tag, int ms = 2000) {
+    return RunUntil(
+        &loop, [&] { return sink.Done(tag); }, std::chrono::milliseconds(ms));
+  }
+};
+
+TEST_CASE("POST reaches the server with its headers and body; the head is reported once",
+          "[http]") {
+  HttpTestServer server([](const TestRequest&, TestConnection& c) {
+    c.Write(
+        "HTTP/1.1 200 OK\r\n"
+        "content-type:   application/json; charset=utf-8  \r\n"
+        "MCP-SESSION-ID: \tabc123 \r\n"
+        "Content-Length: 11\r\n\r\n"
+        "{\"ok\":true}");
+  });
+  Fixture f;
+  HttpRequest req = Post(server.Url(), R"({"jsonrpc":"2.0","id":1})");
+  req.headers = {{"Authorization", "Bearer s3cret"},
+                 {"Accept", "application/json, text/event-stream"},
+                 {"X-Empty", ""}};
+  f.client->Start(&f.sink, 7, req);
+  CHECK(f.client->active() == 1);
+  REQUIRE(f.RunUntilDone(7));
+
+  const Seen& s = f.sink.seen[7];
+  CHECK(s.heads == 1);
+  CHECK(s.status == 200);
+  CHECK(s.content_type == "application/json; charset=utf-8");
+  CHECK(s.session_id == "abc123");
+  CHECK(s.body == "{\"ok\":true}");
+  CHECK(s.dones == 1);
+  CHECK(s.result.ok);
+  CHECK_FALSE(s.data_before_head);
+  CHECK_FALSE(s.event_after_done);
+  CHECK(f.client->active() == 0);
+
+  auto requests = server.requests();
+  REQUIRE(requests.size() == 1);
+  CHECK(requests[0].method == "POST");
+  CHECK(requests[0].target == "/mcp");
+  CHECK(requests[0].body == R"({"jsonrpc":"2.0","id":1})");
+  CHECK(requests[0].Header("Authorization") == "Bearer s3cret");
+  CHECK(requests[0].Header("Accept") == "application/json, text/event-stream");
+  CHECK(requests[0].HasHeader("X-Empty"));
+  CHECK(requests[0].Header("X-Empty").empty());
+  CHECK_FALSE(requests[0].HasHeader("Expect"));           // no 100-continue wait
+  CHECK_FALSE(requests[0].HasHeader("Accept-Encoding"));  // no compression
+  CHECK(f.client->stats().started == 1);
+  CHECK(f.client->stats().finished == 1);
+}
+
+TEST_CASE("GET and DELETE use their methods; an empty body still gets a head", "[http]") {
+  HttpTestServer server([](const TestRequest& r, TestConnection& c) {
+    if (r.method == "DELETE") {
+      c.Write("HTTP/1.1 204 No Content\r\n\r\n");
+    } else {
+      c.Respond(200, {{"Content-Type", "text/event-stream"}}, "data: x\n\n");
+    }
+  });
+  Fixture f;
+  HttpRequest get = Get(server.Url("/stream"));
+  get.headers = {{"Mcp-Session-Id", "s-1"}};
+  HttpRequest del = Get(server.Url("/mcp"));
+  del.method = mcp::HttpMethod::kDelete;
+  f.client->Start(&f.sink, 1, get);
+  f.client->Start(&f.sink, 2, del);
+  REQUIRE(RunUntil(&f.loop, [&] { return f.sink.DoneCount() == 2; }));
+
+  CHECK(f.sink.seen[1].status == 200);
+  CHECK(f.sink.seen[1].content_type == "text/event-stream");
+  CHECK(f.sink.seen[1].body == "data: x\n\n");
+  CHECK(f.sink.seen[2].heads == 1);
+  CHECK(f.sink.seen[2].status == 204);
+  CHECK(f.sink.seen[2].data_calls == 0);
+  CHECK(f.sink.seen[2].result.ok);
+
+  auto requests = server.requests();
+  REQUIRE(requests.size() == 2);
+  std::map<std::string, TestRequest> by_method;
+  for (auto& r : requests) by_method[r.method] = r;
+  REQUIRE(by_method.count("GET"));
+  REQUIRE(by_method.count("DELETE"));
+  CHECK(by_method["GET"].target == "/stream");
+  CHECK(by_method["GET"].Header("Mcp-Session-Id") == "s-1");
+  CHECK(by_method["GET"].body.empty());
+  CHECK(by_method["DELETE"].target == "/mcp");
+}
+
+TEST_CASE("Interim 1xx heads and trailers are not reported as the head", "[http]") {
+  HttpTestServer server([](const TestRequest&, TestConnection& c) {
+    c.Write(
+        "HTTP/1.1 103 Early Hints\r\nContent-Type: text/wrong\r\nMcp-Session-Id: wrong\r\n\r\n"
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+        "Transfer-Encoding: chunked\r\nTrailer: Content-Type\r\n\r\n"
+        "5\r\nhello\r\n0\r\nContent-Type: text/trailer\r\n\r\n");
+  });
+  Fixture f;
+  f.client->Start(&f.sink, 1, Post(server.Url(), "{}"));
+  REQUIRE(f.RunUntilDone(1));
+  const Seen& s = f.sink.seen[1];
+  CHECK(s.heads == 1);
+  CHECK(s.status == 200);
+  CHECK(s.content_type == "text/event-stream");
+  CHECK(s.session_id.empty());
+  CHECK(s.body == "hello");
+  CHECK(s.result.ok);
+}
+
+TEST_CASE("A body sent in many delayed chunks arrives whole, in order", "[http]") {
+  HttpTestServer server([](const TestRequest&, TestConnection& c) {
+    c.Write(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n");
+    for (int i = 0; i < 20; i++) {
+      std::string piece = "event " + std::to_string(i) + "\n";
+      char size[16];
+      snprintf(size, sizeof size, "%zx\r\n", piece.size());
+      if (!c.Write(size + piece + "\r\n")) return;
+      c.Sleep(5);
+    }
+    c.Write("0\r\n\r\n");
+  });
+  Fixture f;
+  f.client->Start(&f.sink, 1, Get(server.Url()));
+  REQUIRE(f.RunUntilDone(1));
+  std::string expected;
+  for (int i = 0; i < 20; i++) expected += "event " + std::to_string(i) + "\n";
+  const Seen& s = f.sink.seen[1];
+  CHECK(s.body == expected);
+  CHECK(s.data_calls > 1);
+  CHECK(s.heads == 1);
+  CHECK_FALSE(s.data_before_head);
+  CHECK(s.result.ok);
+}
+
+TEST_CASE("A redirect is reported as a response and never followed", "[http]") {
+  HttpTestServer server([&](const TestRequest& r, TestConnection& c) {
+    if (r.target == "/mcp") {
+      c.Respond(302, {{"Location", "/elsewhere"}}, "moved");
+    } else {
+      c.Respond(200, {}, "followed");
+    }
+  });
+  Fixture f;
+  f.client->Start(&f.sink, 1, Post(server.Url(), "{}"));
+  REQUIRE(f.RunUntilDone(1));
+  RunFor(&f.loop, 100);
+  CHECK(f.sink.seen[1].status == 302);
+  CHECK(f.sink.seen[1].body == "moved");
+  CHECK(f.sink.seen[1].result.ok);
+  CHECK(server.request_count() == 1);
+}
+
+TEST_CASE("Error statuses are completed exchanges", "[http]") {
+  HttpTestServer server([](const TestRequest& r, TestConnection& c) {
+    c.Respond(r.target == "/auth" ? 401 : 500, {{"Content-Type", "text/plain"}}, "nope");
+  });
+  Fixture f;
+  f.client->Start(&f.sink, 1, Post(server.Url("/auth"), "{}"));
+  f.client->Start(&f.sink, 2, Post(server.Url("/boom"), "{}"));
+  REQUIRE(RunUntil(&f.loop, [&] { return f.sink.DoneCount() == 2; }));
+  CHECK(f.sink.seen[1].status == 401);
+  CHECK(f.sink.seen[2].status == 500);
+  for (uint64_t tag : {1, 2}) {
+    CHECK(f.sink.seen[tag].result.ok);
+    CHECK(f.sink.seen[tag].result.error.empty());
+    CHECK(f.sink.seen[tag].body == "nope");
+  }
+}
+
+TEST_CASE("Transport failures end with a short error and no head", "[http]") {
+  Fixture f;
+  SECTION("connection refused") {
+    std::string url = "http://127.0.0.1:" + std::to_string(testing::ClosedPort()) + "/mcp";
+    HttpRequest req = Post(url, "{}");
+    req.headers = {{"Authorization", "Bearer s3cret"}};
+    f.client->Start(&f.sink, 1, req);
+    CHECK(f.sink.DoneCount() == 0);  // never reported from inside Start
+    REQUIRE(f.RunUntilDone(1));
+    CHECK(f.sink.seen[1].heads == 0);
+    CHECK_FALSE(f.sink.seen[1].result.ok);
+    CHECK(f.sink.seen[1].result.error == "connection refused");
+  }
+  SECTION("unsupported scheme") {
+    f.client->Start(&f.sink, 1, Get("ftp://127.0.0.1/secret-path"));
+    CHECK(f.sink.DoneCount() == 0);
+    REQUIRE(f.RunUntilDone(1));
+    CHECK(f.sink.seen[1].result.error == "unsupported url scheme");
+  }
+  SECTION("malformed url") {
+    f.client->Start(&f.sink, 1, Get("http://[::1"));
+    REQUIRE(f.RunUntilDone(1));
+    CHECK(f.sink.seen[1].result.error == "malformed url");
+  }
+  CHECK(f.client->active() == 0);
+}
+
+TEST_CASE("A server that closes early fails the transfer", "[http]") {
+  SECTION("mid-body") {
+    HttpTestServer server([](const TestRequest&, TestConnection& c) {
+      c.Write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n");
+      c.Write("0123456789");
+      c.Close();
+    });
+    Fixture f;
+    f.client->Start(&f.sink, 1, Post(server.Url(), "{}"));
+    REQUIRE(f.RunUntilDone(1));
+    CHECK(f.sink.seen[1].heads == 1);
+    CHECK(f.sink.seen[1].body == "0123456789");
+    CHECK_FALSE(f.sink.seen[1].result.ok);
+    CHECK(f.sink.seen[1].result.error == "response cut short");
+  }
+  SECTION("before any response") {
+    HttpTestServer server([](const TestRequest&, TestConnection& c) { c.Close(); });
+    Fixture f;
+    f.client->Start(&f.sink, 1, Post(server.Url(), "{}"));
+    REQUIRE(f.RunUntilDone(1));
+    CHECK(f.sink.seen[1].heads == 0);
+    CHECK(f.sink.seen[1].result.error == "server closed the connection without a response");
+  }
+}
+
+// Head, then a chunk every 20 ms for 2 s unless the client goes away.
+void SlowStream(const TestRequest&, TestConnection& c) {
+  c.Write(
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n");
+  for (int i = 0; i < 100; i++) {
+    if (!c.Write("6\r\ntick!\n\r\n") || !c.Sleep(20)) break;
+  }
+  c.Close();
+}
+
+TEST_CASE("Abort from inside OnHttpData stops every callback; the client stays usable", "[http]") {
+  HttpTestServer server([](const TestRequest& r, TestConnection& c) {
+    if (r.target == "/slow") return SlowStream(r, c);
+    c.Respond(200, {}, "fine");
+  });
+  Fixture f;
+  f.sink.on_data = [&](uint64_t tag, std::string_view) {
+    if (tag == 1) f.client->Abort(&f.sink, 1);
+  };
+  f.client->Start(&f.sink, 1, Get(server.Url("/slow")));
+  REQUIRE(RunUntil(&f.loop, [&] { return f.sink.seen[1].data_calls > 0; }));
+  CHECK(f.client->active() == 0);
+  RunFor(&f.loop, 150);  // the server keeps sending for a while
+  CHECK(f.sink.seen[1].data_calls == 1);
+  CHECK(f.sink.seen[1].dones == 0);
+  CHECK(f.client->stats().aborted == 1);
+
+  // The same tag is free again and the client still works.
+  f.sink.on_data = nullptr;
+  f.client->Start(&f.sink, 1, Get(server.Url("/fast")));
+  REQUIRE(f.RunUntilDone(1));
+  CHECK(f.sink.seen[1].body == "tick!\nfine");
+  CHECK(f.sink.seen[1].result.ok);
+}
+
+TEST_CASE("AbortAll from inside a head callback silences every transfer of the sink", "[http]") {
+  HttpTestServer server(SlowStream);
+  Fixture f;
+  RecordingSink other;
+  f.sink.on_head = [&](uint64_t) { f.client->AbortAll(&f.sink); };
+  for (uint64_t tag = 1; tag <= 3; tag++) f.client->Start(&f.sink, tag, Get(server.Url()));
+  f.client->Start(&other, 1, Get(server.Url()));
+  REQUIRE(RunUntil(&f.loop, [&] { return other.seen[1].data_calls >= 2; }));
+  RunFor(&f.loop, 100);
+  int heads = 0, data = 0, dones = 0;
+  for (auto& [tag, s] : f.sink.seen) {
+    heads += s.heads;
+    data += s.data_calls;
+    dones += s.dones;
+  }
+  CHECK(heads == 1);
+  CHECK(data == 0);
+  CHECK(dones == 0);
+  CHECK(f.client->active() == 1);  // the other sink's stream goes on
+  f.client->AbortAll(&other);
+  CHECK(f.client->active() == 0);
+}
+
+TEST_CASE("A transfer started from inside OnHttpDone runs", "[http]") {
+  HttpTestServer server(
+      [](const TestRequest& r, TestConnection& c) { c.Respond(200, {}, "echo " + r.body); });
+  Fixture f;
+  f.sink.on_done = [&](uint64_t tag) {
+    if (tag == 1) f.client->Start(&f.sink, 2, Post(server.Url(), "second"));
+  };
+  f.client->Start(&f.sink, 1, Post(server.Url(), "first"));
+  REQUIRE(f.RunUntilDone(2));
+  CHECK(f.sink.seen[1].body == "echo first");
+  CHECK(f.sink.seen[2].body == "echo second");
+  CHECK(f.sink.seen[2].result.ok);
+}
+
+TEST_CASE("Sequential requests reuse one connection", "[http]") {
+  HttpTestServer server;
+  Fixture f;
+  for (uint64_t tag = 1; tag <= 5; tag++) {
+    f.client->Start(&f.sink, tag, Post(server.Url(), "{}"));
+    REQUIRE(f.RunUntilDone(tag));
+  }
+  CHECK(server.request_count() == 5);
+  CHECK(server.accepted() == 1);
+}
+
+TEST_CASE("200 concurrent transfers complete over a bounded number of connections", "[http]") {
+  HttpTestServer server([](const TestRequest& r, TestConnection& c) {
+    c.Sleep(10);
+    c.Respond(200, {{"Content-Type", "application/json"}}, "re:" + r.body);
+  });
+  Fixture f;
+  constexpr int kTransfers = 200;
+  for (int i = 0; i < kTransfers; i++) {
+    f.client->Start(&f.sink, i, Post(server.Url(), std::to_string(i)));
+  }
+  REQUIRE(RunUntil(
+      &f.loop, [&] { return f.sink.DoneCount() == kTransfers; }, std::chrono::seconds(10)));
+  for (int i = 0; i < kTransfers; i++) {
+    CHECK(f.sink.seen[i].result.ok);
+    CHECK(f.sink.seen[i].body == "re:" + std::to_string(i));
+  }
+  CHECK(server.request_count() == kTransfers);
+  CHECK(server.accepted() <= 64);
+  CHECK(f.client->stats().finished == kTransfers);
+}
+
+TEST_CASE("A stalled response stays open until aborted", "[http]") {
+  HttpTestServer server([](const TestRequest&, TestConnection& c) {
+    c.Write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: 50\r\n\r\n");
+    c.Sleep(2000);  // cut short when the server stops
+  });
+  Fixture f;
+  f.client->Start(&f.sink, 1, Get(server.Url()));
+  REQUIRE(RunUntil(&f.loop, [&] { return f.sink.seen[1].heads == 1; }));
+  RunFor(&f.loop, 200);
+  CHECK(f.sink.seen[1].dones == 0);
+  CHECK(f.client->active() == 1);
+  f.client->Abort(&f.sink, 1);
+  CHECK(f.client->active() == 0);
+  RunFor(&f.loop, 50);
+  CHECK(f.sink.seen[1].dones == 0);
+}
+
+TEST_CASE("Destroying the client with transfers in flight is clean and silent", "[http]") {
+  HttpTestServer server([](const TestRequest&, TestConnection& c) {
+    c.Write("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n12345");
+    c.Sleep(2000);
+  });
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  RecordingSink sink;
+  {
+    HttpClient client(&loop);
+    for (uint64_t tag = 1; tag <= 10; tag++) client.Start(&sink, tag, Get(server.Url()));
+    REQUIRE(RunUntil(&loop, [&] { return server.request_count() == 10; }));
+    RunFor(&loop, 20);
+    // One more that was never handed to curl yet.
+    client.Start(&sink, 11, Get(server.Url()));
+  }
+  size_t before = 0;
+  for (auto& [tag, s] : sink.seen) before += s.heads + s.data_calls + s.dones;
+  CHECK(sink.DoneCount() == 0);
+  CHECK(FinishLoop(&loop) == 0);
+  size_t after = 0;
+  for (auto& [tag, s] : sink.seen) after += s.heads + s.data_calls + s.dones;
+  CHECK(after == before);
+}
+
+TEST_CASE("HeadParser keeps the final head only", "[http]") {
+  http::HeadParser p;
+  CHECK_FALSE(p.Feed("HTTP/1.1 100 Continue\r\n"));
+  CHECK_FALSE(p.Feed("\r\n"));
+  CHECK_FALSE(p.Feed("HTTP/2 404 \r\n"));
+  CHECK_FALSE(p.Feed("CONTENT-TYPE: text/html\r\n"));
+  CHECK_FALSE(p.Feed("mcp-session-id:x y \r\n"));
+  CHECK(p.Feed("\r\n"));
+  CHECK(p.status() == 404);
+  CHECK(p.content_type() == "text/html");
+  CHECK(p.session_id() == "x y");
+  CHECK_FALSE(p.Feed("Content-Type: trailer\r\n"));
+  CHECK_FALSE(p.Feed("\r\n"));
+  CHECK(p.content_type() == "text/html");
+}
+
+TEST_CASE("curl codes become short texts", "[http]") {
+  CHECK(http::ErrorText(CURLE_COULDNT_CONNECT, ECONNREFUSED) == "connection refused");
+  CHECK(http::ErrorText(CURLE_COULDNT_CONNECT, ENETUNREACH) == "could not connect");
+  CHECK(http::ErrorText(CURLE_COULDNT_RESOLVE_HOST, 0) == "could not resolve host");
+  CHECK(http::ErrorText(CURLE_OPERATION_TIMEDOUT, 0) == "timed out connecting");
+  CHECK(http::ErrorText(CURLE_PEER_FAILED_VERIFICATION, 0) == "TLS: certificate verify failed");
+  CHECK(http::ErrorText(CURLE_SSL_CONNECT_ERROR, 0) == "TLS: handshake failed");
+  CHECK(http::ErrorText(CURLE_SSL_CACERT_BADFILE, 0).rfind("TLS: ", 0) == 0);
+  CHECK(http::ErrorText(CURLE_RECV_ERROR, 0) == "connection reset");
+  CHECK(http::ErrorText(CURLE_SEND_ERROR, 0) == "connection reset");
+  CHECK(http::ErrorText(CURLE_FTP_ACCEPT_FAILED, 0) == "transfer failed (curl error 10)");
+}
+
+}  // namespace
+}  // namespace mcpgw
