@@ -1,0 +1,112 @@
+// The shape of one mcpServers entry (SPEC §2): remote or local, url rules,
+// legacy SSE, and what is ignored.
+#include <catch2/catch.hpp>
+
+#include "config/config.h"
+#include "config_test_util.h"
+
+namespace mcpgw::config {
+namespace {
+
+using testing::OnlyEntry;
+
+TEST_CASE("a remote entry with an https url is accepted", "[config][entry]") {
+  Entry e = OnlyEntry("{\"url\": \"https://api.example.com/mcp?x=1#f\"}");
+  REQUIRE(e.accepted());
+  CHECK(e.refusal.empty());
+  CHECK(e.remote->url.Reveal() == "https://api.example.com/mcp?x=1#f");
+  CHECK(e.remote->url_redacted == "https://api.example.com/mcp?x=1#f");
+  CHECK(e.remote->headers.empty());
+}
+
+TEST_CASE("an entry that is not an object is refused", "[config][entry]") {
+  for (const char* json : {"\"http://x\"", "[]", "null", "3", "true"}) {
+    Entry e = OnlyEntry(json);
+    CHECK_FALSE(e.accepted());
+    CHECK(e.refusal.rfind("entry must be an object (got ", 0) == 0);
+  }
+}
+
+TEST_CASE("an entry with both url and command is refused", "[config][entry]") {
+  Entry e = OnlyEntry("{\"url\": \"http://x\", \"command\": \"npx\"}");
+  CHECK_FALSE(e.accepted());
+  CHECK(e.refusal.find("both \"url\" and \"command\"") != std::string::npos);
+}
+
+TEST_CASE("an entry with neither url nor command is refused", "[config][entry]") {
+  Entry e = OnlyEntry("{\"type\": \"http\", \"headers\": {}}");
+  CHECK_FALSE(e.accepted());
+  CHECK(e.refusal.find("neither \"url\"") != std::string::npos);
+  CHECK(e.refusal.find("\"command\"") != std::string::npos);
+  CHECK_FALSE(OnlyEntry("{}").accepted());
+}
+
+TEST_CASE("a local entry is refused with exactly the local reason", "[config][entry]") {
+  Entry e = OnlyEntry(
+      "{\"command\": \"npx\", \"args\": [\"-y\", \"${env:UNSET}\"], \"env\": {\"K\": \"v\"},"
+      " \"cwd\": \"${userHome}\"}");
+  CHECK_FALSE(e.accepted());
+  CHECK(e.refusal == "local MCP servers (command) are not supported yet");
+  CHECK(OnlyEntry("{\"command\": 5}").refusal == kLocalRefusal);
+}
+
+TEST_CASE("type sse is refused, in any case", "[config][entry]") {
+  Entry e = OnlyEntry("{\"url\": \"http://x/sse\", \"type\": \"sse\"}");
+  CHECK_FALSE(e.accepted());
+  CHECK(e.refusal ==
+        "legacy HTTP+SSE transport (type \"sse\") is not supported; use Streamable HTTP");
+  CHECK(OnlyEntry("{\"url\": \"http://x/sse\", \"type\": \"SSE\"}").refusal == e.refusal);
+}
+
+TEST_CASE("other type values are ignored", "[config][entry]") {
+  for (const char* type :
+       {"\"http\"", "\"streamable-http\"", "42", "null", "\"sse2\"", "[\"sse\"]"}) {
+    Entry e = OnlyEntry(std::string("{\"url\": \"http://x\", \"type\": ") + type + "}");
+    CHECK(e.accepted());
+  }
+}
+
+TEST_CASE("unknown entry fields are ignored", "[config][entry]") {
+  Entry e = OnlyEntry(
+      "{\"url\": \"http://x\", \"disabled\": true, \"args\": 5, \"env\": [], \"nested\": "
+      "{\"a\": [1,2,{}]}}");
+  CHECK(e.accepted());
+}
+
+TEST_CASE("a url that is not a string is refused naming the key", "[config][entry]") {
+  for (const char* url : {"5", "null", "[\"http://x\"]", "{}", "false"}) {
+    Entry e = OnlyEntry(std::string("{\"url\": ") + url + "}");
+    CHECK_FALSE(e.accepted());
+    CHECK(e.refusal.rfind("\"url\" must be a string (got ", 0) == 0);
+  }
+}
+
+TEST_CASE("a url that is not http(s) with a host is refused", "[config][entry]") {
+  for (const char* url :
+       {"http://", "https://", "ftp://x", "x", "http:/x", "http//x", "http://a b",
+        "http://x/\\tpath", "", "ws://x", "file:///etc/passwd", "http://:80", "http://user@",
+        "http://x:port", "http://x:99999", "mailto:a@b", "http://[::1", " http://x"}) {
+    Entry e = OnlyEntry(std::string("{\"url\": \"") + url + "\"}");
+    INFO(url);
+    CHECK_FALSE(e.accepted());
+    CHECK(e.refusal == "url: not an http:// or https:// URL with a host");
+  }
+}
+
+TEST_CASE("url schemes match case-insensitively; ports, IPv6 and userinfo are fine",
+          "[config][entry]") {
+  for (const char* url : {"HTTP://x", "Https://x:8443/p", "http://[::1]:8080/mcp", "http://u:p@h/",
+                          "http://127.0.0.1", "https://x?q", "http://x#f"}) {
+    INFO(url);
+    CHECK(OnlyEntry(std::string("{\"url\": \"") + url + "\"}").accepted());
+  }
+}
+
+TEST_CASE("a url with a control character is refused", "[config][entry]") {
+  CHECK_FALSE(OnlyEntry("{\"url\": \"http://x/\\u0000a\"}").accepted());
+  CHECK_FALSE(OnlyEntry("{\"url\": \"http://x/\\r\\n\"}").accepted());
+  CHECK_FALSE(OnlyEntry("{\"url\": \"http://x/\\u007f\"}").accepted());
+}
+
+}  // namespace
+}  // namespace mcpgw::config

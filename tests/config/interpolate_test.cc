@@ -1,0 +1,134 @@
+// ${env:NAME} and ${userHome} (SPEC §2): expansion, what passes through, the
+// refusals, url redaction, and what lands in Config::secrets.
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "config/config.h"
+#include "config/interpolate.h"
+#include "config_test_util.h"
+
+namespace mcpgw::config {
+namespace {
+
+using testing::FakeEnv;
+using testing::OnlyEntry;
+
+bool HasSecret(const Config& config, std::string_view value) {
+  return std::any_of(config.secrets.begin(), config.secrets.end(),
+                     [&](const Secret& s) { return s.Reveal() == value; });
+}
+
+TEST_CASE("${env:NAME} expands to the variable's value", "[config][interpolate]") {
+  Interpolated i = Interpolate("Bearer ${env:TOKEN}!", FakeEnv({{"TOKEN", "t0k"}}));
+  REQUIRE(i.ok());
+  CHECK(i.value == "Bearer t0k!");
+  CHECK(i.redacted == "Bearer <redacted>!");
+  CHECK(i.env_values == std::vector<std::string>{"t0k"});
+}
+
+TEST_CASE("${userHome} expands to the home directory and is not secret", "[config][interpolate]") {
+  Interpolated i = Interpolate("${userHome}/x", FakeEnv());
+  REQUIRE(i.ok());
+  CHECK(i.value == "/home/tester/x");
+  CHECK(i.redacted == "/home/tester/x");
+  CHECK(i.env_values.empty());
+}
+
+TEST_CASE("other ${...} forms pass through unchanged", "[config][interpolate]") {
+  for (const char* text : {"${workspaceFolder}/a", "${env}", "${ENV:X}", "${}", "${ env:X}",
+                           "${userhome}", "$env:X", "$${x}", "{env:X}"}) {
+    Interpolated i = Interpolate(text, FakeEnv());
+    INFO(text);
+    REQUIRE(i.ok());
+    CHECK(i.value == text);
+    CHECK(i.redacted == text);
+  }
+}
+
+TEST_CASE("an unterminated ${ passes through unchanged", "[config][interpolate]") {
+  Interpolated i = Interpolate("a${env:X}b${env:TOKEN", FakeEnv({{"X", "1"}}));
+  REQUIRE(i.ok());
+  CHECK(i.value == "a1b${env:TOKEN");
+  CHECK(i.redacted == "a<redacted>b${env:TOKEN");
+  CHECK(Interpolate("${", FakeEnv()).value == "${");
+}
+
+TEST_CASE("an unset variable refuses the entry naming the variable", "[config][interpolate]") {
+  Entry e = OnlyEntry("{\"url\": \"https://h/${env:GH_TOKEN}\"}");
+  CHECK_FALSE(e.accepted());
+  CHECK(e.refusal == "url: environment variable GH_TOKEN is not set");
+  Entry h = OnlyEntry(
+      "{\"url\": \"https://h\", \"headers\": {\"Authorization\": \"Bearer ${env:GH_TOKEN}\"}}");
+  CHECK(h.refusal == "headers.Authorization: environment variable GH_TOKEN is not set");
+}
+
+TEST_CASE("${env:} with an empty name refuses the entry", "[config][interpolate]") {
+  Entry e = OnlyEntry("{\"url\": \"https://h/${env:}\"}");
+  CHECK_FALSE(e.accepted());
+  CHECK(e.refusal == "url: ${env:} names no environment variable");
+}
+
+TEST_CASE("a variable set to the empty string counts as set", "[config][interpolate]") {
+  Entry e = OnlyEntry("{\"url\": \"https://h/${env:EMPTY}\"}", FakeEnv({{"EMPTY", ""}}));
+  REQUIRE(e.accepted());
+  CHECK(e.remote->url.Reveal() == "https://h/");
+}
+
+TEST_CASE("expanded values are not expanded again", "[config][interpolate]") {
+  Interpolated i = Interpolate("${env:A}", FakeEnv({{"A", "${env:B}${userHome}"}, {"B", "nope"}}));
+  REQUIRE(i.ok());
+  CHECK(i.value == "${env:B}${userHome}");
+}
+
+TEST_CASE("a name with odd characters is named escaped", "[config][interpolate]") {
+  Interpolated i = Interpolate("${env:A B\n}", FakeEnv());
+  CHECK(i.error == "environment variable \"A B\\n\" is not set");
+}
+
+TEST_CASE("url_redacted hides every env piece of the url", "[config][interpolate]") {
+  Entry e = OnlyEntry("{\"url\": \"https://${env:HOST}/mcp?key=${env:KEY}&home=${userHome}\"}",
+                      FakeEnv({{"HOST", "h.example"}, {"KEY", "s3cret"}}));
+  REQUIRE(e.accepted());
+  CHECK(e.remote->url.Reveal() == "https://h.example/mcp?key=s3cret&home=/home/tester");
+  CHECK(e.remote->url_redacted == "https://<redacted>/mcp?key=<redacted>&home=/home/tester");
+}
+
+TEST_CASE("header values are interpolated", "[config][interpolate]") {
+  Entry e = OnlyEntry(
+      "{\"url\": \"https://h\", \"headers\": {\"Authorization\": \"Bearer ${env:T}\","
+      " \"X-Dir\": \"${userHome}\"}}",
+      FakeEnv({{"T", "tok"}}));
+  REQUIRE(e.accepted());
+  CHECK(e.remote->headers[0].value.Reveal() == "Bearer tok");
+  CHECK(e.remote->headers[1].value.Reveal() == "/home/tester");
+}
+
+TEST_CASE("secrets hold env values and header values, deduplicated, without empties",
+          "[config][interpolate]") {
+  ParseResult r = Parse(
+      "{\"mcpServers\": {"
+      "\"a\": {\"url\": \"https://h/${env:K}\", \"headers\": {\"X-A\": \"lit\", \"X-E\": \"\"}},"
+      "\"b\": {\"url\": \"https://h/${env:K}${env:EMPTY}\", \"headers\": {\"X-B\": \"lit\"}},"
+      "\"c\": {\"url\": \"https://h/${env:K2}\", \"headers\": {\"Accept\": \"x\"}}}}",
+      "mcp.json", FakeEnv({{"K", "key1"}, {"K2", "key2"}, {"EMPTY", ""}}));
+  REQUIRE(r.ok);
+  CHECK(r.config.secrets.size() == 3);
+  CHECK(HasSecret(r.config, "key1"));
+  CHECK(HasSecret(r.config, "lit"));
+  CHECK(HasSecret(r.config, "key2"));  // read before entry c was refused
+  CHECK_FALSE(HasSecret(r.config, ""));
+}
+
+TEST_CASE("a refused entry's env values still reach the secrets", "[config][interpolate]") {
+  ParseResult r = Parse(
+      "{\"mcpServers\": {\"a\": {\"url\": \"https://h/${env:K}\","
+      " \"headers\": {\"X\": \"${env:NOPE}\"}}}}",
+      "mcp.json", FakeEnv({{"K", "key1"}}));
+  REQUIRE(r.ok);
+  CHECK_FALSE(r.config.entries[0].accepted());
+  CHECK(HasSecret(r.config, "key1"));
+}
+
+}  // namespace
+}  // namespace mcpgw::config
