@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Runs the mcpgw demo: installs what is missing, builds, starts the demo MCP
+# server (demo/demo-server.mjs) and mcpgwd with demo/mcp.json on a private
+# socket, then shows `mcpgw status`, one call and `mcpgw tools`. Stops both at
+# the end, or leaves them running with --keep. Safe to run again: every run
+# gets its own socket, and a free port when 8931 is taken.
+# Usage: scripts/demo.sh [--keep]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+
+KEEP=false
+case "${1:-}" in
+  "") ;;
+  --keep) KEEP=true ;;
+  *) echo "usage: scripts/demo.sh [--keep]" >&2; exit 2 ;;
+esac
+
+Say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+# ---- dependencies and build ----------------------------------------------------
+need_system=false
+for tool in cmake ninja g++ pkg-config node npm; do
+  command -v "$tool" >/dev/null 2>&1 || need_system=true
+done
+if $need_system; then
+  Say "installing build dependencies (scripts/install-deps.sh)"
+  scripts/install-deps.sh
+else
+  scripts/install-node-deps.sh
+fi
+
+Say "building (build/, Release)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build
+MCPGWD="$ROOT/build/daemon/mcpgwd"
+MCPGW="$ROOT/build/client/mcpgw"
+
+# ---- start the demo server and the daemon ------------------------------------------
+RUN="$(mktemp -d "${TMPDIR:-/tmp}/mcpgw-demo.XXXXXX")"
+chmod 700 "$RUN"
+export MCPGW_SOCKET="$RUN/mcpgw.sock"
+SERVER_PID=""
+DAEMON_PID=""
+Stop() {
+  local pid
+  for pid in $DAEMON_PID $SERVER_PID; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in $DAEMON_PID $SERVER_PID; do
+    for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  rm -rf "$RUN"
+}
+trap Stop EXIT
+
+# StartDemoServer PORT: starts the server and sets PORT to the port it
+# listens on; fails when it does not come up (e.g. the port is taken).
+StartDemoServer() {
+  PORT=""
+  : >"$RUN/demo-server.out"
+  nohup node "$ROOT/demo/demo-server.mjs" --port "$1" >"$RUN/demo-server.out" 2>"$RUN/demo-server.log" &
+  SERVER_PID=$!
+  for _ in $(seq 100); do
+    PORT="$(sed -n 's/^LISTENING \([0-9]*\)$/\1/p' "$RUN/demo-server.out" | head -n 1)"
+    [ -n "$PORT" ] && return 0
+    kill -0 "$SERVER_PID" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+Say "starting the demo MCP server"
+CONFIG="$ROOT/demo/mcp.json"
+if ! StartDemoServer 8931; then
+  echo "port 8931 is not free; using a free port and a copy of demo/mcp.json"
+  kill -KILL "$SERVER_PID" 2>/dev/null || true
+  if ! StartDemoServer 0; then
+    cat "$RUN/demo-server.log" >&2
+    echo "the demo server did not start" >&2
+    exit 1
+  fi
+  CONFIG="$RUN/mcp.json"
+  node -e '
+    const fs = require("fs");
+    const c = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+    c.mcpServers.demo.url = `http://127.0.0.1:${process.argv[2]}/mcp`;
+    fs.writeFileSync(process.argv[3], JSON.stringify(c, null, 2) + "\n");
+  ' "$ROOT/demo/mcp.json" "$PORT" "$CONFIG"
+fi
+echo "demo server: http://127.0.0.1:$PORT/mcp (pid $SERVER_PID)"
+
+Say "starting mcpgwd --config ${CONFIG#"$ROOT"/} --socket $MCPGW_SOCKET"
+nohup "$MCPGWD" --config "$CONFIG" --socket "$MCPGW_SOCKET" >/dev/null 2>"$RUN/mcpgwd.log" &
+DAEMON_PID=$!
+echo "mcpgwd pid $DAEMON_PID, log $RUN/mcpgwd.log"
+
+# ---- show it ---------------------------------------------------------------------------
+Say "mcpgw wait"
+if ! timeout 40 "$MCPGW" wait --timeout 30; then
+  echo "mcpgwd did not become ready; its log:" >&2
+  tail -n 30 "$RUN/mcpgwd.log" >&2
+  exit 1
+fi
+Say "mcpgw status"
+"$MCPGW" status
+Say "mcpgw call demo echo '{\"text\":\"hello from mcpgw\"}'"
+"$MCPGW" call demo echo '{"text":"hello from mcpgw"}'
+Say "mcpgw tools"
+"$MCPGW" tools
+echo
+
+if $KEEP; then
+  trap - EXIT
+  Say "left running"
+  cat <<EOF
+Try:   MCPGW_SOCKET=$MCPGW_SOCKET $MCPGW tools demo echo
+       MCPGW_SOCKET=$MCPGW_SOCKET $MCPGW call demo add '{"a":2,"b":3}'
+Stop:  kill $DAEMON_PID $SERVER_PID; rm -rf $RUN
+EOF
+fi
