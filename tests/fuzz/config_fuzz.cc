@@ -1,0 +1,83 @@
+// libFuzzer target for the mcp.json parser. Self-contained: build with
+//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
+//     tests/fuzz/config_fuzz.cc config/*.cc -o /tmp/config_fuzz
+//   /tmp/config_fuzz tests/fuzz/corpus/config
+// Besides not crashing, every parse must keep the config invariants: no value
+// from the environment in any printable string, accepted entries obey every
+// url and header rule, refused entries have a reason.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "config/check.h"
+#include "config/config.h"
+#include "config/headers.h"
+#include "config/url.h"
+
+namespace {
+
+using mcpgw::config::Entry;
+using mcpgw::config::ParseEnv;
+using mcpgw::config::ParseResult;
+
+// Values the fake environment hands out; each must stay out of every output
+// unless the input itself contains it.
+constexpr std::string_view kEnvValues[] = {"fz-secret-Q7x", "fz secret\r\nX: 1", "ex.com",
+                                           "${env:TOKEN}"};
+
+ParseEnv FakeEnv() {
+  ParseEnv env;
+  env.get_env = [](std::string_view name) -> std::optional<std::string> {
+    if (name == "TOKEN") return std::string(kEnvValues[0]);
+    if (name == "CRLF") return std::string(kEnvValues[1]);
+    if (name == "HOST") return std::string(kEnvValues[2]);
+    if (name == "NESTED") return std::string(kEnvValues[3]);
+    return std::nullopt;
+  };
+  env.home = "/home/fz";
+  return env;
+}
+
+void Require(bool condition) {
+  if (!condition) std::abort();
+}
+
+void CheckNoLeak(std::string_view input, std::string_view output) {
+  for (std::string_view value : kEnvValues) {
+    if (input.find(value) != std::string_view::npos) continue;
+    Require(output.find(value) == std::string_view::npos);
+  }
+}
+
+void CheckEntry(std::string_view input, const Entry& entry) {
+  Require(entry.accepted() == entry.refusal.empty());
+  CheckNoLeak(input, entry.refusal);
+  if (!entry.accepted()) return;
+  CheckNoLeak(input, entry.remote->url_redacted);
+  Require(mcpgw::config::IsServerUrl(entry.remote->url.Reveal()));
+  for (size_t i = 0; i < entry.remote->headers.size(); ++i) {
+    const auto& header = entry.remote->headers[i];
+    Require(mcpgw::config::IsHttpToken(header.name));
+    Require(!mcpgw::config::IsClientOwnedHeader(header.name));
+    Require(!mcpgw::config::HasForbiddenHeaderByte(header.value.Reveal()));
+    for (size_t j = 0; j < i; ++j) {
+      Require(!mcpgw::config::EqualsIgnoreCase(header.name, entry.remote->headers[j].name));
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view input(reinterpret_cast<const char*>(data), size);
+  ParseResult result = mcpgw::config::Parse(input, "fuzz.json", FakeEnv());
+  Require(result.ok == result.error.empty());
+  CheckNoLeak(input, result.error);
+  CheckNoLeak(input, mcpgw::config::FormatCheckReport(result, "fuzz.json"));
+  Require(mcpgw::config::CheckExitCode(result) == (result.ok ? 0 : 1));
+  for (const Entry& entry : result.config.entries) CheckEntry(input, entry);
+  for (const auto& secret : result.config.secrets) Require(!secret.empty());
+  return 0;
+}
