@@ -1,0 +1,231 @@
+// Command-line parsing and the tools/call commands of `mcpgw`, against a scripted fake daemon.
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "client/cli/args.h"
+#include "client/cli/commands.h"
+
+namespace mcpgw::cli {
+namespace {
+
+// Answers every call with `next`, and records what it was asked.
+class ScriptedApi : public DaemonApi {
+ public:
+  ApiResult GetDynamicTools(const std::optional<std::string>& ns,
+                            const std::optional<std::string>& tool, CancelToken*) override {
+    ++calls;
+    seen_ns = ns;
+    seen_tool = tool;
+    return next;
+  }
+  ApiResult CallDynamicTool(const std::string& ns, const std::string& tool,
+                            const std::string& arguments_json, CancelToken* cancel) override {
+    ++calls;
+    seen_ns = ns;
+    seen_tool = tool;
+    seen_arguments = arguments_json;
+    if (block_until_cancelled && cancel != nullptr) {
+      cancel->WaitFor(std::chrono::seconds(5));
+      return {MCPGW_CANCELLED, "cancelled"};
+    }
+    return next;
+  }
+  ApiResult Status(CancelToken*) override {
+    ++calls;
+    return next;
+  }
+
+  ApiResult next{MCPGW_OK, "ok"};
+  bool block_until_cancelled = false;
+  int calls = 0;
+  std::optional<std::string> seen_ns, seen_tool;
+  std::string seen_arguments;
+};
+
+struct Io {
+  std::ostringstream out, err;
+  std::istringstream in;
+  CommandIo io{out, err, in, false, false, 0, nullptr};
+};
+
+Invocation Parse(std::vector<std::string> args) {
+  ParseResult r = ParseArgs(args);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.invocation);
+  return *r.invocation;
+}
+
+int MisuseCode(std::vector<std::string> args, std::string* err = nullptr) {
+  ParseResult r = ParseArgs(args);
+  REQUIRE_FALSE(r.invocation);
+  if (err != nullptr) *err = r.err;
+  return r.exit_code;
+}
+
+TEST_CASE("tools takes an optional namespace and tool", "[cli][args]") {
+  Invocation all = Parse({"tools"});
+  CHECK(all.command == Command::kTools);
+  CHECK_FALSE(all.ns);
+  CHECK_FALSE(all.tool);
+  Invocation one = Parse({"tools", "alpha", "add"});
+  CHECK(one.ns == "alpha");
+  CHECK(one.tool == "add");
+  CHECK(MisuseCode({"tools", "a", "b", "c"}) == kExitMisuse);
+}
+
+TEST_CASE("--socket is accepted before and after the command", "[cli][args]") {
+  CHECK(Parse({"--socket", "/run/a.sock", "status"}).socket == "/run/a.sock");
+  CHECK(Parse({"status", "--socket", "/run/b.sock"}).socket == "/run/b.sock");
+  CHECK(Parse({"call", "ns", "tool", "--socket=/run/c.sock"}).socket == "/run/c.sock");
+  CHECK(Parse({"stdio"}).socket.empty());
+  CHECK(MisuseCode({"status", "--socket"}) == kExitMisuse);
+}
+
+TEST_CASE("call needs a namespace and a tool; arguments are optional", "[cli][args]") {
+  Invocation inv = Parse({"call", "alpha", "add", "{\"a\":1}"});
+  CHECK(inv.command == Command::kCall);
+  CHECK(inv.ns == "alpha");
+  CHECK(inv.tool == "add");
+  CHECK(inv.arguments == "{\"a\":1}");
+  CHECK_FALSE(Parse({"call", "alpha", "add"}).arguments);
+  CHECK(Parse({"call", "alpha", "add", "-"}).arguments == "-");
+  std::string err;
+  CHECK(MisuseCode({"call", "alpha"}, &err) == kExitMisuse);
+  CHECK(err.rfind("mcpgw: ", 0) == 0);
+  CHECK(err.find("TOOL") != std::string::npos);
+}
+
+TEST_CASE("status and wait options", "[cli][args]") {
+  CHECK(Parse({"status", "--json"}).json);
+  CHECK_FALSE(Parse({"status"}).json);
+  CHECK(Parse({"wait"}).timeout_s == 30);
+  CHECK(Parse({"wait", "--timeout", "2.5"}).timeout_s == 2.5);
+  CHECK(MisuseCode({"wait", "--timeout", "-1"}) == kExitMisuse);
+  CHECK(MisuseCode({"wait", "--timeout", "soon"}) == kExitMisuse);
+  CHECK(MisuseCode({"status", "--verbose"}) == kExitMisuse);
+}
+
+TEST_CASE("missing or unknown command is misuse with a message on stderr", "[cli][args]") {
+  std::string err;
+  CHECK(MisuseCode({}, &err) == kExitMisuse);
+  CHECK_FALSE(err.empty());
+  CHECK(MisuseCode({"restart"}, &err) == kExitMisuse);
+  CHECK(err.find("unknown command 'restart'") != std::string::npos);
+}
+
+TEST_CASE("--help and --version print to stdout and exit 0", "[cli][args]") {
+  ParseResult help = ParseArgs({"--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("stdio") != std::string::npos);
+  ParseResult call_help = ParseArgs({"call", "--help"});
+  CHECK(call_help.exit_code == 0);
+  CHECK(call_help.out.find("ARGUMENTS_JSON") != std::string::npos);
+  for (const char* command : {"tools", "status", "wait", "stdio"}) {
+    ParseResult r = ParseArgs({command, "--help"});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find(std::string("mcpgw ") + command) != std::string::npos);
+  }
+  ParseResult version = ParseArgs({"--version"});
+  CHECK(version.exit_code == 0);
+  CHECK(version.out == std::string(MCPGW_VERSION) + "\n");
+}
+
+TEST_CASE("ARGUMENTS_JSON: not JSON is misuse, JSON but not an object is invalid_request",
+          "[cli][call]") {
+  std::string message;
+  CHECK(CheckArgumentsJson("{\"a\":[1,2]}", &message) == 0);
+  CHECK(CheckArgumentsJson("{\"a\":", &message) == kExitMisuse);
+  CHECK(message.find("not valid JSON") != std::string::npos);
+  CHECK(CheckArgumentsJson("[1]", &message) == 3);
+  CHECK(message.find("object") != std::string::npos);
+  CHECK(CheckArgumentsJson("\"x\"", &message) == 3);
+
+  ScriptedApi api;
+  Io io;
+  CHECK(RunCall(api, Parse({"call", "a", "t", "{oops"}), io.io, nullptr) == 2);
+  CHECK(io.err.str().find("mcpgw: ARGUMENTS_JSON is not valid JSON") == 0);
+  CHECK(RunCall(api, Parse({"call", "a", "t", "42"}), io.io, nullptr) == 3);
+  CHECK(api.calls == 0);  // nothing was sent
+  CHECK(io.out.str().empty());
+}
+
+TEST_CASE("call prints the result text and sends the arguments", "[cli][call]") {
+  ScriptedApi api;
+  api.next = {MCPGW_OK, "sum: 3"};
+  Io io;
+  CHECK(RunCall(api, Parse({"call", "alpha", "add", "{\"a\":1,\"b\":2}"}), io.io, nullptr) == 0);
+  CHECK(io.out.str() == "sum: 3\n");
+  CHECK(io.err.str().empty());
+  CHECK(api.seen_ns == "alpha");
+  CHECK(api.seen_tool == "add");
+  CHECK(api.seen_arguments == "{\"a\":1,\"b\":2}");
+
+  Io defaults;
+  CHECK(RunCall(api, Parse({"call", "alpha", "add"}), defaults.io, nullptr) == 0);
+  CHECK(api.seen_arguments == "{}");
+
+  Io from_stdin;
+  from_stdin.in.str("{\"from\":\"stdin\"}\n");
+  CHECK(RunCall(api, Parse({"call", "alpha", "add", "-"}), from_stdin.io, nullptr) == 0);
+  CHECK(api.seen_arguments == "{\"from\":\"stdin\"}\n");
+}
+
+TEST_CASE("each error kind has its exit code and a prefixed message on stderr", "[cli][call]") {
+  const std::pair<mcpgw_status, int> cases[] = {{MCPGW_BACKEND, 1},   {MCPGW_INVALID_REQUEST, 3},
+                                                {MCPGW_NOT_READY, 4}, {MCPGW_TRANSPORT, 5},
+                                                {MCPGW_DENIED, 6},    {MCPGW_UNAVAILABLE, 7}};
+  for (const auto& [status, code] : cases) {
+    ScriptedApi api;
+    api.next = {status, "it went wrong \x1b[31mred"};
+    Io io;
+    CHECK(RunCall(api, Parse({"call", "a", "t"}), io.io, nullptr) == code);
+    CHECK(io.out.str().empty());
+    CHECK(io.err.str() == "mcpgw: " + std::string(StatusName(status)) + ": it went wrong red\n");
+  }
+}
+
+TEST_CASE("a cancelled call exits 130", "[cli][call]") {
+  ScriptedApi api;
+  api.block_until_cancelled = true;
+  CancelToken cancel;
+  Io io;
+  std::thread interrupt([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    cancel.Trigger();
+  });
+  CHECK(RunCall(api, Parse({"call", "a", "t"}), io.io, &cancel) == 130);
+  interrupt.join();
+  CHECK(io.out.str().empty());
+  CHECK(io.err.str() == "mcpgw: cancelled\n");
+}
+
+TEST_CASE("tools prints exactly the daemon's text plus a newline", "[cli][tools]") {
+  ScriptedApi api;
+  api.next = {MCPGW_OK, "{\"servers\":[]}"};
+  Io io;
+  CHECK(RunTools(api, Parse({"tools", "alpha"}), io.io) == 0);
+  CHECK(io.out.str() == "{\"servers\":[]}\n");
+  CHECK(api.seen_ns == "alpha");
+  CHECK_FALSE(api.seen_tool);
+
+  api.next = {MCPGW_INVALID_REQUEST, "unknown namespace \"zeta\"; known: alpha"};
+  Io bad;
+  CHECK(RunTools(api, Parse({"tools", "zeta"}), bad.io) == 3);
+  CHECK(bad.err.str() == "mcpgw: invalid_request: unknown namespace \"zeta\"; known: alpha\n");
+}
+
+TEST_CASE("results keep their bytes in a pipe but lose escapes on a terminal", "[cli][call]") {
+  ScriptedApi api;
+  api.next = {MCPGW_OK, "line1\n\x1b]0;title\x07line2 \x1b[2Jdone"};
+  Io pipe;
+  CHECK(RunCall(api, Parse({"call", "a", "t"}), pipe.io, nullptr) == 0);
+  CHECK(pipe.out.str() == api.next.text + "\n");
+  Io tty;
+  tty.io.stdout_is_tty = true;
+  CHECK(RunCall(api, Parse({"call", "a", "t"}), tty.io, nullptr) == 0);
+  CHECK(tty.out.str() == "line1\nline2 done\n");
+}
+
+}  // namespace
+}  // namespace mcpgw::cli
