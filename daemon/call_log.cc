@@ -1,0 +1,218 @@
+#include "daemon/call_log.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+#include <openssl/evp.h>
+
+#include "daemon/mcp/bounded_json.h"
+
+namespace mcpgw {
+namespace {
+
+std::string Iso8601Utc(std::chrono::system_clock::time_point t) {
+  using namespace std::chrono;
+  auto ms = duration_cast<milliseconds>(t.time_since_epoch()).count();
+  auto secs = static_cast<time_t>(ms / 1000);
+  auto frac = ms % 1000;
+  if (frac < 0) {  // before 1970: floor, not truncate
+    frac += 1000;
+    --secs;
+  }
+  struct tm tm {};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(frac));
+  return buf;
+}
+
+std::string Errno(std::string_view what, const std::string& path) {
+  return "call log " + path + ": " + std::string(what) + ": " + std::strerror(errno);
+}
+
+}  // namespace
+
+std::string_view CallLogOutcomeName(CallLogOutcome outcome) {
+  switch (outcome) {
+    case CallLogOutcome::kOk:
+      return "ok";
+    case CallLogOutcome::kBackend:
+      return "backend";
+    case CallLogOutcome::kTransport:
+      return "transport";
+    case CallLogOutcome::kDenied:
+      return "denied";
+    case CallLogOutcome::kNotReady:
+      return "not_ready";
+    case CallLogOutcome::kInvalidRequest:
+      return "invalid_request";
+    case CallLogOutcome::kCancelled:
+      return "cancelled";
+  }
+  return "unknown";
+}
+
+CallLogOutcome CallLogOutcomeOf(proto::ErrorKind kind) {
+  switch (kind) {
+    case proto::ErrorKind::kInvalidRequest:
+      return CallLogOutcome::kInvalidRequest;
+    case proto::ErrorKind::kNotReady:
+      return CallLogOutcome::kNotReady;
+    case proto::ErrorKind::kBackend:
+      return CallLogOutcome::kBackend;
+    case proto::ErrorKind::kDenied:
+      return CallLogOutcome::kDenied;
+    case proto::ErrorKind::kTransport:
+    case proto::ErrorKind::kUnavailable:
+      return CallLogOutcome::kTransport;
+  }
+  return CallLogOutcome::kTransport;
+}
+
+std::string RequestDigest(std::string_view params) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(params.data(), params.size(), md, &len, EVP_sha256(), nullptr) != 1) return {};
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(len * 2);
+  for (unsigned int i = 0; i < len; ++i) {
+    hex += kHex[md[i] >> 4];
+    hex += kHex[md[i] & 0xF];
+  }
+  return hex;
+}
+
+std::string FormatCallRecord(const CallRecord& r) {
+  std::string line = "{\"time\":\"" + Iso8601Utc(r.time) + "\"";
+  line += ",\"pid\":" + std::to_string(r.pid);
+  line += ",\"uid\":" + std::to_string(r.uid);
+  line += ",\"namespace\":";
+  mcp::AppendJsonString(line, r.ns);
+  line += ",\"tool\":";
+  mcp::AppendJsonString(line, r.tool);
+  line += ",\"request_digest\":";
+  if (r.request_params.empty()) {
+    line += "null";
+  } else {
+    line += '"' + RequestDigest(r.request_params) + '"';
+  }
+  line += ",\"outcome\":\"";
+  line += CallLogOutcomeName(r.outcome);
+  line += "\",\"duration_ms\":" + std::to_string(r.duration_ms);
+  line += ",\"bytes_in\":" + std::to_string(r.bytes_in);
+  line += ",\"bytes_out\":" + std::to_string(r.bytes_out);
+  line += '}';
+  return line;
+}
+
+CallLog::~CallLog() { Close(); }
+
+void CallLog::Close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+std::optional<std::string> CallLog::Open(const std::string& path, uint64_t max_bytes, int keep) {
+  Close();
+  path_ = path;
+  max_bytes_ = max_bytes;
+  keep_ = keep < 0 ? 0 : keep;
+  failing_ = false;
+  return OpenFile();
+}
+
+std::optional<std::string> CallLog::OpenFile() {
+  // A clear refusal for what is already there; the fstat below is the check
+  // that counts, on the file actually opened.
+  struct stat existing {};
+  if (::lstat(path_.c_str(), &existing) == 0) {
+    if (S_ISLNK(existing.st_mode)) return "call log " + path_ + ": is a symbolic link";
+    if (!S_ISREG(existing.st_mode)) return "call log " + path_ + ": not a regular file";
+  }
+  // O_NOFOLLOW: a symlink planted at the path must not redirect the log.
+  int fd = ::open(path_.c_str(),
+                  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+  if (fd < 0) return Errno("cannot open", path_);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    auto error = Errno("cannot stat", path_);
+    ::close(fd);
+    return error;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return "call log " + path_ + ": not a regular file";
+  }
+  if ((st.st_mode & 077) != 0 && ::fchmod(fd, 0600) != 0) {
+    auto error = Errno("cannot make it private (0600)", path_);
+    ::close(fd);
+    return error;
+  }
+  // Regular files ignore O_NONBLOCK for writes; it only kept open() from
+  // blocking on a FIFO before the check above refused it.
+  ::fcntl(fd, F_SETFL, O_APPEND);
+  fd_ = fd;
+  size_ = static_cast<uint64_t>(st.st_size);
+  return std::nullopt;
+}
+
+std::optional<std::string> CallLog::Rotate() {
+  Close();
+  if (keep_ == 0) {
+    if (::unlink(path_.c_str()) != 0 && errno != ENOENT) return Errno("cannot remove", path_);
+  } else {
+    for (int i = keep_ - 1; i >= 1; --i) {
+      std::string from = path_ + "." + std::to_string(i);
+      std::string to = path_ + "." + std::to_string(i + 1);
+      if (::rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT) {
+        return Errno("cannot rotate", from);
+      }
+    }
+    if (::rename(path_.c_str(), (path_ + ".1").c_str()) != 0 && errno != ENOENT) {
+      return Errno("cannot rotate", path_);
+    }
+  }
+  return OpenFile();
+}
+
+std::optional<std::string> CallLog::Report(std::string message) {
+  if (failing_) return std::nullopt;
+  failing_ = true;
+  return message;
+}
+
+std::optional<std::string> CallLog::Append(const CallRecord& record) {
+  if (path_.empty()) return std::nullopt;  // never opened: the log is off
+  std::string line = FormatCallRecord(record);
+  line += '\n';
+  if (fd_ >= 0 && size_ > 0 && size_ + line.size() > max_bytes_) {
+    if (auto error = Rotate()) return Report(*error);
+  }
+  if (fd_ < 0) {
+    // A failed open or rotation: try again with this line.
+    if (auto error = OpenFile()) return Report(*error);
+  }
+  size_t written = 0;
+  while (written < line.size()) {
+    ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Report(Errno("cannot write", path_));
+    }
+    written += static_cast<size_t>(n);
+  }
+  size_ += line.size();
+  failing_ = false;
+  return std::nullopt;
+}
+
+}  // namespace mcpgw

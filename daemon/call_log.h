@@ -1,0 +1,89 @@
+// CallLog: the optional JSON-lines audit log of calls (SPEC §8). The daemon
+// opens it once from the settings and appends one line per finished call from
+// the main thread. A line records who called what, when, how it ended and how
+// many bytes moved, and a SHA-256 digest of the request as sent, never the
+// arguments or the result. The file is private (0600) and rotated by size:
+// path → path.1 → path.2 … path.<keep>.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <sys/types.h>
+
+#include "proto/proto.h"
+
+namespace mcpgw {
+
+// How a call ended, as the log names it.
+enum class CallLogOutcome {
+  kOk,
+  kBackend,
+  kTransport,
+  kDenied,
+  kNotReady,
+  kInvalidRequest,
+  kCancelled
+};
+std::string_view CallLogOutcomeName(CallLogOutcome outcome);  // "ok", "backend", ...
+CallLogOutcome CallLogOutcomeOf(proto::ErrorKind kind);       // kUnavailable → kTransport
+
+struct CallRecord {
+  std::chrono::system_clock::time_point time;  // when the call was received
+  pid_t pid = 0;                               // the client process
+  uid_t uid = 0;
+  std::string ns;  // namespace, as requested
+  std::string tool;
+  // The exact `params` bytes of the tools/call sent upstream; empty when
+  // nothing was sent (the line then records "request_digest":null). Only its
+  // digest is written.
+  std::string request_params;
+  CallLogOutcome outcome = CallLogOutcome::kOk;
+  uint64_t duration_ms = 0;
+  uint64_t bytes_in = 0;   // response bytes received from the server
+  uint64_t bytes_out = 0;  // request bytes sent to the server
+};
+
+// Lower-case hex SHA-256 of `params`.
+std::string RequestDigest(std::string_view params);
+
+// The line Append writes for `record`, without its newline.
+std::string FormatCallRecord(const CallRecord& record);
+
+class CallLog {
+ public:
+  CallLog() = default;
+  ~CallLog();
+  CallLog(const CallLog&) = delete;
+  CallLog& operator=(const CallLog&) = delete;
+
+  // Opens (creating with mode 0600) `path` for appending. Refuses a path that
+  // is a symbolic link or not a regular file; an existing file readable by
+  // group or others is made 0600. Returns an error message naming the path,
+  // or nullopt. `max_bytes` bounds one file; `keep` rotated files are kept.
+  std::optional<std::string> Open(const std::string& path, uint64_t max_bytes, int keep);
+  void Close();
+  bool is_open() const { return fd_ >= 0; }
+
+  // Writes one line, rotating first if the file would pass max_bytes. Never
+  // throws or aborts: a failure returns its message the first time it happens
+  // (and again only after a write has succeeded in between); otherwise nullopt.
+  std::optional<std::string> Append(const CallRecord& record);
+
+ private:
+  std::optional<std::string> OpenFile();
+  std::optional<std::string> Rotate();
+  std::optional<std::string> Report(std::string message);
+
+  std::string path_;
+  uint64_t max_bytes_ = 0;
+  int keep_ = 0;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+  bool failing_ = false;  // the last failure was reported; stay quiet until a success
+};
+
+}  // namespace mcpgw

@@ -1,0 +1,82 @@
+// Catalog: the gateway's view of every configured server and the semantics of
+// the two tools, get_dynamic_tools and call_dynamic_tool (SPEC §4). The daemon
+// drives it from the main thread: Reset on every (re)loaded configuration,
+// Update whenever a session reports a change, SetPolicy when the settings load.
+// It owns the pre-rendered no-argument listing, the hottest answer, and
+// re-renders it on each of those three events only. Single-threaded; no I/O.
+//
+// Decisions the SPEC leaves open (see docs/SETTINGS.md for the policy ones):
+// - An optional parameter whose value is JSON null counts as absent
+//   (`"arguments": null` means `{}`).
+// - A namespace the policy denies entirely is hidden from every listing; a
+//   lookup or call naming it fails as `denied`, as does a lookup or call of a
+//   denied tool.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <rapidjson/document.h>
+
+#include "daemon/mcp/session.h"
+#include "daemon/policy.h"
+#include "proto/proto.h"
+
+namespace mcpgw {
+
+struct ServerView {
+  std::string name;
+  mcp::Status status = mcp::Status::kLoading;
+  std::string reason;                          // set when kError
+  std::shared_ptr<const mcp::ToolList> tools;  // sorted by name; may be null (= none)
+};
+
+struct GatewayError {
+  proto::ErrorKind kind;
+  std::string message;  // a message a model can act on
+};
+
+struct CallTarget {
+  std::string ns;              // namespace
+  std::string tool;            // tool name
+  std::string arguments_json;  // compact JSON object text ("{}" when absent)
+};
+
+// Catalog: the gateway's view of every configured server and the semantics of
+// get_dynamic_tools / call_dynamic_tool (SPEC §4). Single-threaded.
+class Catalog {
+ public:
+  Catalog();
+  Catalog(const Catalog&) = delete;
+  Catalog& operator=(const Catalog&) = delete;
+
+  void Reset(std::vector<ServerView> servers);           // a (re)loaded configuration
+  void Update(ServerView view);                          // one server changed; unknown name ignored
+  void SetPolicy(std::shared_ptr<const Policy> policy);  // null = allow all
+  // get_dynamic_tools with its params object: the JSON text, or an error.
+  std::variant<std::string, GatewayError> GetDynamicTools(const rapidjson::Value& params) const;
+  const std::string& Listing() const;  // the pre-rendered no-argument answer
+  // call_dynamic_tool: validates params and readiness and policy; the target or an error.
+  std::variant<CallTarget, GatewayError> PrepareCall(const rapidjson::Value& params) const;
+  const ServerView* Find(std::string_view name) const;
+  const std::vector<ServerView>& servers() const;  // name order
+
+ private:
+  void Render();
+  bool Visible(const ServerView& server) const;
+  bool Listed(const ServerView& server, const mcp::Tool& tool) const;
+  // The server and tool a lookup or call names, after policy and readiness.
+  std::variant<const mcp::Tool*, GatewayError> Resolve(std::string_view ns,
+                                                       std::string_view tool) const;
+  std::string NamespaceAnswer(const ServerView& server) const;
+  GatewayError UnknownNamespace(std::string_view ns) const;
+
+  std::vector<ServerView> servers_;  // sorted by name, names unique
+  std::shared_ptr<const Policy> policy_;
+  std::string listing_;
+};
+
+}  // namespace mcpgw

@@ -1,0 +1,53 @@
+// Policy: the gateway's allow/deny rules over namespaces and tools (SPEC §8),
+// built once from the settings and consulted by the Catalog for every listing
+// and before every call is dispatched. Immutable after construction; pure.
+//
+// A pattern is "namespace" (the whole namespace) or "namespace/tool", with `*`
+// and `?` globs. Deny wins over allow; a non-empty allow list admits only the
+// tools it matches; a read_only namespace admits only tools whose server marks
+// them readOnlyHint — an untrusted hint, so read_only narrows what a model is
+// offered but is no defence against a hostile server.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/mcp/session.h"
+#include "daemon/settings.h"
+
+namespace mcpgw {
+
+class Policy {
+ public:
+  explicit Policy(PolicySettings settings);
+  Policy(const Policy&) = delete;
+  Policy& operator=(const Policy&) = delete;
+
+  // Why `pattern` cannot be used (empty, an empty namespace or tool part, a
+  // control character), or nullopt. Settings parsing calls it for every list.
+  static std::optional<std::string> CheckPattern(std::string_view pattern);
+
+  // False when the namespace is denied entirely (a deny pattern without `/`
+  // matches it) or when a non-empty allow list cannot admit any of its tools.
+  // A namespace that is not visible is left out of every listing.
+  bool NamespaceVisible(std::string_view ns) const;
+  // The same rule with its reason: why `ns` is hidden, or nullopt if visible.
+  std::optional<std::string> CheckNamespace(std::string_view ns) const;
+
+  // The deny/allow rules, which need only the names: a denial reason naming
+  // the rule, or nullopt. Usable before the server has listed its tools.
+  std::optional<std::string> CheckName(std::string_view ns, std::string_view tool) const;
+
+  // Every rule, read_only included: a denial reason, or nullopt when allowed.
+  std::optional<std::string> CheckTool(std::string_view ns, const mcp::Tool& tool) const;
+
+  // True when no rule is set: everything is allowed.
+  bool AllowsAll() const;
+
+ private:
+  PolicySettings settings_;
+};
+
+}  // namespace mcpgw
