@@ -11,8 +11,11 @@
 namespace mcpgw::mcp {
 namespace {
 
-constexpr unsigned kParseFlags =
-    rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
+// Full precision: numbers in schemas are relayed, and must read back the
+// same as the server wrote them.
+constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag |
+                                 rapidjson::kParseValidateEncodingFlag |
+                                 rapidjson::kParseFullPrecisionFlag;
 
 // "16 MiB", "64 KiB" or "1000 bytes": how a byte bound reads in an error.
 std::string DescribeBytes(size_t n) {

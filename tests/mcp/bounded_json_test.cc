@@ -43,8 +43,8 @@ std::string Unquote(const std::string& literal) {
 TEST_CASE("json: a valid message parses into the document", "[json]") {
   rapidjson::Document doc;
   std::string error;
-  REQUIRE(ParseBoundedJson(R"( {"jsonrpc":"2.0","id":1,"result":{"x":[1,2.5,"s",null,true]}} )",
-                           {}, doc, error));
+  REQUIRE(ParseBoundedJson(R"( {"jsonrpc":"2.0","id":1,"result":{"x":[1,2.5,"s",null,true]}} )", {},
+                           doc, error));
   CHECK(doc["id"].GetInt() == 1);
   CHECK(doc["result"]["x"][1].GetDouble() == 2.5);
   CHECK(doc["result"]["x"][2].GetString() == std::string("s"));
@@ -170,7 +170,8 @@ TEST_CASE("json: compact serialisation", "[json]") {
 }
 
 TEST_CASE("json: compact serialisation reparses to the same text", "[json]") {
-  const std::string once = RoundTrip(R"({"s":"\u0001\u2028\ud83d\ude00","n":[1.5e-7,12345678901234]})");
+  const std::string once =
+      RoundTrip(R"({"s":"\u0001\u2028\ud83d\ude00","n":[1.5e-7,12345678901234]})");
   CHECK(RoundTrip(once) == once);
 }
 
@@ -195,15 +196,20 @@ TEST_CASE("json: strings escape quotes, backslashes and control characters", "[j
 }
 
 TEST_CASE("json: strings escape U+2028 and U+2029", "[json]") {
-  CHECK(Quoted("a\xE2\x80\xA8" "b\xE2\x80\xA9") == R"("a\u2028b\u2029")");
+  CHECK(Quoted("a\xE2\x80\xA8"
+               "b\xE2\x80\xA9") == R"("a\u2028b\u2029")");
   CHECK(Quoted("\xE2\x80\xA7") == "\"\xE2\x80\xA7\"");  // the neighbour stays as it is
 }
 
 TEST_CASE("json: strings keep valid UTF-8 and replace invalid bytes", "[json]") {
   CHECK(Quoted("caf\xC3\xA9 \xF0\x9F\x98\x80") == "\"caf\xC3\xA9 \xF0\x9F\x98\x80\"");
-  CHECK(Quoted("a\xFF" "b") == "\"a\xEF\xBF\xBD" "b\"");
-  CHECK(Quoted("\xC3") == "\"\xEF\xBF\xBD\"");                  // truncated at the end
-  CHECK(Quoted("\xE2\x82" "x") == "\"\xEF\xBF\xBDx\"");         // one U+FFFD per maximal subpart
+  CHECK(Quoted("a\xFF"
+               "b") ==
+        "\"a\xEF\xBF\xBD"
+        "b\"");
+  CHECK(Quoted("\xC3") == "\"\xEF\xBF\xBD\"");  // truncated at the end
+  CHECK(Quoted("\xE2\x82"
+               "x") == "\"\xEF\xBF\xBDx\"");  // one U+FFFD per maximal subpart
   CHECK(Quoted("\xED\xA0\x80") == "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // surrogate
   CHECK(Quoted("\xF4\x90\x80\x80") ==
         "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // past U+10FFFF

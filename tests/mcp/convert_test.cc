@@ -17,9 +17,7 @@ rapidjson::Document Json(std::string_view text) {
   return doc;
 }
 
-std::string Text(std::string_view result_json) {
-  return ConvertCallResult(Json(result_json)).text;
-}
+std::string Text(std::string_view result_json) { return ConvertCallResult(Json(result_json)).text; }
 
 // A result whose content is exactly the one block `block_json`.
 std::string Block(std::string_view block_json) {
@@ -57,10 +55,14 @@ TEST_CASE("convert: blocks join with a blank line, in order", "[convert]") {
 }
 
 TEST_CASE("convert: embedded resources", "[convert]") {
-  CHECK(Block(R"({"type":"resource","resource":{"uri":"file:///a","text":"body","mimeType":"text/plain"}})") ==
-        "body");
-  CHECK(Block(R"({"type":"resource","resource":{"uri":"file:///b","blob":"AAAA","mimeType":"application/pdf"}})") ==
-        "[resource omitted: application/pdf]");
+  CHECK(
+      Block(
+          R"({"type":"resource","resource":{"uri":"file:///a","text":"body","mimeType":"text/plain"}})") ==
+      "body");
+  CHECK(
+      Block(
+          R"({"type":"resource","resource":{"uri":"file:///b","blob":"AAAA","mimeType":"application/pdf"}})") ==
+      "[resource omitted: application/pdf]");
   CHECK(Block(R"({"type":"resource","resource":{"uri":"file:///b","blob":"AAAA"}})") ==
         "[resource omitted: unknown]");
 }
@@ -148,7 +150,8 @@ TEST_CASE("convert: hostile shapes do not break conversion", "[convert]") {
   }
   SECTION("many blocks") {
     std::string json = R"({"content":[)";
-    for (int i = 0; i < 20000; ++i) json += std::string(i ? "," : "") + R"({"type":"text","text":"x"})";
+    for (int i = 0; i < 20000; ++i)
+      json += std::string(i ? "," : "") + R"({"type":"text","text":"x"})";
     json += "]}";
     const std::string text = Text(json);
     CHECK(text.size() == 20000 + 2 * 19999);
@@ -177,8 +180,7 @@ TEST_CASE("tools: description falls back to title, annotations.title, then name"
   CHECK(OneTool(R"({"name":"n","description":"D","title":"T"})").description == "D");
 }
 
-TEST_CASE("tools: inputSchema absent or not an object reads as an empty object schema",
-          "[tools]") {
+TEST_CASE("tools: inputSchema absent or not an object reads as an empty object schema", "[tools]") {
   CHECK(OneTool(R"({"name":"n"})").input_schema_json == R"({"type":"object"})");
   CHECK(OneTool(R"({"name":"n","inputSchema":"x"})").input_schema_json == R"({"type":"object"})");
   CHECK(OneTool(R"({"name":"n","inputSchema":[1]})").input_schema_json == R"({"type":"object"})");
@@ -197,10 +199,9 @@ TEST_CASE("tools: readOnlyHint only when it is exactly true", "[tools]") {
 TEST_CASE("tools: tools without a usable name are skipped", "[tools]") {
   ToolLimits limits;
   limits.max_name_bytes = 4;
-  ToolList tools = Page(
-      R"({"tools":[{"name":"ok"},{"name":""},{"name":5},{},"tool",null,)"
-      R"({"name":"four"},{"name":"fiver"}]})",
-      limits);
+  ToolList tools = Page(R"({"tools":[{"name":"ok"},{"name":""},{"name":5},{},"tool",null,)"
+                        R"({"name":"four"},{"name":"fiver"}]})",
+                        limits);
   CHECK(Names(tools) == std::vector<std::string>{"ok", "four"});
 }
 
@@ -243,12 +244,31 @@ TEST_CASE("tools: pages append", "[tools]") {
 }
 
 TEST_CASE("tools: sort by byte order and keep the first of duplicate names", "[tools]") {
-  ToolList tools = Page(
-      R"({"tools":[{"name":"b","description":"first b"},{"name":"B"},{"name":"\u00e9"},)"
-      R"({"name":"a"},{"name":"b","description":"second b"},{"name":"a_"},{"name":"b"}]})");
+  ToolList tools =
+      Page(R"({"tools":[{"name":"b","description":"first b"},{"name":"B"},{"name":"\u00e9"},)"
+           R"({"name":"a"},{"name":"b","description":"second b"},{"name":"a_"},{"name":"b"}]})");
   SortAndDedupTools(tools);
   CHECK(Names(tools) == std::vector<std::string>{"B", "a", "a_", "b", "\xC3\xA9"});
   CHECK(tools[3].description == "first b");
+}
+
+TEST_CASE("tools: the first listed duplicate wins in a long list", "[tools]") {
+  ToolList tools;
+  for (int i = 0; i < 300; ++i) {
+    tools.push_back(
+        Tool{"t" + std::to_string((i * 7) % 10), "listed " + std::to_string(i), "{}", false});
+  }
+  SortAndDedupTools(tools);
+  REQUIRE(tools.size() == 10);
+  for (int k = 0; k < 10; ++k) {
+    const int first = [&] {
+      for (int i = 0;; ++i) {
+        if ((i * 7) % 10 == k) return i;
+      }
+    }();
+    CHECK(tools[k].name == "t" + std::to_string(k));
+    CHECK(tools[k].description == "listed " + std::to_string(first));
+  }
 }
 
 }  // namespace

@@ -126,27 +126,37 @@ TEST_CASE("sse: a UTF-8 sequence split across chunks survives", "[sse]") {
 }
 
 TEST_CASE("sse: ill-formed UTF-8 reads as U+FFFD", "[sse]") {
-  CHECK(Data(DecodeWhole("data: a\xFF" "b\xC3\n\n")) ==
-        std::vector<std::string>{"a\xEF\xBF\xBD" "b\xEF\xBF\xBD"});
+  CHECK(Data(DecodeWhole("data: a\xFF"
+                         "b\xC3\n\n")) == std::vector<std::string>{"a\xEF\xBF\xBD"
+                                                                   "b\xEF\xBF\xBD"});
 }
 
 TEST_CASE("sse: a BOM is dropped only at the start of the stream", "[sse]") {
-  CHECK(Data(DecodeWhole("\xEF\xBB\xBF" "data: x\n\n")) == std::vector<std::string>{"x"});
-  CHECK(Data(DecodeChunked("\xEF\xBB\xBF" "data: x\n\n", 1)) == std::vector<std::string>{"x"});
+  CHECK(Data(DecodeWhole("\xEF\xBB\xBF"
+                         "data: x\n\n")) == std::vector<std::string>{"x"});
+  CHECK(Data(DecodeChunked("\xEF\xBB\xBF"
+                           "data: x\n\n",
+                           1)) == std::vector<std::string>{"x"});
   // A second BOM is part of the first line: the field "\uFEFFdata" is unknown.
-  CHECK(DecodeWhole("\xEF\xBB\xBF\xEF\xBB\xBF" "data: x\n\n").empty());
+  CHECK(DecodeWhole("\xEF\xBB\xBF\xEF\xBB\xBF"
+                    "data: x\n\n")
+            .empty());
   // A BOM later in the stream is text like any other.
   CHECK(Data(DecodeWhole("data: x\n\ndata: \xEF\xBB\xBFy\n\n")) ==
         std::vector<std::string>{"x", "\xEF\xBB\xBFy"});
   // Bytes that start like a BOM but are not one are kept (here they spoil
   // the field name, so nothing is dispatched).
-  CHECK(DecodeChunked("\xEF\xBB" "data: z\n\n", 1).empty());
-  CHECK(DecodeWhole("\xEF\xBB\xBE" "data: z\n\n").empty());
+  CHECK(DecodeChunked("\xEF\xBB"
+                      "data: z\n\n",
+                      1)
+            .empty());
+  CHECK(DecodeWhole("\xEF\xBB\xBE"
+                    "data: z\n\n")
+            .empty());
 }
 
 TEST_CASE("sse: comments are ignored", "[sse]") {
-  CHECK(Data(DecodeWhole(": keep-alive\ndata: x\n:another\n\n")) ==
-        std::vector<std::string>{"x"});
+  CHECK(Data(DecodeWhole(": keep-alive\ndata: x\n:another\n\n")) == std::vector<std::string>{"x"});
   CHECK(DecodeWhole(":\n\n: only comments\n\n").empty());
 }
 
@@ -287,7 +297,8 @@ TEST_CASE("sse: a failed decoder stays failed", "[sse]") {
 
 TEST_CASE("sse: many events in one chunk come out in order", "[sse]") {
   std::string stream;
-  for (int i = 0; i < 1000; ++i) stream += "id: " + std::to_string(i) + "\ndata: " + std::to_string(i) + "\n\n";
+  for (int i = 0; i < 1000; ++i)
+    stream += "id: " + std::to_string(i) + "\ndata: " + std::to_string(i) + "\n\n";
   auto events = DecodeWhole(stream);
   REQUIRE(events.size() == 1000);
   CHECK(events[999].data == "999");
