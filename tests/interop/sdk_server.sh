@@ -7,8 +7,8 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
 
-StartServer SDK_PORT sdk-server node "$FIXTURES/sdk-server.mjs" --port 0 --tools 25 --page-size 10
-StartServer JSON_PORT sdk-json node "$FIXTURES/sdk-server.mjs" --port 0 --tools 7 --page-size 3 --json-response
+StartServer SDK_PORT sdk-server "$NODE" "$FIXTURES/sdk-server.mjs" --port 0 --tools 25 --page-size 10
+StartServer JSON_PORT sdk-json "$NODE" "$FIXTURES/sdk-server.mjs" --port 0 --tools 7 --page-size 3 --json-response
 SDK="http://127.0.0.1:$SDK_PORT"
 cat >"$TMP/mcp.json" <<EOF
 {"mcpServers": {
