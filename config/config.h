@@ -25,6 +25,8 @@ struct ParseEnv {
 struct Header {
   std::string name;
   Secret value;
+
+  friend bool operator==(const Header&, const Header&) = default;
 };
 
 // A remote (Streamable HTTP) server.

@@ -341,8 +341,9 @@ void Gateway::LogCall(const Peer& peer, const std::string& ns, const std::string
   r.ns = ns;
   r.tool = tool;
   r.outcome = std::string(outcome);
-  r.duration_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  r.duration_ms = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
+          .count());
   if (result) {
     r.request_params = result->request_params;
     r.bytes_in = result->bytes_in;
