@@ -62,8 +62,9 @@ class FakeHandler : public IpcHandler {
     std::string method;
     std::string params;  // compact JSON
   };
-  // Called on the loop thread for each request; may reply at once.
+  // Called on the loop thread for each request; may reply through `server`.
   std::function<void(const Request&)> on_request;
+  IpcServer* server = nullptr;  // set on the loop thread by ServerThread
 
   void OnRequest(Ticket ticket, const Peer& peer, std::string_view method,
                  const rapidjson::Value& params) override {
@@ -118,6 +119,7 @@ class ServerThread {
                         [](uv_async_t* a) { static_cast<ServerThread*>(a->data)->RunPosted(); });
           async_.data = this;
           server_ = std::make_unique<IpcServer>(&loop_, handler, options);
+          handler->server = server_.get();
           started.set_value(listen_fd >= 0 ? server_->ListenFd(listen_fd) : server_->Listen(path));
           uv_run(&loop_, UV_RUN_DEFAULT);
           uv_loop_close(&loop_);
