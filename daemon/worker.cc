@@ -27,13 +27,15 @@ struct Worker::Impl {
   // its final batch (after which the handle is closed).
   bool open = false;
 
-  std::mutex stop_mu;  // serialises Stop() callers
+  std::mutex stop_mu;  // serialises joining
 
   void Run() {
     thread_id.store(std::this_thread::get_id());
     pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());  // Linux: 15 bytes
     http = std::make_unique<HttpClient>(&loop, http_options);
-    uv_run(&loop, UV_RUN_DEFAULT);
+    // Returns early only if someone called uv_stop; Shutdown() ends it for good.
+    while (uv_run(&loop, UV_RUN_DEFAULT) != 0) {
+    }
     uv_loop_close(&loop);
   }
 
@@ -91,15 +93,13 @@ void Worker::Start() {
 void Worker::Post(std::function<void()> fn) {
   Impl& w = *impl_;
   std::lock_guard<std::mutex> lock(w.mu);
-  if (w.stop_requested && !w.open) return;
-  if (w.started && !w.open) return;
+  if (!w.open && (w.started || w.stop_requested)) return;  // stopped
   w.queue.push_back(std::move(fn));
   if (w.open) uv_async_send(&w.wake);
 }
 
 void Worker::Stop() {
   Impl& w = *impl_;
-  std::lock_guard<std::mutex> stop_lock(w.stop_mu);
   {
     std::lock_guard<std::mutex> lock(w.mu);
     w.stop_requested = true;
@@ -109,7 +109,9 @@ void Worker::Stop() {
     }
     if (w.open) uv_async_send(&w.wake);
   }
-  if (OnWorkerThread()) return;  // cannot join ourselves; the destructor joins
+  // From a task: the loop ends after it; the destructor joins.
+  if (OnWorkerThread()) return;
+  std::lock_guard<std::mutex> stop_lock(w.stop_mu);
   if (w.thread.joinable()) w.thread.join();
 }
 
