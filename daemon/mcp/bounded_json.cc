@@ -1,7 +1,9 @@
 #include "daemon/mcp/bounded_json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include <rapidjson/error/en.h>
@@ -11,11 +13,11 @@
 namespace mcpgw::mcp {
 namespace {
 
-// Full precision: numbers in schemas are relayed, and must read back the
-// same as the server wrote them.
+// Numbers reach the filter as text and are converted there (std::from_chars
+// is exact; RapidJSON 1.1's own full-precision path misreads "0e300").
 constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag |
                                  rapidjson::kParseValidateEncodingFlag |
-                                 rapidjson::kParseFullPrecisionFlag;
+                                 rapidjson::kParseNumbersAsStringsFlag;
 
 // "16 MiB", "64 KiB" or "1000 bytes": how a byte bound reads in an error.
 std::string DescribeBytes(size_t n) {
@@ -64,6 +66,28 @@ size_t Utf8SequenceAt(std::string_view s, size_t i, size_t* skip) {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 
+// For a JSON number out of double's range: whether it is too large (rather
+// than too small, which reads as zero). The decimal exponent of the leading
+// significant digit decides.
+bool Overflows(std::string_view number) {
+  const size_t e = number.find_first_of("eE");
+  long exponent = 0;
+  if (e != std::string_view::npos) {
+    size_t i = e + 1;
+    const bool negative = i < number.size() && number[i] == '-';
+    if (i < number.size() && (number[i] == '-' || number[i] == '+')) ++i;
+    for (; i < number.size(); ++i) exponent = std::min(exponent * 10 + (number[i] - '0'), 1L << 40);
+    if (negative) exponent = -exponent;
+  }
+  const std::string_view mantissa = number.substr(0, e);
+  const size_t dot = std::min(mantissa.find('.'), mantissa.size());
+  const size_t first = mantissa.find_first_of("123456789");
+  if (first == std::string_view::npos) return false;  // zero
+  const long lead =
+      first < dot ? static_cast<long>(dot - first) - 1 : -static_cast<long>(first - dot);
+  return lead + exponent > 0;
+}
+
 // Sits between the reader and the document: counts nesting and stops the
 // parse past the bound, so a hostile depth never builds a tree. It also
 // refuses strings whose decoded form is not UTF-8 (a lone "\udc00" escape,
@@ -79,8 +103,36 @@ class DepthFilter {
   bool Int64(int64_t i) { return doc_.Int64(i); }
   bool Uint64(uint64_t u) { return doc_.Uint64(u); }
   bool Double(double d) { return doc_.Double(d); }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
-    return doc_.RawNumber(s, n, copy);
+  // `s` is a number the reader has checked against the JSON grammar.
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool /*copy*/) {
+    const std::string_view text(s, n);
+    if (text.find_first_of(".eE") == std::string_view::npos) {
+      // Integers as RapidJSON types them; beyond 64 bits they become doubles.
+      if (text.front() == '-') {
+        int64_t v;
+        if (std::from_chars(s, s + n, v).ec == std::errc()) {
+          return v >= INT32_MIN ? doc_.Int(static_cast<int>(v)) : doc_.Int64(v);
+        }
+      } else {
+        uint64_t v;
+        if (std::from_chars(s, s + n, v).ec == std::errc()) {
+          return v <= UINT32_MAX ? doc_.Uint(static_cast<unsigned>(v)) : doc_.Uint64(v);
+        }
+      }
+    }
+    double d = 0;
+    const auto r = std::from_chars(s, s + n, d);
+    if (r.ec == std::errc::result_out_of_range) {
+      if (Overflows(text)) {
+        too_big_ = true;
+        return false;
+      }
+      d = text.front() == '-' ? -0.0 : 0.0;
+    } else if (r.ec != std::errc() || r.ptr != s + n) {
+      too_big_ = true;  // not reached: the grammar was checked
+      return false;
+    }
+    return doc_.Double(d);
   }
   bool String(const char* s, rapidjson::SizeType n, bool copy) {
     return CheckText(s, n) && doc_.String(s, n, copy);
@@ -101,6 +153,7 @@ class DepthFilter {
 
   bool too_deep() const { return too_deep_; }
   bool bad_surrogate() const { return bad_surrogate_; }
+  bool too_big() const { return too_big_; }
 
  private:
   bool Enter() {
@@ -131,6 +184,7 @@ class DepthFilter {
   int depth_ = 0;
   bool too_deep_ = false;
   bool bad_surrogate_ = false;
+  bool too_big_ = false;
 };
 
 bool AppendNumber(std::string& out, const rapidjson::Value& v) {
@@ -172,12 +226,13 @@ bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson
   }
   rapidjson::MemoryStream stream(text.data(), text.size());
   rapidjson::Reader reader;
-  bool too_deep = false, bad_surrogate = false;
+  bool too_deep = false, bad_surrogate = false, too_big = false;
   auto generate = [&](rapidjson::Document& handler) {
     DepthFilter filter(handler, limits.max_depth);
     const bool ok = !reader.Parse<kParseFlags>(stream, filter).IsError();
     too_deep = filter.too_deep();
     bad_surrogate = filter.bad_surrogate();
+    too_big = filter.too_big();
     return ok;
   };
   doc.Populate(generate);
@@ -186,6 +241,9 @@ bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson
   } else if (bad_surrogate) {
     error = "invalid JSON at offset " + std::to_string(stream.Tell()) +
             ": unpaired UTF-16 surrogate in a string";
+  } else if (too_big) {
+    error = "invalid JSON at offset " + std::to_string(stream.Tell()) +
+            ": Number too big to be stored in double.";
   } else if (reader.HasParseError()) {
     error = "invalid JSON at offset " + std::to_string(reader.GetErrorOffset()) + ": " +
             rapidjson::GetParseError_En(reader.GetParseErrorCode());

@@ -1,5 +1,8 @@
 #include "daemon/mcp/bounded_json.h"
 
+#include <climits>
+#include <cmath>
+#include <cstdint>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -148,6 +151,41 @@ TEST_CASE("json: escaped surrogates must pair", "[json]") {
   CHECK_FALSE(Parse(R"("\ude00")", &error));
   CHECK(error.find("surrogate") != std::string::npos);
   CHECK_FALSE(Parse(R"({"\udc00x":1})", &error));
+}
+
+TEST_CASE("json: numbers read exactly and keep their integer types", "[json]") {
+  rapidjson::Document doc;
+  std::string error;
+  REQUIRE(
+      ParseBoundedJson("[0e300,1e-400,-1e-400,2.2250738585072011e-308,0.1,1.7976931348623157e308,"
+                       "-2147483648,-2147483649,4294967295,4294967296,18446744073709551616,-0,"
+                       "0.00000000000000000000000000000000000000000000000001e300]",
+                       {}, doc, error));
+  CHECK(doc[0].IsDouble());
+  CHECK(doc[0].GetDouble() == 0.0);
+  CHECK(doc[1].GetDouble() == 0.0);  // too small for a double: zero
+  CHECK(std::signbit(doc[2].GetDouble()));
+  CHECK(doc[3].GetDouble() == 2.2250738585072011e-308);
+  CHECK(doc[4].GetDouble() == 0.1);
+  CHECK(doc[5].GetDouble() == 1.7976931348623157e308);
+  CHECK(doc[6].IsInt());
+  CHECK(doc[6].GetInt() == INT32_MIN);
+  CHECK((doc[7].IsInt64() && !doc[7].IsInt()));
+  CHECK(doc[8].IsUint());
+  CHECK((doc[9].IsUint64() && !doc[9].IsUint()));
+  CHECK(doc[10].IsDouble());
+  CHECK(doc[10].GetDouble() == 18446744073709551616.0);
+  CHECK(doc[11].IsInt());
+  CHECK(doc[12].GetDouble() == 1e250);
+}
+
+TEST_CASE("json: numbers too big for a double are refused", "[json]") {
+  std::string error;
+  CHECK_FALSE(Parse("[1e309]", &error));
+  CHECK(error.find("Number too big") != std::string::npos);
+  CHECK_FALSE(Parse("1.7976931348623159e308", &error));
+  CHECK(error.find("Number too big") != std::string::npos);
+  CHECK_FALSE(Parse("-1e3092233720368", &error));
 }
 
 TEST_CASE("json: a failed parse leaves a null document", "[json]") {
