@@ -169,21 +169,28 @@ std::string CleanServerText(std::string_view text, size_t max_bytes) {
     const auto lead = static_cast<unsigned char>(text[i]);
     size_t len = SequenceLength(lead);
     if (i + len > text.size()) len = 1;
+    for (size_t k = 1; k < len; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if (next < 0x80 || next > 0xBF) len = 1;  // not a sequence: judge the lead alone
+    }
     if (lead < 0x20 || lead == 0x7F) {
       ++i;
       continue;
     }
+    // A byte that is not part of a sequence becomes U+FFFD, so that removing
+    // controls can never join bytes into a new character.
+    std::string_view piece = text.substr(i, len);
+    if (len == 1 && lead >= 0x80) piece = "\xEF\xBF\xBD";
     // C1 controls U+0080..U+009F are encoded as C2 80..C2 9F.
-    if (len == 2 && lead == 0xC2 && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-        static_cast<unsigned char>(text[i + 1]) < 0xA0) {
+    if (len == 2 && lead == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {
       i += 2;
       continue;
     }
-    if (out.size() + len > max_bytes) {
+    if (out.size() + piece.size() > max_bytes) {
       out += "...";
       break;
     }
-    out.append(text.substr(i, len));
+    out.append(piece);
     i += len;
   }
   return out;

@@ -66,8 +66,8 @@ struct Message {
 Message ClassifyMessage(const rapidjson::Value& value);
 
 // Server text made fit for a reason or log: control characters (C0, DEL, C1)
-// removed, cut to at most `max_bytes` on a UTF-8 boundary ("..." appended
-// when cut).
+// removed, bytes outside any UTF-8 sequence replaced by U+FFFD, cut to at
+// most `max_bytes` on a UTF-8 boundary ("..." appended when cut).
 std::string CleanServerText(std::string_view text, size_t max_bytes = 200);
 
 }  // namespace mcpgw::mcp

@@ -136,6 +136,8 @@ TEST_CASE("jsonrpc: server text is cleaned and bounded", "[jsonrpc]") {
   CHECK(CleanServerText("plain text") == "plain text");
   CHECK(CleanServerText("a\r\nb\tc\x1b[31md\x7f") == "abc[31md");
   CHECK(CleanServerText("x\xC2\x85y\xC2\xA0z") == "xy\xC2\xA0z");  // C1 NEL gone, NBSP kept
+  // Removing a control never joins stray bytes into a C1 control.
+  CHECK(CleanServerText("\xC2\x07\x85") == "\xEF\xBF\xBD\xEF\xBF\xBD");
   CHECK(CleanServerText(std::string(300, 'a')) == std::string(200, 'a') + "...");
   // Never cut inside a UTF-8 sequence.
   const std::string euros = [] {
