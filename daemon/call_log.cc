@@ -40,43 +40,6 @@ std::string Errno(std::string_view what, const std::string& path) {
 
 }  // namespace
 
-std::string_view CallLogOutcomeName(CallLogOutcome outcome) {
-  switch (outcome) {
-    case CallLogOutcome::kOk:
-      return "ok";
-    case CallLogOutcome::kBackend:
-      return "backend";
-    case CallLogOutcome::kTransport:
-      return "transport";
-    case CallLogOutcome::kDenied:
-      return "denied";
-    case CallLogOutcome::kNotReady:
-      return "not_ready";
-    case CallLogOutcome::kInvalidRequest:
-      return "invalid_request";
-    case CallLogOutcome::kCancelled:
-      return "cancelled";
-  }
-  return "unknown";
-}
-
-CallLogOutcome CallLogOutcomeOf(proto::ErrorKind kind) {
-  switch (kind) {
-    case proto::ErrorKind::kInvalidRequest:
-      return CallLogOutcome::kInvalidRequest;
-    case proto::ErrorKind::kNotReady:
-      return CallLogOutcome::kNotReady;
-    case proto::ErrorKind::kBackend:
-      return CallLogOutcome::kBackend;
-    case proto::ErrorKind::kDenied:
-      return CallLogOutcome::kDenied;
-    case proto::ErrorKind::kTransport:
-    case proto::ErrorKind::kUnavailable:
-      return CallLogOutcome::kTransport;
-  }
-  return CallLogOutcome::kTransport;
-}
-
 std::string RequestDigest(std::string_view params) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
@@ -105,9 +68,9 @@ std::string FormatCallRecord(const CallRecord& r) {
   } else {
     line += '"' + RequestDigest(r.request_params) + '"';
   }
-  line += ",\"outcome\":\"";
-  line += CallLogOutcomeName(r.outcome);
-  line += "\",\"duration_ms\":" + std::to_string(r.duration_ms);
+  line += ",\"outcome\":";
+  mcp::AppendJsonString(line, r.outcome);
+  line += ",\"duration_ms\":" + std::to_string(r.duration_ms);
   line += ",\"bytes_in\":" + std::to_string(r.bytes_in);
   line += ",\"bytes_out\":" + std::to_string(r.bytes_out);
   line += '}';

@@ -14,22 +14,7 @@
 
 #include <sys/types.h>
 
-#include "proto/proto.h"
-
 namespace mcpgw {
-
-// How a call ended, as the log names it.
-enum class CallLogOutcome {
-  kOk,
-  kBackend,
-  kTransport,
-  kDenied,
-  kNotReady,
-  kInvalidRequest,
-  kCancelled
-};
-std::string_view CallLogOutcomeName(CallLogOutcome outcome);  // "ok", "backend", ...
-CallLogOutcome CallLogOutcomeOf(proto::ErrorKind kind);       // kUnavailable → kTransport
 
 struct CallRecord {
   std::chrono::system_clock::time_point time;  // when the call was received
@@ -41,7 +26,9 @@ struct CallRecord {
   // nothing was sent (the line then records "request_digest":null). Only its
   // digest is written.
   std::string request_params;
-  CallLogOutcome outcome = CallLogOutcome::kOk;
+  // How the call ended: "ok", "backend", "transport", "denied", "not_ready",
+  // "invalid_request" or "cancelled" (proto::ErrorKindName gives the error ones).
+  std::string outcome = "ok";
   uint64_t duration_ms = 0;
   uint64_t bytes_in = 0;   // response bytes received from the server
   uint64_t bytes_out = 0;  // request bytes sent to the server
