@@ -169,7 +169,9 @@ bool Catalog::Listed(const ServerView& server, const mcp::Tool& tool) const {
 }
 
 void Catalog::Render() {
-  std::string out = "{\"servers\":[";
+  std::string out;
+  out.reserve(listing_.size());
+  out += "{\"servers\":[";
   bool first_server = true;
   for (const auto& server : servers_) {
     if (!Visible(server)) continue;

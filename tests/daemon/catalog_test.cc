@@ -100,15 +100,6 @@ TEST_CASE("an empty configuration lists no servers", "[catalog]") {
   CHECK(Answer(c, "{}") == R"({"servers":[]})");
 }
 
-TEST_CASE("the listing is pre-rendered, not rebuilt per call", "[catalog]") {
-  Catalog c;
-  ThreeServers(c);
-  const std::string* first = &c.Listing();
-  const std::string copy = c.Listing();
-  CHECK(&c.Listing() == first);
-  CHECK(c.Listing() == copy);
-}
-
 TEST_CASE("names sort by byte order, uppercase and UTF-8 included", "[catalog]") {
   Catalog c;
   c.Reset({Loading("b"), Loading("\xC3\xA9t\xC3\xA9"), Loading("alpha"), Loading("Zeta"),
