@@ -108,6 +108,15 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
     if (std::string_view(why) == "file" && text == st.config_text) return;
     st.config_text = std::move(text);
     Notify("RELOADING=1");
+    if (options.reload_policy) {
+      std::string policy_error;
+      auto policy = options.reload_policy(&policy_error);
+      if (policy) {
+        gateway.SetPolicy(std::move(policy));
+      } else {
+        spdlog::error("reload ({}): keeping the previous policy: {}", why, policy_error);
+      }
+    }
     config::ParseResult parsed = options.reload_config();
     if (!parsed.ok) {
       spdlog::error("reload ({}): keeping the previous configuration: {}", why, parsed.error);

@@ -31,6 +31,8 @@ struct DaemonOptions {
   // disk). Unset: no reloads.
   std::function<config::ParseResult()> reload_config;
   bool watch_config = true;  // reload when the config file changes (debounced)
+  // Re-reads the policy from the settings file on reload. Unset: policy fixed.
+  std::function<std::shared_ptr<const Policy>(std::string* error)> reload_policy;
 };
 
 int RunDaemon(const DaemonOptions& options, const config::Config& config);

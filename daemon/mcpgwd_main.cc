@@ -3,6 +3,9 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
+#include <chrono>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -14,7 +17,10 @@
 #include "config/check.h"
 #include "config/config.h"
 #include "daemon/daemon.h"
+#include "daemon/call_log.h"
 #include "daemon/logging.h"
+#include "daemon/policy.h"
+#include "daemon/settings.h"
 #include "proto/socket_path.h"
 
 namespace {
@@ -34,6 +40,7 @@ int main(int argc, char** argv) {
                "call_dynamic_tool, to local hosts over a Unix socket.",
                "mcpgwd"};
   std::string config_path = DefaultConfigPath();
+  std::string settings_path;
   std::string socket_path;
   std::string log_level;
   bool check = false;
@@ -42,6 +49,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--socket", socket_path,
                  "Unix socket path (default: $MCPGW_SOCKET, else $XDG_RUNTIME_DIR/mcpgw/mcpgw.sock)");
+  app.add_option("--settings", settings_path,
+                 "the gateway's own settings (limits, policy, call log; default: "
+                 "$XDG_CONFIG_HOME/mcpgw/settings.json)");
   app.add_flag("--check", check, "parse the configuration, print one line per server, and exit");
   app.add_option("--log-level", log_level,
                  "trace, debug, info, warn, error or off (default: $MCPGW_LOG, else info)");
@@ -63,10 +73,55 @@ int main(int argc, char** argv) {
   }
   std::signal(SIGPIPE, SIG_IGN);
 
+  if (settings_path.empty()) {
+    const char* home = std::getenv("HOME");
+    settings_path = mcpgw::DefaultSettingsPath(
+        [](std::string_view name) -> std::optional<std::string> {
+          const char* v = std::getenv(std::string(name).c_str());
+          return v ? std::optional<std::string>(v) : std::nullopt;
+        },
+        home ? home : "");
+  }
+  mcpgw::SettingsResult settings = mcpgw::LoadSettingsFile(settings_path);
+  if (!settings.ok) {
+    spdlog::error("{}", settings.error);
+    return 1;
+  }
+  const mcpgw::Settings& s = settings.settings;
+
   mcpgw::DaemonOptions options;
   options.config_path = config_path;
   options.socket_path = socket_path.empty() ? mcpgw::proto::DefaultSocketPath() : socket_path;
-  options.workers = workers;
+  options.workers = workers ? workers : static_cast<unsigned>(std::max(0, s.workers));
+  options.limits.max_response_bytes = s.limits.max_response_bytes;
+  options.limits.max_json_depth = s.limits.max_json_depth;
+  options.limits.max_sse_event_bytes = s.limits.max_sse_event_bytes;
+  options.limits.max_tools = s.limits.max_tools_per_server;
+  options.limits.max_list_pages = s.limits.max_list_pages;
+  options.limits.call_deadline = std::chrono::seconds(s.limits.call_timeout_s);
+  options.limits.first_attempt_deadline = std::chrono::seconds(s.limits.listing_timeout_s);
+  options.limits.request_deadline = std::chrono::seconds(s.limits.listing_timeout_s);
+  options.ipc.allowed_uids = s.ipc.allowed_uids;
+  options.ipc.max_connections_per_uid = s.ipc.max_connections_per_uid;
+  options.ipc.max_in_flight_per_connection = s.ipc.max_in_flight_per_connection;
+  options.ipc.max_frame_bytes = s.ipc.max_frame_bytes;
+  options.policy = std::make_shared<const mcpgw::Policy>(s.policy);
+  options.reload_policy = [settings_path](std::string* error) -> std::shared_ptr<const mcpgw::Policy> {
+    mcpgw::SettingsResult r = mcpgw::LoadSettingsFile(settings_path);
+    if (!r.ok) {
+      *error = r.error;
+      return nullptr;
+    }
+    return std::make_shared<const mcpgw::Policy>(r.settings.policy);
+  };
+  mcpgw::CallLog call_log;
+  if (!s.call_log.path.empty()) {
+    if (auto err = call_log.Open(s.call_log.path, s.call_log.max_bytes, s.call_log.keep)) {
+      spdlog::error("call log: {}", *err);
+      return 1;
+    }
+    options.call_log = &call_log;
+  }
   options.reload_config = [config_path] {
     return mcpgw::config::ParseFile(config_path, mcpgw::config::SystemParseEnv());
   };
