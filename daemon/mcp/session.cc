@@ -88,7 +88,7 @@ void Session::Impl::SetState(Status status, std::string reason) {
   if (status == status_ && reason == reason_) return;
   status_ = status;
   reason_ = std::move(reason);
-  actions_.push_back(StateChanged{});
+  actions_.emplace_back(std::in_place_type<StateChanged>, StateChanged{});
 }
 
 // --- attempts and the handshake ---
@@ -273,10 +273,10 @@ void Session::Impl::OnPage(const rapidjson::Value& result, TimePoint now) {
     backoff_ = Duration::zero();
     status_ = Status::kReady;
     reason_.clear();
-    actions_.push_back(StateChanged{});
+    actions_.emplace_back(std::in_place_type<StateChanged>, StateChanged{});
     OpenListen(now);
   } else if (changed) {
-    actions_.push_back(StateChanged{});
+    actions_.emplace_back(std::in_place_type<StateChanged>, StateChanged{});
   }
   if (again) StartListing(/*for_attempt=*/false, now);
 }
@@ -319,7 +319,7 @@ void Session::Impl::Call(CallId id, std::string tool, std::string arguments_json
     CallOutcome outcome;
     outcome.kind = CallErrorKind::kTransport;
     outcome.text = std::string(text);
-    actions_.push_back(CallFinished{id, std::move(outcome)});
+    actions_.emplace_back(std::in_place_type<CallFinished>, CallFinished{id, std::move(outcome)});
   };
   if (shutting_down_) return refuse(kShuttingDown);
   if (status_ != Status::kReady) return refuse("server not ready");
@@ -344,7 +344,8 @@ void Session::Impl::FinishCall(Request& req, CallErrorKind kind, std::string tex
   if (req.bytes_out > 0) outcome.request_params = req.params;
   outcome.bytes_out = req.bytes_out;
   outcome.bytes_in = req.bytes_in;
-  actions_.push_back(CallFinished{req.call_id, std::move(outcome)});
+  actions_.emplace_back(std::in_place_type<CallFinished>,
+                        CallFinished{req.call_id, std::move(outcome)});
   calls_.erase(req.call_id);
 }
 
@@ -428,7 +429,8 @@ std::optional<TimePoint> Session::Impl::NextWakeup() const {
 
 void Session::Impl::Shutdown(TimePoint) {
   if (shutting_down_) return;
-  for (const auto& [id, t] : transfers_) actions_.push_back(AbortTransfer{id});
+  for (const auto& [id, t] : transfers_)
+    actions_.emplace_back(std::in_place_type<AbortTransfer>, AbortTransfer{id});
   transfers_.clear();
   notify_transfers_ = 0;
   listen_transfer_ = 0;

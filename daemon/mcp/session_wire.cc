@@ -97,7 +97,7 @@ TransferId Session::Impl::StartHttp(
   for (auto& h : extra_headers) start.headers.push_back(std::move(h));
   if (purpose == Purpose::kNotify) ++notify_transfers_;
   transfers_.emplace(id, std::move(t));
-  actions_.push_back(std::move(start));
+  actions_.emplace_back(std::in_place_type<StartTransfer>, std::move(start));
   return id;
 }
 
@@ -109,7 +109,7 @@ void Session::Impl::Abort(TransferId id) {
   transfers_.erase(it);
   if (id == listen_transfer_) listen_transfer_ = 0;
   if (id == initialized_transfer_) initialized_transfer_ = 0;
-  actions_.push_back(AbortTransfer{id});
+  actions_.emplace_back(std::in_place_type<AbortTransfer>, AbortTransfer{id});
 }
 
 void Session::Impl::SendRequest(Request& req) {
