@@ -3,8 +3,12 @@
 #include <curl/curl.h>
 
 #include <map>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "daemon/http_curl.h"
 

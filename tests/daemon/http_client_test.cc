@@ -464,7 +464,7 @@ TEST_CASE("Destroying the client with transfers in flight is clean and silent", 
     for (uint64_t tag = 1; tag <= 10; tag++) client.Start(&sink, tag, Get(server.Url()));
     REQUIRE(RunUntil(&loop, [&] { return server.request_count() == 10; }));
     RunFor(&loop, 20);
-    // One more that was never handed to curl yet.
+    // One more that has not even connected yet.
     client.Start(&sink, 11, Get(server.Url()));
   }
   size_t before = 0;
