@@ -27,7 +27,7 @@ class SseDecoder {
   // is empty (no data field, or only empty ones, like MCP's priming event) is
   // not dispatched, but its id still becomes last_event_id(). Returns false,
   // and stays failed, once an event's data exceeds `max_event_bytes` or a
-  // single line exceeds it by more than a field name's worth of bytes.
+  // single line (of any field, comments too) exceeds it by more than 64 bytes.
   bool Feed(std::string_view bytes, std::vector<SseEvent>& out);
 
   // The last `retry` value in milliseconds, if the server sent one.

@@ -268,6 +268,22 @@ TEST_CASE("sse: event data exactly at the bound passes, one byte over fails", "[
   }
 }
 
+TEST_CASE("sse: a line may be 64 bytes longer than the event bound, not 65", "[sse]") {
+  const size_t max = 100;
+  {
+    SseDecoder d(max);
+    std::vector<SseEvent> out;
+    CHECK(d.Feed(":" + std::string(max + 63, 'x') + "\ndata: ok\n\n", out));
+    CHECK(out.size() == 1);
+  }
+  {
+    SseDecoder d(max);
+    std::vector<SseEvent> out;
+    CHECK_FALSE(d.Feed(":" + std::string(max + 64, 'x') + "\ndata: ok\n\n", out));
+    CHECK(out.empty());
+  }
+}
+
 TEST_CASE("sse: a line that never ends fails at the bound, not at end of memory", "[sse]") {
   const size_t max = 1000;
   SseDecoder d(max);
