@@ -17,7 +17,9 @@ namespace {
 
 // Connections per host and port: a bound on what one client opens to a peer
 // (HTTP/2 multiplexes on fewer; HTTP/1.1 transfers past it wait their turn).
-constexpr long kMaxHostConnections = 64;
+// Every session holds one long-lived GET stream for server notifications, so
+// the bound must leave room for many servers that share one host.
+constexpr long kMaxHostConnections = 4096;
 // Easy handles kept for reuse after their transfer ends.
 constexpr size_t kEasyPoolSize = 32;
 
