@@ -50,7 +50,7 @@ std::string_view StatusName(Status s);  // "loading", "ready", "error"
 struct Tool {
   std::string name;
   std::string description;        // description, else title, else name (§4)
-  std::string input_schema_json;  // compact JSON object text ("{}" if absent)
+  std::string input_schema_json;  // compact JSON object text ({"type":"object"} if absent)
   bool read_only_hint = false;    // annotations.readOnlyHint === true (untrusted)
 };
 using ToolList = std::vector<Tool>;  // sorted by name (byte order), names unique
