@@ -7,6 +7,20 @@ namespace {
 
 bool IsControl(unsigned char c) { return c < 0x20 || c == 0x7f; }
 
+// True when text[i] starts a UTF-8 encoded C1 control (U+0080..U+009F), which
+// some terminals act on like an escape sequence.
+bool IsC1At(std::string_view text, size_t i) {
+  return static_cast<unsigned char>(text[i]) == 0xC2 && i + 1 < text.size() &&
+         static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+         static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+}
+
+void AppendUnicodeEscape(std::string& out, unsigned code) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "\\u%04x", code);
+  out += buf;
+}
+
 void AppendEscaped(std::string& out, unsigned char c) {
   switch (c) {
     case '"':
@@ -34,9 +48,7 @@ void AppendEscaped(std::string& out, unsigned char c) {
       break;
   }
   if (IsControl(c)) {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-    out += buf;
+    AppendUnicodeEscape(out, c);
     return;
   }
   out += static_cast<char>(c);
@@ -46,8 +58,11 @@ void AppendEscaped(std::string& out, unsigned char c) {
 
 bool IsPlainName(std::string_view name) {
   if (name.empty()) return false;
-  for (unsigned char c : name) {
-    if (IsControl(c) || c == ' ' || c == '"' || c == '\\' || c == ':') return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(name[i]);
+    if (IsControl(c) || c == ' ' || c == '"' || c == '\\' || c == ':' || IsC1At(name, i)) {
+      return false;
+    }
   }
   return true;
 }
@@ -56,7 +71,13 @@ std::string JsonQuote(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 2);
   out += '"';
-  for (unsigned char c : text) AppendEscaped(out, c);
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (IsC1At(text, i)) {
+      AppendUnicodeEscape(out, static_cast<unsigned char>(text[++i]));
+    } else {
+      AppendEscaped(out, static_cast<unsigned char>(text[i]));
+    }
+  }
   out += '"';
   return out;
 }

@@ -45,6 +45,15 @@ TEST_CASE("odd names are printed JSON-escaped in quotes", "[config][check]") {
         "\"tab\\t\\u0001\\u007f\": accepted (http://g, 0 headers)\n");
 }
 
+TEST_CASE("C1 control characters in names are escaped", "[config][check]") {
+  ParseResult r = Parse(R"({"mcpServers": {"a\u009b2Jb": {"url": "http://a"}, "\u00a0x": 1}})",
+                        "mcp.json", FakeEnv());
+  CHECK(FormatCheckReport(r, "mcp.json") ==
+        "mcp.json: 2 servers: 1 accepted, 1 refused\n"
+        "\"a\\u009b2Jb\": accepted (http://a, 0 headers)\n"
+        "\u00a0x: refused: entry must be an object (got number)\n");
+}
+
 TEST_CASE("a file with no servers reports zero and is usable", "[config][check]") {
   ParseResult r = Parse("{}", "mcp.json", FakeEnv());
   CHECK(FormatCheckReport(r, "mcp.json") == "mcp.json: 0 servers: 0 accepted, 0 refused\n");
