@@ -1,7 +1,8 @@
 // libFuzzer target for the mcp.json parser. Self-contained: build with
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //     tests/fuzz/config_fuzz.cc config/*.cc -o /tmp/config_fuzz
-//   /tmp/config_fuzz tests/fuzz/corpus/config
+//   /tmp/config_fuzz -runs=200000 tests/fuzz/corpus/config
+// (inputs it discovers land beside the seeds and are git-ignored there).
 // Besides not crashing, every parse must keep the config invariants: no value
 // from the environment in any printable string, accepted entries obey every
 // url and header rule, refused entries have a reason.
