@@ -1,0 +1,254 @@
+"""Turns the benchmark suite's results (one JSON object a line, written by
+run.sh) into the printed table, BENCHMARKS.md and the gnuplot PNG. Medians
+over the runs, with min-max ranges; ratios are taken within each run and then
+their median is reported.
+
+usage: report.py RESULTS VERSIONS OUT_MD OUT_PNG TMPDIR SMOKE RUNS
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+results, versions_path, out_md, out_png, tmp, smoke, runs = sys.argv[1:8]
+rows = [json.loads(line) for line in open(results) if line.strip()]
+versions = json.load(open(versions_path))
+smoke = smoke == "1"
+
+
+def pick(section, **match):
+    return [r for r in rows if r["section"] == section and all(r.get(k) == v for k, v in match.items())]
+
+
+def med(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def rng(values):
+    values = [v for v in values if v is not None]
+    return (min(values), max(values)) if values else (None, None)
+
+
+def fmt(v, digits=1):
+    if v is None:
+        return "n/a"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:.{digits}f}"
+
+
+def cell(values, digits=1):
+    m = med(values)
+    lo, hi = rng(values)
+    if m is None:
+        return "n/a"
+    if len([v for v in values if v is not None]) > 1:
+        return f"{fmt(m, digits)} ({fmt(lo, digits)}–{fmt(hi, digits)})"
+    return fmt(m, digits)
+
+
+def per_run(section, mode, inflight, key):
+    return {r["run"]: r.get(key) for r in pick(section, mode=mode, inflight=inflight)}
+
+
+def ratio_runs(a, b):
+    """Median of per-run ratios a/b (dicts run -> value)."""
+    vals = [a[k] / b[k] for k in a if k in b and a[k] and b[k]]
+    return med(vals), vals
+
+
+def diff_runs(a, b):
+    vals = [a[k] - b[k] for k in a if k in b and a[k] is not None and b[k] is not None]
+    return med(vals), vals
+
+
+lines = []
+out = lines.append
+out("# Benchmarks")
+out("")
+out("Produced by `tests/bench/run.sh` (one command; `--smoke` for a < 60 s check). "
+    "Everything runs on loopback against `tests/bench/bench_upstream` (a single-threaded epoll "
+    "MCP server answering JSON), so the upstream's own cost is small and identical for every path.")
+out("")
+out(f"Machine: {versions['nproc']} cores, {versions['cpu']}, Linux {versions['kernel']}. "
+    f"{versions['mcpgw']}, {versions['curl']}, node {versions['node']}, "
+    f"supergateway {versions['supergateway']}, mcp-remote {versions['mcp-remote']}, "
+    f"@modelcontextprotocol/sdk {versions['sdk']}.")
+out("")
+out(f"Runs: {runs}{' (smoke counts)' if smoke else ''}. Cells are medians over the runs with the "
+    "(min–max) range; ratios are computed inside each run and their median is given. CPU per call "
+    "is the gateway side only (the daemon's threads from /proc/<pid>/task/*/schedstat; for the "
+    "stdio paths the whole spawned process tree plus the daemon), divided by the calls measured.")
+out("")
+
+# ---- 1. call path ------------------------------------------------------------------
+out("## Call path: libmcpgw vs direct libcurl")
+out("")
+out("| path | in flight | p50 µs | p99 µs | calls/s | CPU µs/call (gateway) | client CPU µs/call |")
+out("|---|---|---|---|---|---|---|")
+plot = {}
+for mode, label in (("curl", "direct libcurl"), ("lib", "mcpgw via libmcpgw")):
+    for c in (1, 32, 256):
+        rs = pick("call", mode=mode, inflight=c)
+        if not rs:
+            continue
+        gw = cell([r["cpu_us_per_call"] for r in rs]) if mode == "lib" else "—"
+        out(f"| {label} | {c} | {cell([r['p50_us'] for r in rs])} | {cell([r['p99_us'] for r in rs])} | "
+            f"{cell([r['cps'] for r in rs], 0)} | {gw} | {cell([r['client_cpu_us_per_call'] for r in rs])} |")
+        plot.setdefault(label, []).append((c, med([r["cps"] for r in rs]), med([r["p99_us"] for r in rs])))
+out("")
+
+# ---- 2. peers ----------------------------------------------------------------------
+peer_labels = (("sdk-direct", "SDK client → upstream (Streamable HTTP, no gateway)"),
+               ("mcpgw-stdio", "SDK client → `mcpgw stdio` → mcpgwd"),
+               ("supergateway", "SDK client → supergateway"),
+               ("mcp-remote", "SDK client → mcp-remote"))
+if pick("peer"):
+    out("## The official SDK client over stdio: mcpgw vs the peers")
+    out("")
+    out("| path | in flight | p50 µs | p99 µs | calls/s | gateway CPU µs/call | gateway peak RSS MB | added p50 µs |")
+    out("|---|---|---|---|---|---|---|---|")
+    for mode, label in peer_labels:
+        for c in (1, 32):
+            rs = pick("peer", mode=mode, inflight=c)
+            if not rs:
+                continue
+            added = "—"
+            if mode != "sdk-direct":
+                d, _ = diff_runs(per_run("peer", mode, c, "p50_us"), per_run("peer", "sdk-direct", c, "p50_us"))
+                added = fmt(d)
+            cpu = cell([r["cpu_us_per_call"] for r in rs]) if mode != "sdk-direct" else "—"
+            hwm = cell([r["hwm_kb"] / 1024 for r in rs]) if mode != "sdk-direct" else "—"
+            out(f"| {label} | {c} | {cell([r['p50_us'] for r in rs])} | {cell([r['p99_us'] for r in rs])} | "
+                f"{cell([r['cps'] for r in rs], 0)} | {cpu} | {hwm} | {added} |")
+            plot.setdefault(mode, []).append((c, med([r["cps"] for r in rs]), med([r["p99_us"] for r in rs])))
+    out("")
+    out("Gateway peak RSS is the sum of VmHWM over the gateway's processes (for mcpgw: the bridge "
+        "and the daemon; for the Node peers: the spawned process tree).")
+    out("")
+
+# ---- 3. scale ----------------------------------------------------------------------
+scale_ready = [r for r in pick("scale") if "ready_ms" in r]
+if scale_ready:
+    n = scale_ready[0]["servers"]
+    t = scale_ready[0]["tools"]
+    out(f"## Scale: {n} servers × {t} tools (one upstream process, one path per server)")
+    out("")
+    out("| measure | value |")
+    out("|---|---|")
+    out(f"| start → `mcpgw wait` ready, ms | {cell([r['ready_ms'] for r in scale_ready], 0)} |")
+    out(f"| daemon RSS when ready, MB | {cell([r['rss_kb'] / 1024 for r in scale_ready])} |")
+    lst = [r for r in pick("scale", mode="lib", op="list")]
+    lns = [r for r in pick("scale", mode="lib", op="list-ns")]
+    raw = [r for r in pick("scale", mode="raw")]
+    after = [r for r in pick("scale") if r.get("label")]
+    out(f"| get_dynamic_tools, no arguments: p50 / p99 µs | {cell([r['p50_us'] for r in lst])} / {cell([r['p99_us'] for r in lst])} |")
+    out(f"| get_dynamic_tools with a namespace: p50 / p99 µs | {cell([r['p50_us'] for r in lns])} / {cell([r['p99_us'] for r in lns])} |")
+    if raw:
+        out(f"| {raw[0]['inflight']} calls in flight over 10 connections: calls/s | {cell([r['cps'] for r in raw], 0)} |")
+        out(f"| … p50 / p99 ms | {cell([r['p50_us'] / 1000 for r in raw])} / {cell([r['p99_us'] / 1000 for r in raw])} |")
+        out(f"| … daemon CPU µs/call | {cell([r['cpu_us_per_call'] for r in raw])} |")
+        out(f"| … errors | {cell([r['errors'] for r in raw], 0)} of {raw[0]['calls'] + raw[0]['errors']} |")
+    if after:
+        out(f"| daemon peak RSS after the in-flight run, MB | {cell([r['hwm_kb'] / 1024 for r in after])} |")
+    out("")
+
+# ---- 4. callgrind ------------------------------------------------------------------
+cg = pick("callgrind")
+hp = pick("hotpath")
+if cg:
+    out("## Instructions per operation (valgrind callgrind, deterministic)")
+    out("")
+    out("`tests/bench/hotpath_bench` runs each path N times; the count of a run with N = 0 (set-up) "
+        "is subtracted and the rest divided by N.")
+    out("")
+    out("| path | instructions | wall µs (native) |")
+    out("|---|---|---|")
+    names = {"call": "one call: validate params, encode tools/call, parse JSON response, convert",
+             "call-sse": "the same with the response as an SSE event",
+             "list": "no-argument get_dynamic_tools, 1000 servers × 100 tools"}
+    wall = {r["path"]: r["us_per_iter"] for r in hp}
+    for r in cg:
+        out(f"| {names.get(r['path'], r['path'])} | {r['instructions_per_iter']:,} | {fmt(wall.get(r['path']), 2)} |")
+    out("")
+
+# ---- targets -----------------------------------------------------------------------
+targets = []
+
+
+def target(name, value, goal, ok, unit=""):
+    targets.append((name, value, goal, ok))
+
+
+sg = "supergateway"
+for c in (1, 32):
+    r, _ = ratio_runs(per_run("peer", "mcpgw-stdio", c, "cpu_us_per_call"), per_run("peer", sg, c, "cpu_us_per_call"))
+    if r is not None:
+        target(f"CPU per call, mcpgw (bridge + daemon) / supergateway, {c} in flight",
+               f"{r:.3f} (1/{1 / r:.1f})", "≤ 0.1", r <= 0.1)
+r, _ = ratio_runs(per_run("peer", "mcpgw-stdio", 32, "hwm_kb"), per_run("peer", sg, 32, "hwm_kb"))
+if r is not None:
+    target("peak RSS, mcpgw / supergateway", f"{r:.3f} (1/{1 / r:.1f})", "≤ 0.1", r <= 0.1)
+v = med([x["cpu_us_per_call"] for x in pick("call", mode="lib", inflight=32)])
+if v is not None:
+    target("daemon CPU per call, 32 in flight", f"{v:.1f} µs", "≤ 25 µs", v <= 25)
+d, _ = diff_runs(per_run("call", "lib", 1, "p50_us"), per_run("call", "curl", 1, "p50_us"))
+if d is not None:
+    target("added median latency over direct libcurl, sequential", f"{d:.1f} µs", "≤ 25 µs", d <= 25)
+r, _ = ratio_runs(per_run("call", "lib", 32, "cps"), per_run("call", "curl", 32, "cps"))
+if r is not None:
+    target("throughput at 32 in flight, mcpgw / direct libcurl multi", f"{r:.2f}×", "≥ 0.5×", r >= 0.5)
+idle = pick("idle")
+if idle:
+    v = idle[0]["rss_kb"] / 1024
+    target("idle daemon RSS with 10 servers", f"{v:.1f} MB", "≤ 10 MB", v <= 10)
+if scale_ready:
+    v = med([x["ready_ms"] for x in scale_ready])
+    target(f"{n} servers × {t} tools: all ready", f"{v / 1000:.2f} s", "≤ 3 s", v <= 3000)
+    v = med([x["rss_kb"] / 1024 for x in scale_ready])
+    target(f"{n} servers × {t} tools: daemon RSS", f"{v:.1f} MB", "≤ 64 MB", v <= 64)
+    v = med([x["p50_us"] for x in pick("scale", mode="lib", op="list")])
+    if v is not None:
+        target("no-argument listing p50", f"{v:.0f} µs", "≤ 100 µs", v <= 100)
+
+out("## Targets")
+out("")
+out("| target | measured | goal | |")
+out("|---|---|---|---|")
+for name, value, goal, ok in targets:
+    out(f"| {name} | {value} | {goal} | {'met' if ok else 'missed'} |")
+out("")
+if os.path.exists(out_png) or not smoke:
+    out(f"![calls/s and p99 against calls in flight]({os.path.relpath(out_png, os.path.dirname(os.path.abspath(out_md)))})")
+    out("")
+
+text = "\n".join(lines) + "\n"
+
+# ---- plot --------------------------------------------------------------------------
+gp = os.path.join(tmp, "plot.gp")
+series = []
+for label, pts in plot.items():
+    dat = os.path.join(tmp, f"plot-{len(series)}.dat")
+    with open(dat, "w") as f:
+        for c, cps, p99 in sorted(pts):
+            f.write(f"{c} {cps or 0} {p99 or 0}\n")
+    series.append((label, dat))
+if series:
+    with open(gp, "w") as f:
+        f.write(f"set terminal png size 1100,450\nset output '{out_png}'\n")
+        f.write("set multiplot layout 1,2\nset logscale x 2\nset xlabel 'calls in flight'\nset key left top\n")
+        f.write("set title 'throughput'\nset ylabel 'calls/s'\nset logscale y\n")
+        f.write("plot " + ", ".join(f"'{d}' using 1:2 with linespoints title '{l}'" for l, d in series) + "\n")
+        f.write("set title 'p99 latency'\nset ylabel 'µs'\n")
+        f.write("plot " + ", ".join(f"'{d}' using 1:3 with linespoints title '{l}'" for l, d in series) + "\n")
+        f.write("unset multiplot\n")
+    try:
+        subprocess.run(["gnuplot", gp], check=True, timeout=60, capture_output=True)
+    except Exception as e:  # the report stands without its picture
+        print(f"bench: no plot: {e}", file=sys.stderr)
+
+with open(out_md, "w") as f:
+    f.write(text)
+print(text)

@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# The benchmark suite, one command: builds Release into build-bench, starts its
+# own upstreams and daemons on loopback, measures mcpgw (libmcpgw and `mcpgw
+# stdio`) beside direct libcurl and the Node peers (supergateway, mcp-remote),
+# the 1000-server scale run and the callgrind instruction counts, prints a
+# table and writes BENCHMARKS.md and tests/bench/plot.png.
+#   tests/bench/run.sh [--smoke] [--runs N] [--build-dir DIR] [--out FILE]
+# --smoke: tiny counts, < 60 s, writes its report to a temp dir only; the
+# peers are skipped when tests/bench/node_modules is missing.
+set -euo pipefail
+
+# Bound the whole run; the timeout's SIGTERM reaches the cleanup trap.
+if [ -z "${MCPGW_BENCH_BOUNDED:-}" ]; then
+  export MCPGW_BENCH_BOUNDED=1
+  exec timeout --kill-after=10 "${MCPGW_BENCH_TIMEOUT:-3000}" bash "$0" "$@"
+fi
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$BENCH_DIR/../.." && pwd)"
+SMOKE=0
+RUNS=3
+BUILD=""
+OUT=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --smoke) SMOKE=1 ;;
+    --runs) RUNS="$2"; shift ;;
+    --build-dir) BUILD="$2"; shift ;;
+    --out) OUT="$2"; shift ;;
+    *) echo "usage: $0 [--smoke] [--runs N] [--build-dir DIR] [--out FILE]" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+if [ "$SMOKE" = 1 ]; then
+  RUNS=1; N_SEQ=200; N_CONC=400; N_PEER=40; SCALE_SERVERS=50; SCALE_TOOLS=100
+  SCALE_INFLIGHT=500; SCALE_CALLS=1000; LIST_CALLS=50; CG_CALLS=200; CG_LISTS=3
+else
+  N_SEQ=5000; N_CONC=20000; N_PEER=2000; SCALE_SERVERS=1000; SCALE_TOOLS=100
+  SCALE_INFLIGHT=10000; SCALE_CALLS=50000; LIST_CALLS=500; CG_CALLS=5000; CG_LISTS=20
+fi
+
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcpgw-bench.XXXXXX")"
+PIDS=()
+Cleanup() {
+  local pid
+  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do
+    for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  rm -rf "$TMP"
+}
+trap Cleanup EXIT
+trap 'exit 130' INT TERM
+Log() { echo "bench: $*" >&2; }
+
+# ---- build --------------------------------------------------------------------------
+if [ -z "$BUILD" ]; then
+  BUILD="$ROOT/build-bench"
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+Log "building into $BUILD"
+cmake --build "$BUILD" --target bench_tools >"$TMP/build.log" 2>&1 || {
+  tail -n 30 "$TMP/build.log" >&2
+  exit 1
+}
+BIN="$BUILD/tests/bench"
+MCPGWD="$BUILD/daemon/mcpgwd"
+MCPGW="$BUILD/client/mcpgw"
+UPSTREAM="$BIN/bench_upstream"
+LOAD="$BIN/load_client"
+export LD_LIBRARY_PATH="$BUILD/client${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+export XDG_CONFIG_HOME="$TMP/config" XDG_RUNTIME_DIR="$TMP/run"
+mkdir -p "$XDG_CONFIG_HOME" "$XDG_RUNTIME_DIR"
+chmod 700 "$XDG_RUNTIME_DIR"
+RESULTS="$TMP/results.jsonl"
+: >"$RESULTS"
+
+# Records one JSON line with the run number and a section name.
+Record() { # RUN SECTION JSON
+  [ -n "$3" ] || return 0
+  printf '%s\n' "$3" | sed "s/^{/{\"run\":$1,\"section\":\"$2\",/" >>"$RESULTS"
+  printf '%s\n' "$3" | sed "s/^{/{\"run\":$1,\"section\":\"$2\",/" | cut -c1-220 >&2
+}
+
+# Starts the upstream with the given flags; sets the variable named $1 to its port.
+StartUpstream() { # VAR ARGS...
+  local var="$1"; shift
+  "$UPSTREAM" "$@" >"$TMP/$var.port" 2>"$TMP/$var.err" &
+  PIDS+=($!)
+  for _ in $(seq 50); do [ -s "$TMP/$var.port" ] && break; sleep 0.1; done
+  printf -v "$var" '%s' "$(head -n1 "$TMP/$var.port")"
+}
+
+# Starts mcpgwd on CONFIG at SOCKET; sets DAEMON_PID and waits until ready.
+StartDaemon() { # CONFIG SOCKET TIMEOUT
+  "$MCPGWD" --config "$1" --socket "$2" 2>"$TMP/mcpgwd.$(basename "$2").log" &
+  DAEMON_PID=$!
+  PIDS+=("$DAEMON_PID")
+  "$MCPGW" --socket "$2" wait --timeout "$3" >/dev/null
+}
+
+StopPid() {
+  kill -TERM "$1" 2>/dev/null || true
+  for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL "$1" 2>/dev/null || true
+}
+
+KbOf() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
+
+# Writes an mcp.json naming COUNT servers p0..p<COUNT-1> on one upstream port.
+WriteConfig() { # FILE PREFIX COUNT PORT
+  {
+    echo '{"mcpServers": {'
+    for ((i = 0; i < $3; i++)); do
+      [ "$i" -gt 0 ] && echo ','
+      printf '"%s%d": {"url": "http://127.0.0.1:%s/s/%d/mcp"}' "$2" "$i" "$4" "$i"
+    done
+    echo '}}'
+  } >"$1"
+}
+
+# ---- 1. call path: libmcpgw vs direct libcurl ------------------------------------
+StartUpstream PORT --tools 5
+URL="http://127.0.0.1:$PORT/s/0/mcp"
+WriteConfig "$TMP/mcp.json" b 10 "$PORT"
+SOCK="$TMP/run/mcpgw.sock"
+StartDaemon "$TMP/mcp.json" "$SOCK" 30
+sleep 1
+IDLE_RSS_KB="$(KbOf "$DAEMON_PID" VmRSS)"
+Record 0 idle "{\"servers\":10,\"rss_kb\":$IDLE_RSS_KB}"
+
+NODE_MODULES="$BENCH_DIR/node_modules"
+HAVE_PEERS=0
+if [ -d "$NODE_MODULES/supergateway" ] && [ -d "$NODE_MODULES/mcp-remote" ] && command -v node >/dev/null; then
+  HAVE_PEERS=1
+elif [ "$SMOKE" = 0 ]; then
+  echo "bench: tests/bench/node_modules is missing: run (cd tests/bench && npm ci)" >&2
+  exit 1
+else
+  Log "SKIP peers: tests/bench/node_modules is missing"
+fi
+
+for ((run = 1; run <= RUNS; run++)); do
+  Log "run $run/$RUNS: libmcpgw and libcurl"
+  for c in 1 32 256; do
+    n=$([ "$c" = 1 ] && echo "$N_SEQ" || echo "$N_CONC")
+    Record "$run" call "$("$LOAD" curl --url "$URL" --inflight "$c" --calls "$n" 2>/dev/null || true)"
+    Record "$run" call "$("$LOAD" lib --socket "$SOCK" --ns b0 --inflight "$c" --calls "$n" --pids "$DAEMON_PID" 2>/dev/null || true)"
+  done
+  if [ "$HAVE_PEERS" = 1 ]; then
+    Log "run $run/$RUNS: SDK client over stdio to mcpgw stdio and the peers"
+    peer=(node "$BENCH_DIR/peer_client.mjs" --calls "$N_PEER" --inflight 1,32)
+    while read -r line; do Record "$run" peer "$line"; done < <("${peer[@]}" --label sdk-direct --url "$URL" 2>/dev/null || true)
+    while read -r line; do Record "$run" peer "$line"; done < <("${peer[@]}" --label mcpgw-stdio --pids "$DAEMON_PID" --wrap-ns b0 -- "$MCPGW" --socket "$SOCK" stdio 2>/dev/null || true)
+    while read -r line; do Record "$run" peer "$line"; done < <("${peer[@]}" --label supergateway -- node "$NODE_MODULES/supergateway/dist/index.js" --streamableHttp "$URL" --logLevel none 2>/dev/null || true)
+    while read -r line; do Record "$run" peer "$line"; done < <(MCP_REMOTE_CONFIG_DIR="$TMP/mcp-remote" "${peer[@]}" --label mcp-remote -- node "$NODE_MODULES/mcp-remote/dist/proxy.js" "$URL" --allow-http --transport http-only 2>/dev/null || true)
+  fi
+done
+Record 0 daemon "{\"label\":\"after calls\",\"rss_kb\":$(KbOf "$DAEMON_PID" VmRSS),\"hwm_kb\":$(KbOf "$DAEMON_PID" VmHWM)}"
+StopPid "$DAEMON_PID"
+
+# ---- 2. scale: many servers × 100 tools ---------------------------------------------
+Log "scale: $SCALE_SERVERS servers x $SCALE_TOOLS tools"
+StartUpstream SPORT --tools "$SCALE_TOOLS" --page-size 50
+WriteConfig "$TMP/scale.json" s "$SCALE_SERVERS" "$SPORT"
+SSOCK="$TMP/run/scale.sock"
+for ((run = 1; run <= RUNS; run++)); do
+  t0=$(date +%s%N)
+  ready=1
+  StartDaemon "$TMP/scale.json" "$SSOCK" 60 || ready=0
+  t1=$(date +%s%N)
+  Record "$run" scale "{\"servers\":$SCALE_SERVERS,\"tools\":$SCALE_TOOLS,\"ready\":$ready,\"ready_ms\":$(((t1 - t0) / 1000000)),\"rss_kb\":$(KbOf "$DAEMON_PID" VmRSS),\"hwm_kb\":$(KbOf "$DAEMON_PID" VmHWM)}"
+  Record "$run" scale "$("$LOAD" lib --socket "$SSOCK" --op list --calls "$LIST_CALLS" --warmup 5 --pids "$DAEMON_PID" 2>/dev/null || true)"
+  Record "$run" scale "$("$LOAD" lib --socket "$SSOCK" --op list-ns --ns-prefix s --ns-count "$SCALE_SERVERS" --calls "$LIST_CALLS" --warmup 5 --pids "$DAEMON_PID" 2>/dev/null || true)"
+  Record "$run" scale "$("$LOAD" raw --socket "$SSOCK" --ns-prefix s --ns-count "$SCALE_SERVERS" --conns 10 --inflight "$SCALE_INFLIGHT" --calls "$SCALE_CALLS" --pids "$DAEMON_PID" 2>/dev/null || true)"
+  Record "$run" scale "{\"label\":\"after 10k in flight\",\"rss_kb\":$(KbOf "$DAEMON_PID" VmRSS),\"hwm_kb\":$(KbOf "$DAEMON_PID" VmHWM)}"
+  StopPid "$DAEMON_PID"
+done
+
+# ---- 3. instruction counts (callgrind) ----------------------------------------------
+if command -v valgrind >/dev/null; then
+  Log "callgrind: hot paths"
+  Instructions() { # OUTFILE ARGS...
+    local out="$1"; shift
+    valgrind --tool=callgrind --callgrind-out-file="$out" "$BIN/hotpath_bench" "$@" >/dev/null 2>&1
+    awk '/^(summary|totals):/ {print $2; exit}' "$out"
+  }
+  for path in call call-sse list; do
+    if [ "$path" = list ]; then n="$CG_LISTS"; servers=1000; else n="$CG_CALLS"; servers=1; fi
+    base="$(Instructions "$TMP/cg.$path.0" "$path" 0 "$servers" 100)"
+    full="$(Instructions "$TMP/cg.$path.n" "$path" "$n" "$servers" 100)"
+    Record 0 callgrind "{\"path\":\"$path\",\"n\":$n,\"instructions_per_iter\":$(((full - base) / n))}"
+  done
+  Record 0 hotpath "$("$BIN/hotpath_bench" call 200000 1 100)"
+  Record 0 hotpath "$("$BIN/hotpath_bench" list 200 1000 100)"
+fi
+
+# ---- 4. report ----------------------------------------------------------------------
+VERSIONS="$TMP/versions.json"
+python3 - "$VERSIONS" "$MCPGWD" "$NODE_MODULES" <<'EOF'
+import json, platform, subprocess, sys, os
+out, mcpgwd, nm = sys.argv[1:4]
+def run(*cmd):
+    try: return subprocess.run(cmd, capture_output=True, text=True, timeout=20).stdout.strip()
+    except Exception: return "unknown"
+def pkg(name):
+    try: return json.load(open(os.path.join(nm, name, "package.json")))["version"]
+    except Exception: return "not installed"
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown")
+json.dump({"nproc": os.cpu_count(), "cpu": cpu, "kernel": platform.release(),
+           "mcpgw": run(mcpgwd, "--version").splitlines()[0] if run(mcpgwd, "--version") else "unknown",
+           "curl": run("curl-config", "--version"), "node": run("node", "--version"),
+           "supergateway": pkg("supergateway"), "mcp-remote": pkg("mcp-remote"),
+           "sdk": pkg("@modelcontextprotocol/sdk")}, open(out, "w"))
+EOF
+if [ "$SMOKE" = 1 ]; then
+  OUT="${OUT:-$TMP/BENCHMARKS.md}"; PLOT="$TMP/plot.png"
+else
+  OUT="${OUT:-$ROOT/BENCHMARKS.md}"; PLOT="$BENCH_DIR/plot.png"
+fi
+python3 "$BENCH_DIR/report.py" "$RESULTS" "$VERSIONS" "$OUT" "$PLOT" "$TMP" "$SMOKE" "$RUNS"
+if [ "$SMOKE" = 1 ]; then
+  # The smoke run passes when every section produced numbers without errors.
+  python3 - "$RESULTS" "$HAVE_PEERS" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+need = {"call", "scale", "idle"} | ({"peer"} if sys.argv[2] == "1" else set())
+missing = need - {r["section"] for r in rows}
+bad = [r for r in rows if r.get("errors")]
+if missing or bad:
+    print("bench smoke: FAIL missing=%s errors=%s" % (sorted(missing), [(r["section"], r.get("mode"), r.get("first_error")) for r in bad]))
+    sys.exit(1)
+print("bench smoke: ok (%d result rows)" % len(rows))
+EOF
+fi
