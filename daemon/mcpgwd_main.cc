@@ -1,10 +1,10 @@
 // mcpgwd: the gateway daemon's command line. Everything else lives in the
 // mcpgw_daemon library.
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
-#include <chrono>
 #include <optional>
 #include <string>
 
@@ -16,14 +16,48 @@
 
 #include "config/check.h"
 #include "config/config.h"
-#include "daemon/daemon.h"
 #include "daemon/call_log.h"
+#include "daemon/daemon.h"
+#ifdef __APPLE__
+#include "daemon/launchd.h"
+#endif
 #include "daemon/logging.h"
 #include "daemon/policy.h"
 #include "daemon/settings.h"
 #include "proto/socket_path.h"
 
 namespace {
+
+constexpr const char* kHelpFooter = R"(Environment:
+  MCPGW_SOCKET      socket path when --socket is not given
+  MCPGW_LOG         log level when --log-level is not given
+  XDG_CONFIG_HOME   where mcp.json and settings.json live (default ~/.config)
+  XDG_RUNTIME_DIR   where the socket lives: $XDG_RUNTIME_DIR/mcpgw/mcpgw.sock
+                    (unset: /tmp/mcpgw-UID/mcpgw.sock)
+  LISTEN_FDS, LISTEN_PID  a listening socket from systemd (socket activation);
+                    on macOS, launchd's "Listeners" socket
+  NOTIFY_SOCKET     systemd readiness: READY=1, RELOADING=1, STOPPING=1
+  JOURNAL_STREAM    set by systemd: log lines carry journald priorities
+
+Signals:
+  SIGHUP            reload mcp.json and the settings' policy; unchanged servers
+                    keep their sessions, removed ones are closed (DELETE); a
+                    broken file keeps the previous configuration (see
+                    `mcpgw status`). Saving mcp.json reloads it as well.
+  SIGTERM, SIGINT   stop: calls in flight fail with "gateway shutting down",
+                    sessions are closed (DELETE, 3 s grace), exit 0. A second
+                    signal exits at once.
+
+Files:
+  $XDG_CONFIG_HOME/mcpgw/mcp.json       servers (the format of Cursor and Claude Desktop)
+  $XDG_CONFIG_HOME/mcpgw/settings.json  limits, policy, call log (optional)
+  $XDG_RUNTIME_DIR/mcpgw/mcpgw.sock     the socket (directory 0700, socket 0600)
+
+Exit status: 0 after a clean stop; 1 when the configuration, settings or
+socket are unusable; 2 on a command-line error. With --check: 0 when the file
+is usable (refused entries included), 1 when not.
+
+See mcpgwd(1), mcpgw(1) and docs/SERVICE.md.)";
 
 std::string DefaultConfigPath() {
   const char* xdg = std::getenv("XDG_CONFIG_HOME");
@@ -35,29 +69,43 @@ std::string DefaultConfigPath() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"mcpgwd: a gateway daemon for the Model Context Protocol. It connects to every "
-               "remote MCP server an mcp.json names and serves two tools, get_dynamic_tools and "
-               "call_dynamic_tool, to local hosts over a Unix socket.",
-               "mcpgwd"};
+  CLI::App app{
+      "mcpgwd: a gateway daemon for the Model Context Protocol. It connects to every "
+      "remote MCP server an mcp.json names and serves two tools, get_dynamic_tools and "
+      "call_dynamic_tool, to local hosts over a Unix socket.",
+      "mcpgwd"};
   std::string config_path = DefaultConfigPath();
   std::string settings_path;
   std::string socket_path;
   std::string log_level;
   bool check = false;
   unsigned workers = 0;
-  app.add_option("--config", config_path, "mcp.json to serve")
-      ->capture_default_str();
-  app.add_option("--socket", socket_path,
-                 "Unix socket path (default: $MCPGW_SOCKET, else $XDG_RUNTIME_DIR/mcpgw/mcpgw.sock)");
+  app.footer(kHelpFooter);
+  app.add_option("--config", config_path,
+                 "mcp.json to serve (default: $XDG_CONFIG_HOME/mcpgw/mcp.json, else "
+                 "~/.config/mcpgw/mcp.json)")
+      ->type_name("FILE");
+  app.add_option(
+         "--socket", socket_path,
+         "Unix socket path (default: $MCPGW_SOCKET, else $XDG_RUNTIME_DIR/mcpgw/mcpgw.sock); "
+         "ignored when a service manager passes the socket")
+      ->type_name("PATH");
   app.add_option("--settings", settings_path,
                  "the gateway's own settings (limits, policy, call log; default: "
-                 "$XDG_CONFIG_HOME/mcpgw/settings.json)");
+                 "$XDG_CONFIG_HOME/mcpgw/settings.json)")
+      ->type_name("FILE");
   app.add_flag("--check", check, "parse the configuration, print one line per server, and exit");
   app.add_option("--log-level", log_level,
-                 "trace, debug, info, warn, error or off (default: $MCPGW_LOG, else info)");
-  app.add_option("--workers", workers, "session threads (default: number of cores)");
+                 "trace, debug, info, warn, error or off (default: $MCPGW_LOG, else info)")
+      ->type_name("LEVEL");
+  app.add_option("--workers", workers, "session threads (default: number of cores)")
+      ->type_name("N");
   app.set_version_flag("--version", std::string("mcpgwd ") + MCPGW_VERSION);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // --help and --version exit 0; misuse 2
+  }
 
   mcpgw::config::ParseResult parsed =
       mcpgw::config::ParseFile(config_path, mcpgw::config::SystemParseEnv());
@@ -106,7 +154,8 @@ int main(int argc, char** argv) {
   options.ipc.max_in_flight_per_connection = s.ipc.max_in_flight_per_connection;
   options.ipc.max_frame_bytes = s.ipc.max_frame_bytes;
   options.policy = std::make_shared<const mcpgw::Policy>(s.policy);
-  options.reload_policy = [settings_path](std::string* error) -> std::shared_ptr<const mcpgw::Policy> {
+  options.reload_policy =
+      [settings_path](std::string* error) -> std::shared_ptr<const mcpgw::Policy> {
     mcpgw::SettingsResult r = mcpgw::LoadSettingsFile(settings_path);
     if (!r.ok) {
       *error = r.error;
@@ -133,6 +182,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (fds == 1) options.listen_fd = SD_LISTEN_FDS_START;
+#endif
+#ifdef __APPLE__
+  // launchd: the agent's "Listeners" socket (packaging/launchd/).
+  if (options.listen_fd < 0) options.listen_fd = mcpgw::LaunchdListenFd();
 #endif
   return mcpgw::RunDaemon(options, parsed.config);
 }
