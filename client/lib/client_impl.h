@@ -44,7 +44,11 @@ struct Connection {
   int fd = -1;
   std::string hello_id;
   std::thread reader;
-  std::timed_mutex write_mu;  // one frame at a time on the socket
+  // One frame at a time on the socket. A flag under a mutex rather than a
+  // timed mutex: waiting for it must stay abortable.
+  std::mutex write_mu;
+  std::condition_variable write_cv;
+  bool writing = false;
   // Guarded by the handle's mutex.
   bool dead = false;
   std::unordered_map<std::string, std::shared_ptr<Pending>> pending;  // by request id

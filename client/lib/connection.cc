@@ -197,10 +197,24 @@ std::shared_ptr<Connection> Connect(mcpgw_client* client, std::string* error) {
 
 WriteResult WriteFrame(Connection& conn, std::string_view frame,
                        const std::function<bool()>& abort) {
-  std::unique_lock lock(conn.write_mu, std::defer_lock);
-  while (!lock.try_lock_for(kWriteSlice)) {
-    if (abort()) return WriteResult::kAborted;
+  {
+    std::unique_lock lock(conn.write_mu);
+    while (conn.writing) {
+      if (abort()) return WriteResult::kAborted;
+      conn.write_cv.wait_for(lock, kWriteSlice);
+    }
+    conn.writing = true;
   }
+  struct Release {
+    Connection& conn;
+    ~Release() {
+      {
+        std::lock_guard lock(conn.write_mu);
+        conn.writing = false;
+      }
+      conn.write_cv.notify_one();
+    }
+  } release{conn};
   size_t sent = 0;
   while (sent < frame.size()) {
     ssize_t n =
