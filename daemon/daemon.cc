@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 #include <future>
 #include <memory>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -14,6 +14,8 @@
 #endif
 
 #include "daemon/gateway.h"
+#include "daemon/logging.h"
+#include "daemon/scrub.h"
 #include "daemon/worker.h"
 
 namespace mcpgw {
@@ -43,6 +45,7 @@ struct MainLoopState {
   bool stopping = false;
   std::promise<int> exit_code;
   bool exit_set = false;
+  std::shared_ptr<const Scrubber> scrubber;  // every secret seen so far
 
   void Exit(int code) {
     if (exit_set) return;
@@ -63,7 +66,8 @@ constexpr uint64_t kReloadDebounceMs = 200;
 }  // namespace
 
 int RunDaemon(const DaemonOptions& options, const config::Config& config) {
-  unsigned n = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
+  unsigned n =
+      options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
   Worker main("mcpgw-main");
   main.Start();
   std::vector<std::unique_ptr<Worker>> workers;
@@ -118,6 +122,12 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
       }
     }
     config::ParseResult parsed = options.reload_config();
+    if (parsed.ok) {
+      // Before anything of the new configuration can log or fail.
+      st.scrubber = Scrubber::Extend(st.scrubber, parsed.config.secrets);
+      SetLogScrubber(st.scrubber);
+      gateway.SetScrubber(st.scrubber);
+    }
     if (!parsed.ok) {
       spdlog::error("reload ({}): keeping the previous configuration: {}", why, parsed.error);
       gateway.ReloadFailed(parsed.error);
@@ -128,6 +138,10 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
     Notify("READY=1");
   };
   std::function<void(const char*)> reload_fn = reload;
+
+  st.scrubber = Scrubber::Extend(nullptr, config.secrets);
+  SetLogScrubber(st.scrubber);
+  gateway.SetScrubber(st.scrubber);
 
   main.Post([&] {
     st.ipc = std::make_unique<IpcServer>(main.loop(), &gateway, options.ipc);
@@ -150,7 +164,9 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
     st.sighup.data = &reload_fn;
     uv_signal_start(
         &st.sighup,
-        [](uv_signal_t* h, int) { (*static_cast<std::function<void(const char*)>*>(h->data))("SIGHUP"); },
+        [](uv_signal_t* h, int) {
+          (*static_cast<std::function<void(const char*)>*>(h->data))("SIGHUP");
+        },
         SIGHUP);
     st.signals_open = true;
     st.config_text = ReadFileOrEmpty(options.config_path);
@@ -158,8 +174,8 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
       // Editors replace files by rename, so watch the directory for the name.
       auto slash = options.config_path.rfind('/');
       st.config_dir = slash == std::string::npos ? "." : options.config_path.substr(0, slash + 1);
-      st.config_base = slash == std::string::npos ? options.config_path
-                                                  : options.config_path.substr(slash + 1);
+      st.config_base =
+          slash == std::string::npos ? options.config_path : options.config_path.substr(slash + 1);
       uv_timer_init(main.loop(), &st.debounce);
       st.debounce.data = &reload_fn;
       uv_fs_event_init(main.loop(), &st.watch);

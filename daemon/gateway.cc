@@ -12,14 +12,14 @@
 
 #include "daemon/call_log.h"
 #include "daemon/mcp/bounded_json.h"
+#include "daemon/scrub.h"
 #include "daemon/server_host.h"
 
 namespace mcpgw {
 namespace {
 
 double UnixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 constexpr size_t kLatencyWindow = 256;  // calls per server kept for the median
@@ -49,7 +49,7 @@ struct Gateway::Record {
   std::string name;
   std::optional<config::RemoteServer> entry_remote;  // the entry it was made from
   std::string entry_refusal;
-  Worker* worker = nullptr;     // null for refused entries
+  Worker* worker = nullptr;      // null for refused entries
   HostBridge* bridge = nullptr;  // lives on `worker`
   ServerView view;
   double since_unix = 0;
@@ -94,8 +94,8 @@ class Gateway::HostBridge : public ServerHostListener {
   // Worker thread.
   void Create(uv_loop_t* loop, HttpClient* http, std::string name, config::RemoteServer server,
               mcp::SessionLimits limits) {
-    host_ = std::make_unique<ServerHost>(loop, http, std::move(name), std::move(server), limits,
-                                         this);
+    host_ =
+        std::make_unique<ServerHost>(loop, http, std::move(name), std::move(server), limits, this);
     host_->Start();
   }
   ServerHost* host() { return host_.get(); }
@@ -133,6 +133,19 @@ void Gateway::SetPolicy(std::shared_ptr<const Policy> policy) {
   catalog_.SetPolicy(std::move(policy));
 }
 
+void Gateway::SetScrubber(std::shared_ptr<const Scrubber> scrubber) {
+  scrubber_ = std::move(scrubber);
+}
+
+std::string Gateway::Scrubbed(std::string text) const {
+  if (scrubber_) scrubber_->ScrubInPlace(text);
+  return text;
+}
+
+void Gateway::ReplyError(Ticket ticket, proto::ErrorKind kind, std::string message) {
+  ipc_->ReplyError(ticket, kind, Scrubbed(std::move(message)));
+}
+
 void Gateway::Load(const config::Config& config) { Apply(config); }
 
 void Gateway::Reload(const config::Config& config) {
@@ -143,7 +156,7 @@ void Gateway::Reload(const config::Config& config) {
 
 void Gateway::ReloadFailed(std::string error) {
   last_reload_unix_ = UnixNow();
-  reload_error_ = std::move(error);
+  reload_error_ = Scrubbed(std::move(error));
 }
 
 // Servers whose entry is unchanged keep their session and in-flight calls;
@@ -183,7 +196,7 @@ std::shared_ptr<Gateway::Record> Gateway::NewRecord(const config::Entry& entry) 
   rec->view.name = entry.name;
   if (!entry.accepted()) {
     rec->view.status = mcp::Status::kError;
-    rec->view.reason = entry.refusal;
+    rec->view.reason = Scrubbed(entry.refusal);
     spdlog::warn("server \"{}\": refused: {}", entry.name, entry.refusal);
     return rec;
   }
@@ -213,14 +226,14 @@ void Gateway::Retire(Record& rec) {
 }
 
 void Gateway::OnStateChanged(const std::shared_ptr<Record>& rec, ServerState state) {
+  state.reason = Scrubbed(std::move(state.reason));
   if (rec->view.status != state.status || rec->view.reason != state.reason) {
     rec->since_unix = UnixNow();
     size_t tools = state.tools ? state.tools->size() : 0;
     if (state.status == mcp::Status::kError) {
       spdlog::warn("server \"{}\": error: {}", rec->name, state.reason);
     } else {
-      spdlog::info("server \"{}\": {} ({} tools)", rec->name, mcp::StatusName(state.status),
-                   tools);
+      spdlog::info("server \"{}\": {} ({} tools)", rec->name, mcp::StatusName(state.status), tools);
     }
   }
   rec->view.status = state.status;
@@ -240,32 +253,32 @@ void Gateway::OnRequest(Ticket ticket, const Peer& peer, std::string_view method
     if (auto* text = std::get_if<std::string>(&answer)) {
       ipc_->ReplyText(ticket, *text);
     } else {
-      const auto& err = std::get<GatewayError>(answer);
-      ipc_->ReplyError(ticket, err.kind, err.message);
+      auto& err = std::get<GatewayError>(answer);
+      ReplyError(ticket, err.kind, std::move(err.message));
     }
   } else if (method == proto::kCallDynamicTool) {
     HandleCall(ticket, peer, params);
   } else if (method == proto::kStatus) {
     ipc_->ReplyJson(ticket, StatusJson());
   } else {
-    ipc_->ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
-                     "unknown method; use get_dynamic_tools, call_dynamic_tool or status");
+    ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
+               "unknown method; use get_dynamic_tools, call_dynamic_tool or status");
   }
 }
 
 void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params) {
   if (shutting_down_) {
-    ipc_->ReplyError(ticket, proto::ErrorKind::kTransport, "mcpgwd is shutting down");
+    ReplyError(ticket, proto::ErrorKind::kTransport, "mcpgwd is shutting down");
     return;
   }
   auto prepared = catalog_.PrepareCall(params);
   if (auto* err = std::get_if<GatewayError>(&prepared)) {
-    ipc_->ReplyError(ticket, err->kind, err->message);
+    ReplyError(ticket, err->kind, err->message);
     if (err->kind == proto::ErrorKind::kDenied) {
       auto str = [&](const char* key) {
         auto m = params.FindMember(key);
         return m != params.MemberEnd() && m->value.IsString() ? std::string(m->value.GetString())
-                                                               : std::string();
+                                                              : std::string();
       };
       LogCall(peer, str("namespace"), str("toolName"), std::chrono::steady_clock::now(), "denied",
               nullptr);
@@ -275,7 +288,7 @@ void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value
   CallTarget target = std::move(std::get<CallTarget>(prepared));
   auto it = by_name_.find(target.ns);
   if (it == by_name_.end() || !it->second->bridge) {
-    ipc_->ReplyError(ticket, proto::ErrorKind::kNotReady, "server is not connected");
+    ReplyError(ticket, proto::ErrorKind::kNotReady, "server is not connected");
     return;
   }
   const std::shared_ptr<Record>& rec = it->second;
@@ -298,9 +311,9 @@ void Gateway::OnCallFinished(mcp::CallId id, mcp::CallOutcome outcome) {
   Record& rec = *call.record;
   rec.in_flight--;
   rec.calls++;
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                        call.start)
-                  .count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - call.start)
+          .count();
   rec.AddLatency(ms);
   switch (outcome.kind) {
     case mcp::CallErrorKind::kNone:
@@ -308,11 +321,11 @@ void Gateway::OnCallFinished(mcp::CallId id, mcp::CallOutcome outcome) {
       break;
     case mcp::CallErrorKind::kBackend:
       rec.errors++;
-      ipc_->ReplyError(call.ticket, proto::ErrorKind::kBackend, outcome.text);
+      ReplyError(call.ticket, proto::ErrorKind::kBackend, outcome.text);
       break;
     case mcp::CallErrorKind::kTransport:
       rec.errors++;
-      ipc_->ReplyError(call.ticket, proto::ErrorKind::kTransport, outcome.text);
+      ReplyError(call.ticket, proto::ErrorKind::kTransport, outcome.text);
       break;
   }
   LogCall(call.peer, rec.name, call.tool, call.start, OutcomeName(outcome.kind), &outcome);
@@ -345,9 +358,9 @@ void Gateway::LogCall(const Peer& peer, const std::string& ns, const std::string
   r.ns = ns;
   r.tool = tool;
   r.outcome = std::string(outcome);
-  r.duration_ms = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
-          .count());
+  r.duration_ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            std::chrono::steady_clock::now() - start)
+                                            .count());
   if (result) {
     r.request_params = result->request_params;
     r.bytes_in = result->bytes_in;

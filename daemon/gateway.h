@@ -3,6 +3,7 @@
 // step with every server's state, and routes calls to the ServerHost of the
 // server's worker thread, matching finished calls back to their tickets.
 // Owns one HostBridge per accepted server; refused entries have none.
+// Every reason and error message it lets out passes through its Scrubber.
 #pragma once
 
 #include <chrono>
@@ -23,6 +24,7 @@
 namespace mcpgw {
 
 class CallLog;
+class Scrubber;
 
 struct GatewayOptions {
   std::string config_path;
@@ -44,6 +46,9 @@ class Gateway : public IpcHandler {
   void SetIpcServer(IpcServer* ipc) { ipc_ = ipc; }
   void SetCallLog(CallLog* log) { call_log_ = log; }
   void SetPolicy(std::shared_ptr<const Policy> policy);
+  // The snapshot that reasons, errors and status are scrubbed with. Set it
+  // before Load/Reload so the new servers' secrets are covered from the start.
+  void SetScrubber(std::shared_ptr<const Scrubber> scrubber);
   // Starts a session per accepted entry; refused ones show as error.
   void Load(const config::Config& config);
   // A new configuration: unchanged servers keep their sessions and calls,
@@ -76,6 +81,8 @@ class Gateway : public IpcHandler {
   void Apply(const config::Config& config);
   std::shared_ptr<Record> NewRecord(const config::Entry& entry);
   void Retire(Record& rec);
+  void ReplyError(Ticket ticket, proto::ErrorKind kind, std::string message);
+  std::string Scrubbed(std::string text) const;
   void LogCall(const Peer& peer, const std::string& ns, const std::string& tool,
                std::chrono::steady_clock::time_point start, std::string_view outcome,
                const mcp::CallOutcome* result);
@@ -85,6 +92,7 @@ class Gateway : public IpcHandler {
   GatewayOptions options_;
   IpcServer* ipc_ = nullptr;
   CallLog* call_log_ = nullptr;
+  std::shared_ptr<const Scrubber> scrubber_;
   Catalog catalog_;
   std::vector<std::shared_ptr<Record>> records_;  // config order
   std::unordered_map<std::string, std::shared_ptr<Record>> by_name_;
@@ -93,7 +101,7 @@ class Gateway : public IpcHandler {
   mcp::CallId next_call_id_ = 1;
   double started_unix_;
   std::unordered_map<HostBridge*, Worker*> bridges_;  // every host alive on a worker
-  std::unordered_set<HostBridge*> retiring_;         // shut down, not yet reported
+  std::unordered_set<HostBridge*> retiring_;          // shut down, not yet reported
   size_t next_worker_ = 0;
   double last_reload_unix_ = 0;
   std::string reload_error_;

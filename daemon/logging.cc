@@ -1,13 +1,15 @@
 #include "daemon/logging.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 
-#include <spdlog/details/null_mutex.h>
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+
+#include "daemon/scrub.h"
 
 namespace mcpgw {
 namespace {
@@ -26,11 +28,58 @@ class JournalPriorityFlag : public spdlog::custom_flag_formatter {
   }
 };
 
+// The snapshot in force. Loggers on every thread read it; a reload swaps it.
+std::atomic<std::shared_ptr<const Scrubber>>& CurrentScrubber() {
+  static std::atomic<std::shared_ptr<const Scrubber>> current;
+  return current;
+}
+
+// Only the message text can hold a secret: the timestamp, level and logger
+// name around it are the daemon's own, so they are left alone (a 4-byte
+// header value such as "info" must not mangle the level).
+class ScrubbingSink : public spdlog::sinks::sink {
+ public:
+  explicit ScrubbingSink(std::shared_ptr<spdlog::sinks::sink> inner) : inner_(std::move(inner)) {}
+
+  void log(const spdlog::details::log_msg& msg) override {
+    std::shared_ptr<const Scrubber> scrubber = CurrentScrubber().load(std::memory_order_acquire);
+    if (!scrubber || scrubber->empty()) {
+      inner_->log(msg);
+      return;
+    }
+    std::string_view payload(msg.payload.data(), msg.payload.size());
+    if (!scrubber->Matches(payload)) {
+      inner_->log(msg);
+      return;
+    }
+    std::string clean = scrubber->Scrub(payload);
+    spdlog::details::log_msg copy = msg;
+    copy.payload = spdlog::string_view_t(clean.data(), clean.size());
+    inner_->log(copy);
+  }
+  void flush() override { inner_->flush(); }
+  void set_pattern(const std::string& pattern) override { inner_->set_pattern(pattern); }
+  void set_formatter(std::unique_ptr<spdlog::formatter> formatter) override {
+    inner_->set_formatter(std::move(formatter));
+  }
+
+ private:
+  std::shared_ptr<spdlog::sinks::sink> inner_;
+};
+
 }  // namespace
+
+void SetLogScrubber(std::shared_ptr<const Scrubber> scrubber) {
+  CurrentScrubber().store(std::move(scrubber), std::memory_order_release);
+}
+
+std::shared_ptr<spdlog::sinks::sink> MakeScrubbingSink(std::shared_ptr<spdlog::sinks::sink> inner) {
+  return std::make_shared<ScrubbingSink>(std::move(inner));
+}
 
 void SetUpLogging(const std::string& level) {
   auto logger = std::make_shared<spdlog::logger>(
-      "mcpgwd", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+      "mcpgwd", MakeScrubbingSink(std::make_shared<spdlog::sinks::stderr_sink_mt>()));
   const char* journal = std::getenv("JOURNAL_STREAM");
   auto formatter = std::make_unique<spdlog::pattern_formatter>();
   if (journal && *journal) {
