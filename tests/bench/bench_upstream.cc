@@ -209,8 +209,10 @@ class Server {
         for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         std::string_view value = line.substr(colon + 1);
         while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-        if (name == "content-length") content_length = std::strtol(std::string(value).c_str(), nullptr, 10);
-        if (name == "transfer-encoding" && value.find("chunked") != std::string_view::npos) chunked = true;
+        if (name == "content-length")
+          content_length = std::strtol(std::string(value).c_str(), nullptr, 10);
+        if (name == "transfer-encoding" && value.find("chunked") != std::string_view::npos)
+          chunked = true;
       }
       pos = eol + 2;
     }
@@ -279,8 +281,9 @@ class Server {
     if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("method") ||
         !doc["method"].IsString()) {
       if (doc.IsObject() && !doc.HasMember("method")) return Reply(out, "202 Accepted", "", "");
-      return Reply(out, "400 Bad Request", "application/json",
-                   R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}})");
+      return Reply(
+          out, "400 Bad Request", "application/json",
+          R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}})");
     }
     std::string_view method(doc["method"].GetString(), doc["method"].GetStringLength());
     auto id_it = doc.FindMember("id");
@@ -294,9 +297,11 @@ class Server {
     bool session = false;
     if (method == "initialize") {
       std::string version = "2025-11-25";
-      if (params && params->HasMember("protocolVersion") && (*params)["protocolVersion"].IsString()) {
+      if (params && params->HasMember("protocolVersion") &&
+          (*params)["protocolVersion"].IsString()) {
         std::string asked = (*params)["protocolVersion"].GetString();
-        if (asked == "2025-06-18" || asked == "2025-03-26" || asked == "2025-11-25") version = asked;
+        if (asked == "2025-06-18" || asked == "2025-03-26" || asked == "2025-11-25")
+          version = asked;
       }
       result = "{\"protocolVersion\":\"" + version +
                "\",\"capabilities\":{\"tools\":{\"listChanged\":true}},"

@@ -174,10 +174,11 @@ mcpgw_status LibOne(mcpgw_client* client, const Options& o, long i, std::string*
   } else if (o.op == "list-ns") {
     status = mcpgw_get_dynamic_tools(client, ns.c_str(), nullptr, nullptr, &out);
   } else {
-    status = mcpgw_call_dynamic_tool(client, ns.c_str(), o.tool.c_str(), o.args.c_str(), nullptr,
-                                     &out);
+    status =
+        mcpgw_call_dynamic_tool(client, ns.c_str(), o.tool.c_str(), o.args.c_str(), nullptr, &out);
   }
-  if (status != MCPGW_OK && error && out) *error = std::string(mcpgw_status_name(status)) + ": " + out;
+  if (status != MCPGW_OK && error && out)
+    *error = std::string(mcpgw_status_name(status)) + ": " + out;
   mcpgw_free(out);
   return status;
 }
@@ -424,8 +425,9 @@ void RawConnection(const Options& o, long first_id, long quota, int window, Resu
     out.first_error = "cannot connect";
     return;
   }
-  WriteAll(fd, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"hello\",\"params\":{\"version\":1,"
-               "\"client\":\"bench\"}}\n");
+  WriteAll(fd,
+           "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"hello\",\"params\":{\"version\":1,"
+           "\"client\":\"bench\"}}\n");
   std::map<long, Clock::time_point> sent_at;
   long next = first_id, answered = 0;
   std::string buf;
@@ -499,23 +501,36 @@ bool ParseArgs(int argc, char** argv, Options& o) {
   o.mode = argv[1];
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--socket") o.socket = value;
-    else if (flag == "--url") o.url = value;
-    else if (flag == "--ns") o.ns = value;
-    else if (flag == "--ns-prefix") o.ns_prefix = value;
-    else if (flag == "--ns-count") o.ns_count = std::atoi(value.c_str());
-    else if (flag == "--tool") o.tool = value;
-    else if (flag == "--args") o.args = value;
-    else if (flag == "--op") o.op = value;
-    else if (flag == "--inflight") o.inflight = std::max(1, std::atoi(value.c_str()));
-    else if (flag == "--calls") o.calls = std::max(1, std::atoi(value.c_str()));
-    else if (flag == "--warmup") o.warmup = std::max(0, std::atoi(value.c_str()));
-    else if (flag == "--conns") o.conns = std::max(1, std::atoi(value.c_str()));
+    if (flag == "--socket")
+      o.socket = value;
+    else if (flag == "--url")
+      o.url = value;
+    else if (flag == "--ns")
+      o.ns = value;
+    else if (flag == "--ns-prefix")
+      o.ns_prefix = value;
+    else if (flag == "--ns-count")
+      o.ns_count = std::atoi(value.c_str());
+    else if (flag == "--tool")
+      o.tool = value;
+    else if (flag == "--args")
+      o.args = value;
+    else if (flag == "--op")
+      o.op = value;
+    else if (flag == "--inflight")
+      o.inflight = std::max(1, std::atoi(value.c_str()));
+    else if (flag == "--calls")
+      o.calls = std::max(1, std::atoi(value.c_str()));
+    else if (flag == "--warmup")
+      o.warmup = std::max(0, std::atoi(value.c_str()));
+    else if (flag == "--conns")
+      o.conns = std::max(1, std::atoi(value.c_str()));
     else if (flag == "--pids") {
       std::istringstream in(value);
       for (std::string pid; std::getline(in, pid, ',');)
         if (!pid.empty()) o.pids.push_back(std::atoi(pid.c_str()));
-    } else return false;
+    } else
+      return false;
   }
   return o.mode == "lib" || o.mode == "curl" || o.mode == "raw";
 }

@@ -54,14 +54,27 @@ function tree(root) {
   for (let i = 0; i < out.length && out.length < 1000; i++) out.push(...(children.get(out[i]) || []));
   return out;
 }
-// CPU (µs) of the gateway side: the spawned tree (with its reaped children) and --pids.
-function gatewayCpu(root) {
-  let ticks = 0;
-  for (const pid of [...tree(root), ...extraPids]) {
-    const s = readStat(pid);
-    if (s) ticks += s.utime + s.stime + s.cutime + s.cstime;
+// CPU (µs) of one process: its live threads' nanosecond counters
+// (/proc/<pid>/task/*/schedstat), plus its reaped children in clock ticks.
+function processCpu(pid) {
+  const s = readStat(pid);
+  if (!s) return 0;
+  let us = ((s.cutime + s.cstime) * 1e6) / clk;
+  let tasks = [];
+  try { tasks = fs.readdirSync(`/proc/${pid}/task`); } catch { /* gone */ }
+  let any = false;
+  for (const tid of tasks) {
+    try {
+      us += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e3;
+      any = true;
+    } catch { /* thread ended */ }
   }
-  return (ticks * 1e6) / clk;
+  if (!any) us += ((s.utime + s.stime) * 1e6) / clk;
+  return us;
+}
+// CPU (µs) of the gateway side: the spawned process tree and --pids.
+function gatewayCpu(root) {
+  return [...tree(root), ...extraPids].reduce((sum, pid) => sum + processCpu(pid), 0);
 }
 function gatewayHwmKb(root) {
   return [...tree(root), ...extraPids].reduce((sum, pid) => sum + statusKb(pid, 'VmHWM'), 0);

@@ -116,7 +116,7 @@ if pick("peer"):
             if not rs:
                 continue
             added = "—"
-            if mode != "sdk-direct":
+            if mode != "sdk-direct" and c == 1:
                 d, _ = diff_runs(per_run("peer", mode, c, "p50_us"), per_run("peer", "sdk-direct", c, "p50_us"))
                 added = fmt(d)
             cpu = cell([r["cpu_us_per_call"] for r in rs]) if mode != "sdk-direct" else "—"
@@ -125,6 +125,8 @@ if pick("peer"):
                 f"{cell([r['cps'] for r in rs], 0)} | {cpu} | {hwm} | {added} |")
             plot.setdefault(mode, []).append((c, med([r["cps"] for r in rs]), med([r["p99_us"] for r in rs])))
     out("")
+    out("Added p50 is measured against the same SDK client speaking Streamable HTTP to the upstream "
+        "itself (sequential only: at 32 in flight the client's own cost dominates).")
     out("Gateway peak RSS is the sum of VmHWM over the gateway's processes (for mcpgw: the bridge "
         "and the daemon; for the Node peers: the spawned process tree).")
     out("")
@@ -168,7 +170,8 @@ if cg:
     out("|---|---|---|")
     names = {"call": "one call: validate params, encode tools/call, parse JSON response, convert",
              "call-sse": "the same with the response as an SSE event",
-             "list": "no-argument get_dynamic_tools, 1000 servers × 100 tools"}
+             "list": "no-argument get_dynamic_tools framed for the socket, "
+             f"{scale_ready[0]['servers'] if scale_ready else 1000} servers × 100 tools"}
     wall = {r["path"]: r["us_per_iter"] for r in hp}
     for r in cg:
         out(f"| {names.get(r['path'], r['path'])} | {r['instructions_per_iter']:,} | {fmt(wall.get(r['path']), 2)} |")
@@ -222,6 +225,11 @@ for name, value, goal, ok in targets:
 out("")
 if os.path.exists(out_png) or not smoke:
     out(f"![calls/s and p99 against calls in flight]({os.path.relpath(out_png, os.path.dirname(os.path.abspath(out_md)))})")
+    out("")
+
+analysis = os.path.join(os.path.dirname(os.path.abspath(__file__)), "analysis.md")
+if not smoke and os.path.exists(analysis):
+    out(open(analysis).read().rstrip("\n"))
     out("")
 
 text = "\n".join(lines) + "\n"

@@ -33,11 +33,11 @@ while [ $# -gt 0 ]; do
 done
 
 if [ "$SMOKE" = 1 ]; then
-  RUNS=1; N_SEQ=200; N_CONC=400; N_PEER=40; SCALE_SERVERS=50; SCALE_TOOLS=100
-  SCALE_INFLIGHT=500; SCALE_CALLS=1000; LIST_CALLS=50; CG_CALLS=200; CG_LISTS=3
+  RUNS=1; N_SEQ=200; N_CONC=400; N_PEER=15; SCALE_SERVERS=50; SCALE_TOOLS=100
+  SCALE_INFLIGHT=500; SCALE_CALLS=1000; LIST_CALLS=50; CG_CALLS=200; CG_LISTS=2; CG_SERVERS=50
 else
-  N_SEQ=5000; N_CONC=20000; N_PEER=2000; SCALE_SERVERS=1000; SCALE_TOOLS=100
-  SCALE_INFLIGHT=10000; SCALE_CALLS=50000; LIST_CALLS=500; CG_CALLS=5000; CG_LISTS=20
+  N_SEQ=3000; N_CONC=10000; N_PEER=500; SCALE_SERVERS=1000; SCALE_TOOLS=100
+  SCALE_INFLIGHT=10000; SCALE_CALLS=30000; LIST_CALLS=200; CG_CALLS=5000; CG_LISTS=5; CG_SERVERS=1000
 fi
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcpgw-bench.XXXXXX")"
@@ -189,13 +189,13 @@ if command -v valgrind >/dev/null; then
     awk '/^(summary|totals):/ {print $2; exit}' "$out"
   }
   for path in call call-sse list; do
-    if [ "$path" = list ]; then n="$CG_LISTS"; servers=1000; else n="$CG_CALLS"; servers=1; fi
+    if [ "$path" = list ]; then n="$CG_LISTS"; servers="$CG_SERVERS"; else n="$CG_CALLS"; servers=1; fi
     base="$(Instructions "$TMP/cg.$path.0" "$path" 0 "$servers" 100)"
     full="$(Instructions "$TMP/cg.$path.n" "$path" "$n" "$servers" 100)"
     Record 0 callgrind "{\"path\":\"$path\",\"n\":$n,\"instructions_per_iter\":$(((full - base) / n))}"
   done
-  Record 0 hotpath "$("$BIN/hotpath_bench" call 200000 1 100)"
-  Record 0 hotpath "$("$BIN/hotpath_bench" list 200 1000 100)"
+  Record 0 hotpath "$("$BIN/hotpath_bench" call "$((CG_CALLS * 20))" 1 100)"
+  Record 0 hotpath "$("$BIN/hotpath_bench" list 20 "$CG_SERVERS" 100)"
 fi
 
 # ---- 4. report ----------------------------------------------------------------------
