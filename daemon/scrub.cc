@@ -111,7 +111,8 @@ void Scrubber::Add(std::string_view pattern) {
 size_t Scrubber::MatchAt(std::string_view text, size_t pos) const {
   size_t longest = 0;
   uint32_t node = 0;
-  for (size_t i = pos; i < text.size(); i++) {
+  size_t i = pos;
+  for (; i < text.size(); i++) {
     const auto& edges = nodes_[node].edges;
     auto c = static_cast<unsigned char>(text[i]);
     auto it = std::lower_bound(edges.begin(), edges.end(), c,
@@ -119,6 +120,13 @@ size_t Scrubber::MatchAt(std::string_view text, size_t pos) const {
     if (it == edges.end() || it->first != c) break;
     node = it->second;
     if (nodes_[node].end) longest = i - pos + 1;
+  }
+  // A secret cut short: text truncated in the middle of one (a server's
+  // message bounded to so many bytes) ends there or goes on with an ellipsis.
+  size_t depth = i - pos;
+  if (depth > longest && depth >= kMinSecretBytes) {
+    std::string_view rest = text.substr(i);
+    if (rest.empty() || rest.starts_with("...") || rest.starts_with("\xE2\x80\xA6")) return depth;
   }
   return longest;
 }

@@ -10,7 +10,10 @@
 //     kept, every other byte %XX), with upper- and lower-case hex, and with
 //     a space as '+' (form encoding);
 //   - for a value of the form "<scheme> <credential>" (e.g. "Bearer abc…"),
-//     the credential alone, when it is at least kMinSecretBytes long.
+//     the credential alone, when it is at least kMinSecretBytes long;
+//   - a start of any of these, at least kMinSecretBytes long, that ends the
+//     text or is followed by "..." or "…": what is left of a secret when a
+//     bounded message was cut inside it.
 // Shorter values are not matched: redacting every "a" or "on" would make logs
 // unreadable while protecting nothing a Secret-typed value does not already.
 #pragma once

@@ -101,6 +101,19 @@ TEST_CASE("a secret containing arbitrary bytes, at the edges of the text", "[dae
   CHECK(s.Scrub("%00%FF%01zz") == "<redacted>");
 }
 
+TEST_CASE("what is left of a secret cut short by a bound is redacted", "[daemon][scrub]") {
+  Scrubber s(Secrets({"SENTINEL_abcdef123"}));
+  CHECK(s.Scrub("server said: token=SENTINEL_ab...") == "server said: token=<redacted>...");
+  CHECK(s.Scrub("server said: token=SENTINEL_ab... (retrying)") ==
+        "server said: token=<redacted>... (retrying)");
+  CHECK(s.Scrub("token=SENTINEL_ab\xE2\x80\xA6") == "token=<redacted>\xE2\x80\xA6");
+  CHECK(s.Scrub("ends with SENTI") == "ends with <redacted>");
+  // A start of a secret in the middle of a text is only a coincidence.
+  CHECK(s.Scrub("SENTINEL_ab and more") == "SENTINEL_ab and more");
+  // Too short to tell.
+  CHECK(s.Scrub("ends with SEN") == "ends with SEN");
+}
+
 TEST_CASE("Extend keeps earlier secrets and adds the new configuration's", "[daemon][scrub]") {
   auto first = Scrubber::Extend(nullptr, Secrets({"old-token-1"}));
   auto second = Scrubber::Extend(first, Secrets({"new-token-2", "old-token-1"}));
@@ -123,7 +136,7 @@ TEST_CASE("scrubbing many secrets over a long text stays fast", "[daemon][scrub]
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   CHECK(out.size() == text.size() - values[150].size() + Secret::kRedacted.size());
   CHECK(out.find(values[150]) == std::string::npos);
-  // 4 MiB against 200 secrets (several hundred patterns) in one pass; a search
+  // 4 MiB against 200 secrets (200 patterns) in one pass; a search
   // per pattern would take hundreds of passes. Loose enough for sanitizers.
   CHECK(ms < 2000);
 }

@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// A hostile MCP server for the secrets test: it repeats back what the client
+// sent it — the Authorization and X-Api-Key header values and the request
+// url, raw and percent-encoded — in every text the gateway passes on:
+//   /init-error...   initialize answered with a JSON-RPC error holding the echo
+//   anything else    a working session whose tools/call answers a JSON-RPC
+//                    error (tool `rpc`) or an isError result (tool `text`)
+//                    holding the echo
+// Every echo is also printed to stdout as `ECHO <text>`, so the test can show
+// that the secrets really reached the server (and so could leak).
+// Usage: node echo-server.mjs [--port N]
+
+import { randomUUID } from 'node:crypto';
+import { Listen, ParseFlags, ReadBody, SendJson } from '../fixtures/lib/common.mjs';
+
+const flags = ParseFlags(process.argv.slice(2), { port: 0 });
+const kMaxSessions = 256;
+const sessions = new Set();
+
+function Echo(req) {
+  const auth = String(req.headers['authorization'] ?? '');
+  const key = String(req.headers['x-api-key'] ?? '');
+  const text =
+    `you sent authorization=${auth} x-api-key=${key} url=${req.url} ` +
+    `decoded=${decodeURIComponent(req.url)} encoded=${encodeURIComponent(auth)}`;
+  process.stdout.write(`ECHO ${text}\n`);
+  return text;
+}
+
+const Result = (id, result) => ({ jsonrpc: '2.0', id, result });
+const RpcError = (id, code, message) => ({ jsonrpc: '2.0', id, error: { code, message } });
+
+async function Handle(req, res) {
+  const path = new URL(req.url, 'http://localhost').pathname;
+  if (req.method === 'DELETE') {
+    sessions.delete(req.headers['mcp-session-id']);
+    return res.writeHead(204).end();
+  }
+  if (req.method !== 'POST') return SendJson(res, 405, { error: 'POST only' }, { allow: 'POST, DELETE' });
+  const text = await ReadBody(req);
+  let message;
+  try {
+    message = JSON.parse(text ?? '');
+  } catch {
+    return SendJson(res, 400, RpcError(null, -32700, 'Parse error'));
+  }
+  if (!('id' in message)) return res.writeHead(202).end();
+  if (message.method === 'initialize') {
+    if (path.startsWith('/init-error')) return SendJson(res, 200, RpcError(message.id, -32000, Echo(req)));
+    if (sessions.size >= kMaxSessions) return SendJson(res, 503, { error: 'too many sessions' });
+    const session = randomUUID();
+    sessions.add(session);
+    return SendJson(
+      res,
+      200,
+      Result(message.id, {
+        protocolVersion: '2025-11-25',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'mcpgw-echo-fixture', version: '1.0.0' },
+      }),
+      { 'mcp-session-id': session },
+    );
+  }
+  switch (message.method) {
+    case 'tools/list':
+      return SendJson(
+        res,
+        200,
+        Result(message.id, {
+          tools: [
+            { name: 'rpc', description: 'Answers a JSON-RPC error echoing the request.', inputSchema: { type: 'object' } },
+            { name: 'text', description: 'Answers isError echoing the request.', inputSchema: { type: 'object' } },
+          ],
+        }),
+      );
+    case 'tools/call':
+      if (message.params && message.params.name === 'text') {
+        return SendJson(res, 200, Result(message.id, { content: [{ type: 'text', text: Echo(req) }], isError: true }));
+      }
+      return SendJson(res, 200, RpcError(message.id, -32603, Echo(req)));
+    default:
+      return SendJson(res, 200, Result(message.id, {}));
+  }
+}
+
+Listen(Handle, flags.port);

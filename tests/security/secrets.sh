@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Secrets never leave the daemon (SPEC §8): sentinel values in a configured
+# Authorization header, in an env-interpolated header, and in urls (query and
+# path, via ${env:...}) go through every failure fault-server.mjs offers and
+# through a hostile server that echoes them back (tests/security/echo-server.mjs).
+# Then the daemon's debug log, `mcpgw status` (plain and --json), `mcpgw tools`,
+# every CLI output and the call log are searched: no sentinel, raw or
+# URL-encoded. Each failure is checked to have happened, and the echo server's
+# own output to hold the sentinels, so a leak would be seen.
+# Usage: tests/security/secrets.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/../interop/lib.sh" "$@"
+source "$ROOT/tests/security/lib.sh"
+
+StartServer FAULT_PORT fault-server "$NODE" "$FIXTURES/fault-server.mjs" --port 0
+StartServer ECHO_PORT echo-server "$NODE" "$ROOT/tests/security/echo-server.mjs" --port 0
+F="http://127.0.0.1:$FAULT_PORT"
+E="http://127.0.0.1:$ECHO_PORT"
+CLOSED_PORT="$(ClosedPort)"
+
+# Every sentinel starts with SENTINEL_, so one grep for that word finds any of
+# them, whole, encoded or cut short. Special characters make the encoded
+# forms differ from the raw ones.
+export MCPGW_SEC_QUERY='SENTINEL_QRY_51d0/x=y'
+export MCPGW_SEC_PATH='SENTINEL_PTH_93be'
+export MCPGW_SEC_KEY='SENTINEL_KEY_c4e2+/= x'
+HDR='Bearer SENTINEL_HDR_7f3a9c21'
+
+Entry() {  # Entry URL → a server entry carrying all three kinds of secret
+  printf '{"url": "%s", "headers": {"Authorization": "%s", "X-Api-Key": "${env:MCPGW_SEC_KEY}"}}' "$1" "$HDR"
+}
+Q='token=${env:MCPGW_SEC_QUERY}'
+P='${env:MCPGW_SEC_PATH}'
+WriteConfig() {
+  cat >"$TMP/mcp.json" <<EOF
+{"mcpServers": {
+  "ok":        $(Entry "$F/ok?$Q"),
+  "s401":      $(Entry "$F/status/401?$Q"),
+  "s302":      $(Entry "$F/status/302?$Q"),
+  "call302":   $(Entry "$F/status/302/on-call?$Q"),
+  "garbage":   $(Entry "$F/garbage?$Q"),
+  "huge":      $(Entry "$F/huge?$Q"),
+  "stall":     $(Entry "$F/stall?$Q"),
+  "slow-init": $(Entry "$F/slow-init/20000?$Q"),
+  "refused":   $(Entry "http://127.0.0.1:$CLOSED_PORT/$P/mcp?$Q"),
+  "tls":       $(Entry "https://127.0.0.1:$FAULT_PORT/$P/mcp?$Q"),
+  "echo-init": $(Entry "$E/init-error/$P?$Q"),
+  "echo":      $(Entry "$E/$P/mcp?$Q")
+}}
+EOF
+}
+WriteConfig
+cat >"$TMP/settings.json" <<EOF
+{"limits": {"call_timeout_s": 2, "listing_timeout_s": 4},
+ "call_log": {"path": "$TMP/calls.jsonl"}}
+EOF
+StartDaemonWith "$TMP/mcp.json" "$TMP/settings.json"
+: >"$TMP/collected"
+
+Cli wait --timeout 60
+ExpectRc 0 "mcpgw wait: no server loading"
+Collect wait
+
+# ---- each failure happened ------------------------------------------------------
+ExpectReason() {  # ExpectReason NAMESPACE REGEX
+  local reason
+  reason="$(StatusField "$1" reason)"
+  if [ "$(StatusField "$1" status)" = error ] && printf '%s' "$reason" | grep -Eqi -- "$2"; then
+    Pass "$1 is in error: $reason"
+  else
+    Fail "$1 reason" "\"$reason\", want /$2/"
+  fi
+}
+ExpectReason s401 "401"
+ExpectReason s302 "redirect|302"
+ExpectReason refused "refused|connect"
+ExpectReason tls "ssl|tls"
+ExpectReason slow-init "time|deadline"
+ExpectReason echo-init "redacted"
+
+CallExpect() {  # CallExpect RC NAMESPACE TOOL NAME
+  Cli call "$2" "$3" '{"note":"an argument value"}'
+  ExpectRc "$1" "$4"
+  Collect "call $2 $3"
+}
+CallExpect 0 ok probe "a call through the ok server succeeds"
+CallExpect 5 call302 probe "a redirect on tools/call is a transport error"
+CallExpect 5 garbage probe "garbage on tools/call is a transport error"
+CallExpect 5 huge probe "an oversized result is a transport error"
+CallExpect 5 stall probe "a stalled call times out as a transport error"
+CallExpect 4 s401 probe "a call to a server in error is not_ready"
+CallExpect 4 tls probe "a call to the TLS-failed server is not_ready"
+CallExpect 1 echo rpc "a JSON-RPC error echoing the secrets is a backend error"
+Check "the echoed JSON-RPC error reaches the caller, redacted" grep -q "redacted" "$TMP/cli.err"
+CallExpect 1 echo text "an isError result echoing the secrets is a backend error"
+Check "the echoed isError text reaches the caller, redacted" grep -q "authorization=<redacted>" "$TMP/cli.err"
+
+# A reload that changes a secret: the new value is redacted too.
+HDR='Bearer SENTINEL_HDR_rotated_0b5e'
+WriteConfig
+kill -HUP "$DAEMON_PID"
+sleep 0.5
+Cli wait --timeout 30
+CallExpect 1 echo text "after a reload, the echo of the rotated header is a backend error"
+Check "the echo server saw the rotated header" grep -q "SENTINEL_HDR_rotated_0b5e" "$TMP/echo-server.out"
+# A reload that fails keeps the old configuration and says why.
+echo '{"mcpServers": {"broken": ' >"$TMP/mcp.json"
+kill -HUP "$DAEMON_PID"
+WaitFor 10 bash -c "\"$MCPGW\" status --json | grep -q '\"reload_error\":\"'" || true
+
+for args in "status" "status --json" "tools" "tools echo" "tools ok" "tools echo-init"; do
+  # shellcheck disable=SC2086
+  Cli $args
+  Collect "$args"
+done
+Check "status --json reports the failed reload" grep -q '"reload_error":"' "$TMP/collected"
+
+# ---- the secrets did travel, so a leak would show ----------------------------------
+Check "the echo server received the header sentinel" grep -q "SENTINEL_HDR_7f3a9c21" "$TMP/echo-server.out"
+Check "the echo server received the env header sentinel" grep -q "SENTINEL_KEY_c4e2" "$TMP/echo-server.out"
+Check "the echo server received the query sentinel" grep -q "SENTINEL_QRY_51d0" "$TMP/echo-server.out"
+Check "the echo server received the path sentinel" grep -q "SENTINEL_PTH_93be" "$TMP/echo-server.out"
+Check "the daemon log holds the failures" grep -q "redirect refused" "$TMP/mcpgwd.log"
+Check "the call log has lines" test -s "$TMP/calls.jsonl"
+
+# ---- and none of them came out ----------------------------------------------------
+NoSentinel() {  # NoSentinel NAME FILE
+  local hits
+  hits="$(grep -c "SENTINEL" "$2" || true)"
+  if [ "$hits" = 0 ]; then
+    Pass "no sentinel in $1"
+  else
+    Fail "no sentinel in $1" "$hits lines, e.g. $(grep -m 3 "SENTINEL" "$2" | cut -c1-300)"
+  fi
+}
+NoSentinel "the daemon log" "$TMP/mcpgwd.log"
+NoSentinel "CLI output (status, tools, calls, stderr)" "$TMP/collected"
+NoSentinel "the call log" "$TMP/calls.jsonl"
+Check "the call log holds no argument value" bash -c "! grep -q 'an argument value' '$TMP/calls.jsonl'"
+Finish
