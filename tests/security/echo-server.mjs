@@ -5,7 +5,10 @@
 //   /init-error...   initialize answered with a JSON-RPC error holding the echo
 //   anything else    a working session whose tools/call answers a JSON-RPC
 //                    error (tool `rpc`) or an isError result (tool `text`)
-//                    holding the echo
+//                    holding the echo, or plain "ok" (tool `ok`); `text` and
+//                    `ok` are annotated readOnlyHint: true
+// Every tools/call body is printed to stdout as `BODY <raw request body>`, so
+// the call log's digest can be checked against the bytes that arrived.
 // Every echo is also printed to stdout as `ECHO <text>`, so the test can show
 // that the secrets really reached the server (and so could leak).
 // Usage: node echo-server.mjs [--port N]
@@ -69,11 +72,21 @@ async function Handle(req, res) {
         Result(message.id, {
           tools: [
             { name: 'rpc', description: 'Answers a JSON-RPC error echoing the request.', inputSchema: { type: 'object' } },
-            { name: 'text', description: 'Answers isError echoing the request.', inputSchema: { type: 'object' } },
+            {
+              name: 'text',
+              description: 'Answers isError echoing the request.',
+              inputSchema: { type: 'object' },
+              annotations: { readOnlyHint: true },
+            },
+            { name: 'ok', description: 'Answers "ok".', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
           ],
         }),
       );
     case 'tools/call':
+      process.stdout.write(`BODY ${text}\n`);
+      if (message.params && message.params.name === 'ok') {
+        return SendJson(res, 200, Result(message.id, { content: [{ type: 'text', text: 'ok' }] }));
+      }
       if (message.params && message.params.name === 'text') {
         return SendJson(res, 200, Result(message.id, { content: [{ type: 'text', text: Echo(req) }], isError: true }));
       }

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The gateway's policy and call log (SPEC §8), through a real daemon: a denied
+# tool is not listed and a call to it fails as denied (exit 6) without a byte
+# reaching the server (sdk-server.mjs counts what it receives); a namespace
+# denied entirely is hidden; read_only keeps only readOnlyHint tools; a SIGHUP
+# reloads the policy. The call log gets one line per call, file mode 0600,
+# with a request_digest equal to the SHA-256 of the params bytes the server
+# received and no argument values.
+# Usage: tests/security/policy.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/../interop/lib.sh" "$@"
+source "$ROOT/tests/security/lib.sh"
+
+StartServer SDK_PORT sdk-server "$NODE" "$FIXTURES/sdk-server.mjs" --port 0 --tools 5
+StartServer ECHO_PORT echo-server "$NODE" "$ROOT/tests/security/echo-server.mjs" --port 0
+S="http://127.0.0.1:$SDK_PORT"
+cat >"$TMP/mcp.json" <<EOF
+{"mcpServers": {
+  "sdk":    {"url": "$S/mcp"},
+  "hidden": {"url": "$S/mcp"},
+  "ro":     {"url": "http://127.0.0.1:$ECHO_PORT/mcp"}
+}}
+EOF
+Settings() {  # Settings DENY_JSON_ARRAY
+  cat >"$TMP/settings.json" <<EOF
+{"call_log": {"path": "$TMP/calls.jsonl"},
+ "policy": {"deny": $1, "read_only": ["ro"]}}
+EOF
+}
+Settings '["sdk/add", "hidden"]'
+StartDaemonWith "$TMP/mcp.json" "$TMP/settings.json"
+ToolsCalls() { HttpJson GET "$S/__log" | Json 'd.requests.filter((r) => r.method === "tools/call").length'; }
+
+Cli wait --timeout 60
+ExpectRc 0 "mcpgw wait: every server listed"
+
+# ---- listing ------------------------------------------------------------------------
+Cli tools
+Check "the listing omits the denied tool" test "$(printf '%s' "$OUT" | Json 'd.servers.find((s) => s.namespace === "sdk").tools.includes("add")')" = false
+Check "the listing keeps the other tools" test "$(printf '%s' "$OUT" | Json 'd.servers.find((s) => s.namespace === "sdk").tools.includes("echo")')" = true
+Check "a namespace denied entirely is not listed" test "$(printf '%s' "$OUT" | Json 'd.servers.some((s) => s.namespace === "hidden")')" = false
+Check "read_only keeps only readOnlyHint tools" test "$(printf '%s' "$OUT" | Json 'd.servers.find((s) => s.namespace === "ro").tools.join(",")')" = "ok,text"
+Cli tools sdk
+Check "the namespace view omits the denied tool" test "$(printf '%s' "$OUT" | Json 'd.tools.some((t) => t.name === "add")')" = false
+Cli tools sdk add
+ExpectRc 6 "looking up the denied tool by name is denied"
+
+# ---- denied calls send nothing --------------------------------------------------------
+Check "no tools/call has reached the server yet" test "$(ToolsCalls)" = 0
+Cli call sdk add '{"a": 1, "b": 2}'
+ExpectRc 6 "a call to the denied tool exits 6 (denied)"
+Check "the denied message names the rule" grep -q 'sdk/add' "$TMP/cli.err"
+Cli call hidden echo '{"text": "x"}'
+ExpectRc 6 "a call into a denied namespace exits 6"
+Cli call ro rpc
+ExpectRc 6 "a call to a tool read_only filters out exits 6"
+Check "denied calls sent the server zero tools/call" test "$(ToolsCalls)" = 0
+Cli call sdk echo '{"text": "ARGVALUE_4c1d"}'
+ExpectRc 0 "an allowed call succeeds"
+Check "its result is the tool's" test "$OUT" = ARGVALUE_4c1d
+Check "exactly one tools/call reached the server" test "$(ToolsCalls)" = 1
+
+# ---- call log ----------------------------------------------------------------------------
+Cli call ro ok '{"note": "ARGVALUE_77aa", "n": [1, 2.5, true, null], "s": "caf\u00e9"}'
+ExpectRc 0 "a readOnlyHint tool of the read_only server can be called"
+Check "the call log is mode 0600" test "$(stat -c %a "$TMP/calls.jsonl")" = 600
+Check "the call log has one line per call (5)" test "$(wc -l <"$TMP/calls.jsonl")" = 5
+Check "the call log holds no argument or result value" bash -c "! grep -q 'ARGVALUE' '$TMP/calls.jsonl'"
+Check "denied calls are logged as denied with a null digest" \
+  test "$(grep -c '"outcome":"denied".*"request_digest":null\|"request_digest":null.*"outcome":"denied"' "$TMP/calls.jsonl")" = 3
+LAST="$(tail -n 1 "$TMP/calls.jsonl")"
+Check "the line records namespace, tool, outcome and uid" test "$(printf '%s' "$LAST" | Json '[d.namespace, d.tool, d.outcome, d.uid].join(" ")')" = "ro ok ok $(id -u)"
+# The digest against the body the server printed: the params value's exact
+# bytes are the compact re-encoding of it when that occurs verbatim in the body.
+BODY="$(sed -n 's/^BODY //p' "$TMP/echo-server.out" | tail -n 1)"
+WANT="$(printf '%s' "$BODY" | "$NODE" -e '
+  const raw = require("fs").readFileSync(0, "utf8");
+  const params = JSON.stringify(JSON.parse(raw).params);
+  if (!raw.includes(params)) { console.log("<params not verbatim in " + raw + ">"); process.exit(0); }
+  console.log(require("crypto").createHash("sha256").update(params, "utf8").digest("hex"));')"
+GOT="$(printf '%s' "$LAST" | Json 'd.request_digest')"
+if [ "$GOT" = "$WANT" ]; then
+  Pass "request_digest is the SHA-256 of the params bytes the server received"
+else
+  Fail "request_digest" "logged $GOT, server received params hashing to $WANT"
+fi
+
+# ---- reload ------------------------------------------------------------------------------
+Settings '["hidden"]'
+kill -HUP "$DAEMON_PID"
+WaitFor 20 bash -c "\"$MCPGW\" tools sdk | grep -q '\"name\":\"add\"'" || true
+Cli tools sdk
+Check "after SIGHUP the no longer denied tool is listed" test "$(printf '%s' "$OUT" | Json 'd.tools.some((t) => t.name === "add")')" = true
+Cli call sdk add '{"a": 1, "b": 2}'
+ExpectRc 0 "after SIGHUP the call goes through"
+Check "and its answer is the server's" test "$OUT" = 3
+Check "the server received it" test "$(ToolsCalls)" = 2
+Cli call hidden echo '{"text": "x"}'
+ExpectRc 6 "the namespace still denied stays denied"
+Finish
