@@ -18,7 +18,7 @@ fi
 DEB="$(ls "$TMP"/pkg/*.deb 2>/dev/null | head -n 1)"
 Check "cpack -G DEB made a .deb" test -n "$DEB"
 [ -n "$DEB" ] || Finish
-dpkg-deb -c "$DEB" | awk '{print $NF}' | sed 's|^\./|/|' >"$TMP/contents"
+dpkg-deb -c "$DEB" | awk '{print $6}' | sed 's|^\./|/|' >"$TMP/contents"
 LIBDIR="$(LibDir)"
 for path in \
   /usr/bin/mcpgwd /usr/bin/mcpgw \
