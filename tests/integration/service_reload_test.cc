@@ -1,0 +1,191 @@
+// Reloading mcpgwd as a service is reloaded: SIGHUP, or mcp.json saved on
+// disk. Against real upstreams (tests/fixtures/sdk-server.mjs, one process
+// per server so each one's log is its own): added servers connect, removed
+// ones get their session DELETEd, changed ones start a new session, and
+// untouched ones keep theirs (no second initialize). A broken file keeps the
+// old configuration and calls keep working.
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+
+#include "integration/service_harness.h"
+
+using namespace mcpgw::testing;
+
+namespace {
+
+std::string Config(const std::vector<std::pair<std::string, std::string>>& servers) {
+  std::string out = R"({"mcpServers":{)";
+  for (size_t i = 0; i < servers.size(); i++) {
+    if (i) out += ",";
+    out += "\"" + servers[i].first + "\":" + servers[i].second;
+  }
+  return out + "}}";
+}
+
+std::string Remote(const Upstream& u, const std::string& extra = "") {
+  return R"({"url":")" + u.Url() + "\"" + extra + "}";
+}
+
+// Replaces the file the way editors save: write a sibling, rename over.
+void SaveByRename(const std::string& path, const std::string& text) {
+  WriteFile(path + ".tmp", text);
+  std::rename((path + ".tmp").c_str(), path.c_str());
+}
+
+bool Echo(Daemon& d, const std::string& ns, const std::string& text) {
+  auto r = d.Cli({"call", ns, "echo", R"({"text":")" + text + "\"}"});
+  return r.code == 0 && r.out == text + "\n";
+}
+
+#define REQUIRE_UPSTREAMS(...)                                        \
+  if (FixtureNode().empty()) {                                        \
+    WARN(                                                             \
+        "skipped: Node.js or tests/fixtures/node_modules is missing " \
+        "(scripts/install-node-deps.sh)");                            \
+    return;                                                           \
+  }                                                                   \
+  for (const Upstream* u : {__VA_ARGS__}) REQUIRE(u->ok())
+
+}  // namespace
+
+TEST_CASE("reload: an added server connects; the untouched one keeps its session",
+          "[service][reload]") {
+  TempDir dir;
+  Upstream a(dir, "a"), b(dir, "b");
+  REQUIRE_UPSTREAMS(&a, &b);
+  Daemon d(dir, Config({{"a", Remote(a)}}));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "a"));
+  const std::string session_a = a.LastSession();
+  REQUIRE(!session_a.empty());
+  CHECK(!Row(d, "b").listed);
+
+  WriteFile(d.config(), Config({{"a", Remote(a)}, {"b", Remote(b)}}));
+  d.process().Signal(SIGHUP);
+  REQUIRE(WaitReady(d, "b"));
+  CHECK(Echo(d, "b", "from b"));
+  CHECK(Echo(d, "a", "still a"));
+  CHECK(a.InitializeCount() == 1);
+  CHECK(a.SessionsOf("DELETE").empty());
+  CHECK(a.SessionsOf("tools/call") == std::vector<std::string>{session_a});
+  CHECK(ReloadError(d).empty());
+}
+
+TEST_CASE("reload: a removed server's session is DELETEd and it is no longer listed",
+          "[service][reload]") {
+  TempDir dir;
+  Upstream a(dir, "a"), b(dir, "b");
+  REQUIRE_UPSTREAMS(&a, &b);
+  Daemon d(dir, Config({{"a", Remote(a)}, {"b", Remote(b)}}));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "a"));
+  REQUIRE(WaitReady(d, "b"));
+  const std::string session_b = b.LastSession();
+  REQUIRE(!session_b.empty());
+
+  WriteFile(d.config(), Config({{"a", Remote(a)}}));
+  d.process().Signal(SIGHUP);
+  REQUIRE(WaitFor([&] { return !Row(d, "b").listed; }));
+  CHECK(WaitFor([&] { return b.SessionsOf("DELETE") == std::vector<std::string>{session_b}; },
+                std::chrono::seconds(5)));
+  auto call = d.Cli({"call", "b", "echo", R"({"text":"x"})"});
+  CHECK(call.code == 3);  // invalid_request: unknown namespace
+  CHECK(a.InitializeCount() == 1);
+  CHECK(a.SessionsOf("DELETE").empty());
+  CHECK(Echo(d, "a", "a survives"));
+}
+
+TEST_CASE("reload: a changed entry starts a new session and closes the old one",
+          "[service][reload]") {
+  TempDir dir;
+  Upstream a(dir, "a"), b(dir, "b");
+  REQUIRE_UPSTREAMS(&a, &b);
+  Daemon d(dir, Config({{"a", Remote(a, R"(,"headers":{"X-Tenant":"one"})")}, {"b", Remote(b)}}));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "a"));
+  REQUIRE(WaitReady(d, "b"));
+  const std::string old_session = a.LastSession();
+  REQUIRE(a.InitializeCount() == 1);
+
+  WriteFile(d.config(),
+            Config({{"a", Remote(a, R"(,"headers":{"X-Tenant":"two"})")}, {"b", Remote(b)}}));
+  d.process().Signal(SIGHUP);
+  REQUIRE(WaitFor([&] { return a.InitializeCount() == 2; }));
+  REQUIRE(WaitReady(d, "a"));
+  const std::string new_session = a.LastSession();
+  CHECK(new_session != old_session);
+  CHECK(WaitFor([&] { return a.SessionsOf("DELETE") == std::vector<std::string>{old_session}; },
+                std::chrono::seconds(5)));
+  CHECK(Echo(d, "a", "new session"));
+  CHECK(a.SessionsOf("tools/call") == std::vector<std::string>{new_session});
+  CHECK(b.InitializeCount() == 1);
+}
+
+TEST_CASE("reload: a broken file keeps the old configuration and calls keep working",
+          "[service][reload]") {
+  TempDir dir;
+  Upstream a(dir, "a");
+  REQUIRE_UPSTREAMS(&a);
+  const std::string good = Config({{"a", Remote(a)}});
+  Daemon d(dir, good);
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "a"));
+
+  WriteFile(d.config(), R"({"mcpServers": {"a": )");
+  d.process().Signal(SIGHUP);
+  REQUIRE(WaitFor([&] { return !ReloadError(d).empty(); }));
+  CHECK(ReloadError(d).find(d.config()) != std::string::npos);  // names the file
+  CHECK(Row(d, "a").status == "ready");
+  CHECK(Echo(d, "a", "still served"));
+  CHECK(a.InitializeCount() == 1);
+  CHECK(d.process().Alive());
+
+  // Fixing the file clears the error and still keeps the session.
+  WriteFile(d.config(), good);
+  d.process().Signal(SIGHUP);
+  CHECK(WaitFor([&] { return ReloadError(d).empty(); }));
+  CHECK(a.InitializeCount() == 1);
+}
+
+TEST_CASE("reload: mcp.json saved on disk is picked up without SIGHUP, once per burst",
+          "[service][reload]") {
+  TempDir dir;
+  Upstream a(dir, "a"), b(dir, "b");
+  REQUIRE_UPSTREAMS(&a, &b);
+  Daemon d(dir, Config({{"a", Remote(a)}}));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "a"));
+
+  // An editor's save: a new file renamed over the old one.
+  SaveByRename(d.config(), Config({{"a", Remote(a)}, {"b", Remote(b)}}));
+  REQUIRE(WaitReady(d, "b", std::chrono::seconds(10)));
+  CHECK(a.InitializeCount() == 1);
+
+  // A burst of in-place writes within the debounce window ends in one reload
+  // of the last text: b is removed, c (refused: no network) appears.
+  auto reloads = [&] {
+    size_t n = 0;
+    std::string log = d.Log();
+    for (size_t at = log.find("reload (file)"); at != std::string::npos;
+         at = log.find("reload (file)", at + 1)) {
+      n++;
+    }
+    return n;
+  };
+  const size_t before = reloads();
+  for (int i = 0; i < 5; i++) {
+    WriteFile(d.config(),
+              Config({{"a", Remote(a)}, {"c", R"({"command":"c)" + std::to_string(i) + "\"}"}}));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  REQUIRE(WaitFor([&] { return Row(d, "c").listed && !Row(d, "b").listed; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // past the debounce
+  // Each write raises several change events; without the debounce this would
+  // be ten reloads or so. One, or two if the test was descheduled mid-burst.
+  CHECK(reloads() >= before + 1);
+  CHECK(reloads() <= before + 2);
+  CHECK(b.SessionsOf("DELETE").size() == 1);
+  CHECK(a.InitializeCount() == 1);
+  CHECK(Echo(d, "a", "after the edits"));
+}
