@@ -469,6 +469,15 @@ void IpcServer::ReplyText(Ticket ticket, std::string_view text) {
 }
 
 void IpcServer::ReplyJson(Ticket ticket, std::string_view json_object) {
+  // Checked because it is spliced into the frame as is: a broken object would
+  // leave the client with a reply it cannot attribute to its request.
+  rapidjson::Document check;
+  check.Parse<rapidjson::kParseIterativeFlag>(json_object.data(), json_object.size());
+  if (check.HasParseError() || !check.IsObject()) {
+    spdlog::error("ipc: dropping a reply that is not a JSON object");
+    ReplyError(ticket, proto::ErrorKind::kTransport, "mcpgwd produced an invalid reply");
+    return;
+  }
   impl_->Reply(ticket, [&](std::string_view id) { return proto::EncodeResult(id, json_object); });
 }
 

@@ -102,6 +102,14 @@ TEST_CASE("a request becomes a ticket and the reply reaches the client", "[daemo
   REQUIRE(d.ok);
   CHECK(d.message.id == "2");
   CHECK((*d.message.result)["daemon"]["pid"].GetInt() == 1);
+  // A result that is not a JSON object never reaches the wire as such.
+  c.Send(Request(3, "status"));
+  REQUIRE(f.handler.WaitRequests(3));
+  f.server->Run([&](IpcServer& s) { s.ReplyJson(f.handler.requests()[2].ticket, R"({"cut":)"); });
+  d = c.ReadMessage();
+  REQUIRE(d.ok);
+  CHECK(d.message.id == "3");
+  CHECK(d.message.error_kind == proto::ErrorKind::kTransport);
 }
 
 TEST_CASE("replies may come in any order", "[daemon][ipc]") {
