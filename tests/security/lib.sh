@@ -30,3 +30,14 @@ Collect() {
 ClosedPort() {
   "$NODE" -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();})'
 }
+
+# StopDaemon: SIGTERM, then checks that mcpgwd exited 0 within 15 s and that
+# its log holds no sanitizer report (for -DMCPGW_SANITIZE builds).
+StopDaemon() {
+  local rc=0
+  kill -TERM "$DAEMON_PID" 2>/dev/null || true
+  for _ in $(seq 150); do kill -0 "$DAEMON_PID" 2>/dev/null || break; sleep 0.1; done
+  wait "$DAEMON_PID" || rc=$?
+  Check "mcpgwd exits 0 on SIGTERM" test "$rc" = 0
+  Check "no sanitizer report in the daemon log" bash -c "! grep -q 'Sanitizer\|runtime error:' '$TMP/mcpgwd.log'"
+}

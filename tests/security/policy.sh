@@ -97,4 +97,5 @@ Check "and its answer is the server's" test "$OUT" = 3
 Check "the server received it" test "$(ToolsCalls)" = 2
 Cli call hidden echo '{"text": "x"}'
 ExpectRc 6 "the namespace still denied stays denied"
+StopDaemon
 Finish

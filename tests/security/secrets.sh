@@ -137,4 +137,5 @@ NoSentinel "the daemon log" "$TMP/mcpgwd.log"
 NoSentinel "CLI output (status, tools, calls, stderr)" "$TMP/collected"
 NoSentinel "the call log" "$TMP/calls.jsonl"
 Check "the call log holds no argument value" bash -c "! grep -q 'an argument value' '$TMP/calls.jsonl'"
+StopDaemon
 Finish

@@ -41,4 +41,5 @@ ExpectRc 0 "a new client's call works afterwards"
 Check "and gets its result" test "$OUT" = "after the storm"
 Cli status --json
 Check "status shows no call left in flight" test "$(printf '%s' "$OUT" | Json 'd.servers[0].in_flight')" = 0
+StopDaemon
 Finish
