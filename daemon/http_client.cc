@@ -20,6 +20,8 @@ namespace {
 // Every session holds one long-lived GET stream for server notifications, so
 // the bound must leave room for many servers that share one host.
 constexpr long kMaxHostConnections = 4096;
+// Idle connections kept open for reuse, over all hosts.
+constexpr long kMaxCachedConnections = 1024;
 // Easy handles kept for reuse after their transfer ends.
 constexpr size_t kEasyPoolSize = 32;
 
@@ -95,6 +97,9 @@ struct HttpClient::Impl {
     curl_multi_setopt(multi, CURLMOPT_TIMERDATA, this);
     curl_multi_setopt(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, kMaxHostConnections);
+    // Without it curl sizes its connection cache from the transfers added at
+    // the moment, and closes idle connections a moment later busy calls need.
+    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, kMaxCachedConnections);
   }
 
   ~Impl() {
