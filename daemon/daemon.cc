@@ -70,9 +70,11 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
       options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
   Worker main("mcpgw-main");
   main.Start();
+  // The main loop is the first session worker: calls to the servers sharded
+  // onto it cross no thread at all.
   std::vector<std::unique_ptr<Worker>> workers;
-  std::vector<Worker*> worker_ptrs;
-  for (unsigned i = 0; i < n; i++) {
+  std::vector<Worker*> worker_ptrs = {&main};
+  for (unsigned i = 1; i < n; i++) {
     workers.push_back(std::make_unique<Worker>("mcpgw-w" + std::to_string(i)));
     workers.back()->Start();
     worker_ptrs.push_back(workers.back().get());

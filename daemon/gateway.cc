@@ -14,6 +14,7 @@
 #include "daemon/mcp/bounded_json.h"
 #include "daemon/scrub.h"
 #include "daemon/server_host.h"
+#include "proto/messages.h"
 
 namespace mcpgw {
 namespace {
@@ -100,12 +101,22 @@ class Gateway::HostBridge : public ServerHostListener {
   }
   ServerHost* host() { return host_.get(); }
 
+  // On the main loop's own thread (servers sharded onto it) these run at
+  // once: a call then costs no thread hop at all.
   void OnStateChanged(const ServerState& state) override {
+    if (main_->OnWorkerThread()) {
+      if (auto r = record_.lock()) gateway_->OnStateChanged(r, state);
+      return;
+    }
     main_->Post([gw = gateway_, rec = record_, state] {
       if (auto r = rec.lock()) gw->OnStateChanged(r, state);
     });
   }
   void OnCallFinished(mcp::CallId id, mcp::CallOutcome outcome) override {
+    if (main_->OnWorkerThread()) {
+      gateway_->OnCallFinished(id, std::move(outcome));
+      return;
+    }
     main_->Post([gw = gateway_, id, out = std::move(outcome)]() mutable {
       gw->OnCallFinished(id, std::move(out));
     });
@@ -129,7 +140,17 @@ Gateway::Gateway(Worker* main, std::vector<Worker*> workers, GatewayOptions opti
 
 Gateway::~Gateway() = default;
 
+template <typename F>
+void Gateway::RunOn(Worker* worker, F&& fn) {
+  if (worker->OnWorkerThread()) {
+    fn();
+  } else {
+    worker->Post(std::forward<F>(fn));
+  }
+}
+
 void Gateway::SetPolicy(std::shared_ptr<const Policy> policy) {
+  listing_literal_.clear();
   catalog_.SetPolicy(std::move(policy));
 }
 
@@ -184,6 +205,7 @@ void Gateway::Apply(const config::Config& config) {
     spdlog::info("server \"{}\": removed from the configuration", name);
     Retire(*rec);
   }
+  listing_literal_.clear();
   catalog_.Reset(std::move(views));
 }
 
@@ -239,6 +261,7 @@ void Gateway::OnStateChanged(const std::shared_ptr<Record>& rec, ServerState sta
   rec->view.status = state.status;
   rec->view.reason = std::move(state.reason);
   rec->view.tools = std::move(state.tools);
+  listing_literal_.clear();
   catalog_.Update(rec->view);
 }
 
@@ -246,7 +269,9 @@ void Gateway::OnRequest(Ticket ticket, const Peer& peer, std::string_view method
                         const rapidjson::Value& params) {
   if (method == proto::kGetDynamicTools) {
     if (params.IsObject() && params.MemberCount() == 0) {
-      ipc_->ReplyText(ticket, catalog_.Listing());  // the hottest request: no copy
+      // The hottest request: answered from the listing kept encoded.
+      if (listing_literal_.empty()) proto::AppendJsonString(&listing_literal_, catalog_.Listing());
+      ipc_->ReplyTextLiteral(ticket, listing_literal_);
       return;
     }
     auto answer = catalog_.GetDynamicTools(params);
@@ -296,8 +321,8 @@ void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value
   rec->in_flight++;
   calls_.emplace(id, PendingCall{ticket, rec, std::chrono::steady_clock::now(), peer, target.tool});
   call_by_ticket_.emplace(ticket, id);
-  rec->worker->Post([bridge = rec->bridge, id, tool = std::move(target.tool),
-                     args = std::move(target.arguments_json)]() mutable {
+  RunOn(rec->worker, [bridge = rec->bridge, id, tool = std::move(target.tool),
+                      args = std::move(target.arguments_json)]() mutable {
     if (bridge->host()) bridge->host()->Call(id, std::move(tool), std::move(args));
   });
 }
@@ -342,7 +367,8 @@ void Gateway::OnCancel(Ticket ticket) {
   calls_.erase(call_it);
   call.record->in_flight--;
   LogCall(call.peer, call.record->name, call.tool, call.start, "cancelled", nullptr);
-  call.record->worker->Post([bridge = call.record->bridge, id] {
+  if (!call.record->bridge) return;  // retired by a reload: its host cancels everything
+  RunOn(call.record->worker, [bridge = call.record->bridge, id] {
     if (bridge->host()) bridge->host()->Cancel(id);
   });
 }

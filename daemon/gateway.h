@@ -73,6 +73,9 @@ class Gateway : public IpcHandler {
   struct PendingCall;
   class HostBridge;
 
+  // Runs `fn` now when already on `worker`'s thread, else posts it there.
+  template <typename F>
+  void RunOn(Worker* worker, F&& fn);
   void HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params);
   void OnStateChanged(const std::shared_ptr<Record>& rec, struct ServerState state);
   void OnCallFinished(mcp::CallId id, mcp::CallOutcome outcome);
@@ -94,6 +97,7 @@ class Gateway : public IpcHandler {
   CallLog* call_log_ = nullptr;
   std::shared_ptr<const Scrubber> scrubber_;
   Catalog catalog_;
+  std::string listing_literal_;                   // catalog_.Listing() as a JSON string; "" = stale
   std::vector<std::shared_ptr<Record>> records_;  // config order
   std::unordered_map<std::string, std::shared_ptr<Record>> by_name_;
   std::unordered_map<mcp::CallId, PendingCall> calls_;

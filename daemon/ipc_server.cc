@@ -468,6 +468,11 @@ void IpcServer::ReplyText(Ticket ticket, std::string_view text) {
   impl_->Reply(ticket, [&](std::string_view id) { return proto::EncodeTextResult(id, text); });
 }
 
+void IpcServer::ReplyTextLiteral(Ticket ticket, std::string_view literal) {
+  impl_->Reply(ticket,
+               [&](std::string_view id) { return proto::EncodeTextLiteralResult(id, literal); });
+}
+
 void IpcServer::ReplyJson(Ticket ticket, std::string_view json_object) {
   // Checked because it is spliced into the frame as is: a broken object would
   // leave the client with a reply it cannot attribute to its request.

@@ -65,7 +65,10 @@ class IpcServer {
   void CloseAll();
 
   // Replies. Unknown or cancelled tickets are ignored.
-  void ReplyText(Ticket ticket, std::string_view text);         // result {"text": ...}
+  void ReplyText(Ticket ticket, std::string_view text);  // result {"text": ...}
+  // The same with `literal` already encoded by proto::AppendJsonString (quotes
+  // included): for large answers the daemon keeps encoded.
+  void ReplyTextLiteral(Ticket ticket, std::string_view literal);
   void ReplyJson(Ticket ticket, std::string_view json_object);  // result is this object
   void ReplyError(Ticket ticket, proto::ErrorKind kind, std::string_view message);
 

@@ -301,6 +301,15 @@ std::string EncodeTextResult(std::string_view id, std::string_view text) {
   return out;
 }
 
+std::string EncodeTextLiteralResult(std::string_view id, std::string_view literal) {
+  std::string out = Envelope(id);
+  out.reserve(out.size() + literal.size() + 24);
+  out.append(",\"result\":{\"text\":");
+  out.append(literal);
+  out.append("}}\n");
+  return out;
+}
+
 std::string EncodeHelloResult(std::string_view id, std::string_view daemon) {
   std::string out = Envelope(id);
   out.append(",\"result\":{\"version\":" + std::to_string(kProtocolVersion) + ",\"daemon\":");
