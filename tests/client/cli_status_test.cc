@@ -107,7 +107,9 @@ TEST_CASE("long cells are cut with an ellipsis; the reason fits the terminal", "
   tty.width = 120;
   const std::vector<std::string> lines = Lines(RenderStatus(*view, tty));
   const std::string& row = lines.back();
-  CHECK(row.rfind(std::string(31, 'n') + "…", 0) == 0);
+  std::string cut(31, 'n');
+  cut.append("…");
+  CHECK(row.rfind(cut, 0) == 0);
   CHECK(DisplayWidth(row) == 120);
   CHECK(row.substr(row.size() - 3) == "…");
 
