@@ -35,27 +35,7 @@ bool CancelToken::WaitFor(std::chrono::milliseconds timeout) const {
   return cv_.wait_for(lock, timeout, [this] { return triggered_; });
 }
 
-std::string_view StatusName(mcpgw_status status) {
-  switch (status) {
-    case MCPGW_OK:
-      return "ok";
-    case MCPGW_BACKEND:
-      return "backend";
-    case MCPGW_INVALID_REQUEST:
-      return "invalid_request";
-    case MCPGW_NOT_READY:
-      return "not_ready";
-    case MCPGW_TRANSPORT:
-      return "transport";
-    case MCPGW_DENIED:
-      return "denied";
-    case MCPGW_UNAVAILABLE:
-      return "unavailable";
-    case MCPGW_CANCELLED:
-      return "cancelled";
-  }
-  return "transport";
-}
+std::string_view StatusName(mcpgw_status status) { return mcpgw_status_name(status); }
 
 int ExitCodeFor(mcpgw_status status) {
   switch (status) {
