@@ -74,7 +74,7 @@ TEST_CASE("tools takes an optional namespace and tool", "[cli][args]") {
   CHECK(MisuseCode({"tools", "a", "b", "c"}) == kExitMisuse);
 }
 
-TEST_CASE("--socket is accepted before and after the command", "[cli][args]") {
+TEST_CASE("The --socket option is accepted before and after the command", "[cli][args]") {
   CHECK(Parse({"--socket", "/run/a.sock", "status"}).socket == "/run/a.sock");
   CHECK(Parse({"status", "--socket", "/run/b.sock"}).socket == "/run/b.sock");
   CHECK(Parse({"call", "ns", "tool", "--socket=/run/c.sock"}).socket == "/run/c.sock");
@@ -114,7 +114,7 @@ TEST_CASE("missing or unknown command is misuse with a message on stderr", "[cli
   CHECK(err.find("unknown command 'restart'") != std::string::npos);
 }
 
-TEST_CASE("--help and --version print to stdout and exit 0", "[cli][args]") {
+TEST_CASE("The --help and --version options print to stdout and exit 0", "[cli][args]") {
   ParseResult help = ParseArgs({"--help"});
   CHECK(help.exit_code == 0);
   CHECK(help.out.find("stdio") != std::string::npos);
