@@ -41,9 +41,9 @@ struct RemoteServer {
 
 // One entry of mcpServers, in file order.
 struct Entry {
-  std::string name;                   // the namespace, exactly as written
+  std::string name;                    // the namespace, exactly as written
   std::optional<RemoteServer> remote;  // set when accepted
-  std::string refusal;                // set when refused: a reason without secrets
+  std::string refusal;                 // set when refused: a reason without secrets
 
   bool accepted() const { return remote.has_value(); }
 };

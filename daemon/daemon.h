@@ -20,8 +20,8 @@ class Policy;
 struct DaemonOptions {
   std::string config_path;
   std::string socket_path;
-  int listen_fd = -1;     // an inherited listening socket (socket activation)
-  unsigned workers = 0;   // session threads; 0 = number of cores
+  int listen_fd = -1;    // an inherited listening socket (socket activation)
+  unsigned workers = 0;  // session threads; 0 = number of cores
   mcp::SessionLimits limits;
   IpcServerOptions ipc;
   uint64_t shutdown_grace_ms = 3000;

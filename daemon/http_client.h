@@ -39,7 +39,7 @@ class HttpSink {
 
 struct HttpRequest {
   mcp::HttpMethod method = mcp::HttpMethod::kPost;
-  std::string url;  // a revealed secret: never log it
+  std::string url;                                           // a revealed secret: never log it
   std::vector<std::pair<std::string, std::string>> headers;  // revealed values: never log
   std::string body;
 };

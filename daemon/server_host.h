@@ -64,8 +64,8 @@ class ServerHost : private HttpSink {
   HttpClient* http_;
   mcp::Session session_;
   ServerHostListener* listener_;
-  uv_timer_t* timer_;        // session wake-ups; freed in its close callback
-  uv_timer_t* grace_timer_;  // shutdown bound; likewise
+  uv_timer_t* timer_;                  // session wake-ups; freed in its close callback
+  uv_timer_t* grace_timer_;            // shutdown bound; likewise
   std::unordered_set<uint64_t> live_;  // transfers started and not yet ended
   bool pumping_ = false;
   bool shutting_down_ = false;

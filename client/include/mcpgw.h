@@ -54,8 +54,7 @@ MCPGW_API void mcpgw_cancel_free(mcpgw_cancel* cancel);
  * JSON text of SPEC §4; otherwise `*out` is an error message a model can read.
  * `cancel` may be NULL. */
 MCPGW_API mcpgw_status mcpgw_get_dynamic_tools(mcpgw_client* client, const char* ns,
-                                               const char* tool, mcpgw_cancel* cancel,
-                                               char** out);
+                                               const char* tool, mcpgw_cancel* cancel, char** out);
 /* call_dynamic_tool. `arguments_json` is a JSON object's text or NULL ({}).
  * On MCPGW_OK `*out` is the result text; otherwise an error message. */
 MCPGW_API mcpgw_status mcpgw_call_dynamic_tool(mcpgw_client* client, const char* ns,

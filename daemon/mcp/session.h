@@ -31,11 +31,11 @@ using Duration = Clock::duration;
 
 // Bounds and deadlines; all configurable, these are the defaults.
 struct SessionLimits {
-  size_t max_response_bytes = 16u << 20;    // per HTTP response body
-  int max_json_depth = 128;                 // nesting of any JSON message
-  size_t max_sse_event_bytes = 16u << 20;   // one SSE event's data
-  size_t max_tools = 10000;                 // tools per server
-  int max_list_pages = 1000;                // tools/list pages per listing
+  size_t max_response_bytes = 16u << 20;                      // per HTTP response body
+  int max_json_depth = 128;                                   // nesting of any JSON message
+  size_t max_sse_event_bytes = 16u << 20;                     // one SSE event's data
+  size_t max_tools = 10000;                                   // tools per server
+  int max_list_pages = 1000;                                  // tools/list pages per listing
   Duration first_attempt_deadline = std::chrono::minutes(2);  // connect..last page
   Duration call_deadline = std::chrono::minutes(5);
   Duration request_deadline = std::chrono::minutes(2);  // any other request (re-list, re-init)
@@ -97,9 +97,9 @@ using Action = std::variant<StartTransfer, AbortTransfer, CallFinished, StateCha
 
 // How a transfer ended, from the driver's point of view.
 struct TransferResult {
-  bool ok = true;      // the HTTP exchange completed (any status code)
-  std::string error;   // when !ok: short, human, secret-free ("connection refused",
-                       // "TLS: certificate verify failed", "timed out")
+  bool ok = true;     // the HTTP exchange completed (any status code)
+  std::string error;  // when !ok: short, human, secret-free ("connection refused",
+                      // "TLS: certificate verify failed", "timed out")
 };
 
 class Session {
@@ -138,7 +138,7 @@ class Session {
 
   const std::string& name() const;
   Status status() const;
-  const std::string& reason() const;  // empty unless status is kError
+  const std::string& reason() const;              // empty unless status is kError
   std::shared_ptr<const ToolList> tools() const;  // never null
   const std::string& protocol_version() const;    // negotiated, empty before
 

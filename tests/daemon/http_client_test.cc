@@ -413,7 +413,8 @@ TEST_CASE("Sequential requests reuse one connection", "[http]") {
   CHECK(server.accepted() == 1);
 }
 
-TEST_CASE("200 concurrent transfers complete, and a second wave reuses their connections", "[http]") {
+TEST_CASE("200 concurrent transfers complete, and a second wave reuses their connections",
+          "[http]") {
   HttpTestServer server([](const TestRequest& r, TestConnection& c) {
     c.Sleep(10);
     c.Respond(200, {{"Content-Type", "application/json"}}, "re:" + r.body);
@@ -436,7 +437,8 @@ TEST_CASE("200 concurrent transfers complete, and a second wave reuses their con
   // The connections stay in the cache: sequential requests open none.
   for (int i = 0; i < 20; i++) {
     f.client->Start(&f.sink, kTransfers + i, Post(server.Url(), "again"));
-    REQUIRE(RunUntil(&f.loop, [&] { return f.sink.DoneCount() == static_cast<size_t>(kTransfers + i + 1); }));
+    REQUIRE(RunUntil(
+        &f.loop, [&] { return f.sink.DoneCount() == static_cast<size_t>(kTransfers + i + 1); }));
   }
   CHECK(server.accepted() == first_wave);
 }

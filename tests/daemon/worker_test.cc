@@ -76,7 +76,8 @@ TEST_CASE("Stop closes handles left open on the loop", "[worker]") {
     std::promise<void> armed;
     w.Post([&] {
       uv_timer_init(w.loop(), timer.get());
-      uv_timer_start(timer.get(), [](uv_timer_t*) {}, 10, 10);  // keeps the loop alive forever
+      uv_timer_start(
+          timer.get(), [](uv_timer_t*) {}, 10, 10);  // keeps the loop alive forever
       armed.set_value();
     });
     armed.get_future().wait();
@@ -162,8 +163,7 @@ TEST_CASE("Stop with a transfer in flight ends cleanly and silently", "[worker]"
   auto started = std::chrono::steady_clock::now();
   w.Stop();
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(1));
-  CHECK(sink.done.get_future().wait_for(std::chrono::seconds(0)) ==
-        std::future_status::timeout);
+  CHECK(sink.done.get_future().wait_for(std::chrono::seconds(0)) == std::future_status::timeout);
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-#include <catch2/catch.hpp>
 #include <rapidjson/document.h>
+#include <catch2/catch.hpp>
 
 #include "integration/harness.h"
 
@@ -31,7 +31,8 @@ int ClosedPort() {
 std::string MixedConfig(int port) {
   return R"({"mcpServers":{
     "local": {"command": "some-server", "args": ["--x"]},
-    "down": {"url": "http://127.0.0.1:)" + std::to_string(port) + R"(/mcp"},
+    "down": {"url": "http://127.0.0.1:)" +
+         std::to_string(port) + R"(/mcp"},
     "legacy": {"url": "http://127.0.0.1:1/sse", "type": "sse"},
     "nokey": {"url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": "Bearer ${env:MCPGW_IT_UNSET_TOKEN}"}}
   }})";
@@ -115,8 +116,8 @@ TEST_CASE("mcpgwd serves refused and unreachable servers with clear statuses", "
   for (const auto& s : listing["servers"].GetArray()) names.push_back(s["namespace"].GetString());
   CHECK(names == std::vector<std::string>{"down", "legacy", "local", "nokey"});
 
-  CHECK(d.Cli({"call", "local", "x"}).code == 4);     // not_ready
-  CHECK(d.Cli({"call", "nowhere", "x"}).code == 3);   // invalid_request
+  CHECK(d.Cli({"call", "local", "x"}).code == 4);             // not_ready
+  CHECK(d.Cli({"call", "nowhere", "x"}).code == 3);           // invalid_request
   CHECK(d.Cli({"call", "down", "x", "not json"}).code == 2);  // misuse
   auto wait = d.Cli({"wait", "--timeout", "5"});
   CHECK(wait.code == 0);  // nothing is loading once the attempt failed

@@ -153,12 +153,12 @@ inline CommandResult Run(std::vector<std::string> argv, const TempDir& dir,
 // A running mcpgwd on a private socket, stopped with SIGTERM at the end.
 class Daemon {
  public:
-  Daemon(const TempDir& dir, const std::string& config_json, std::vector<std::string> extra_args = {},
-         std::vector<std::string> extra_env = {})
+  Daemon(const TempDir& dir, const std::string& config_json,
+         std::vector<std::string> extra_args = {}, std::vector<std::string> extra_env = {})
       : dir_(dir), config_(dir / "mcp.json"), socket_(dir / "run/mcpgw.sock") {
     WriteFile(config_, config_json);
-    std::vector<std::string> argv = {MCPGW_MCPGWD_PATH, "--config", config_, "--socket", socket_,
-                                     "--log-level", "debug"};
+    std::vector<std::string> argv = {MCPGW_MCPGWD_PATH, "--config",    config_, "--socket",
+                                     socket_,           "--log-level", "debug"};
     for (auto& a : extra_args) argv.push_back(a);
     proc_ = std::make_unique<Process>(argv, dir / "mcpgwd.out", dir / "mcpgwd.err",
                                       std::move(extra_env));
