@@ -1,5 +1,8 @@
 #include "daemon/daemon.h"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <algorithm>
 #include <fstream>
 #include <future>
@@ -68,6 +71,17 @@ constexpr uint64_t kReloadDebounceMs = 200;
 int RunDaemon(const DaemonOptions& options, const config::Config& config) {
   unsigned n =
       options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
+  // SIGTERM, SIGINT and SIGHUP go to the main loop's thread only: every
+  // thread starts with them blocked and the main loop unblocks them once its
+  // handlers are in place. (A signal the kernel hands to a thread parked in a
+  // futex would otherwise wait there; ThreadSanitizer never delivers it.)
+  sigset_t loop_signals, old_mask;
+  sigemptyset(&loop_signals);
+  sigaddset(&loop_signals, SIGTERM);
+  sigaddset(&loop_signals, SIGINT);
+  sigaddset(&loop_signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &loop_signals, &old_mask);
+
   Worker main("mcpgw-main");
   main.Start();
   // The main loop is the first session worker: calls to the servers sharded
@@ -170,6 +184,7 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
           (*static_cast<std::function<void(const char*)>*>(h->data))("SIGHUP");
         },
         SIGHUP);
+    pthread_sigmask(SIG_UNBLOCK, &loop_signals, nullptr);
     st.signals_open = true;
     st.config_text = ReadFileOrEmpty(options.config_path);
     if (options.reload_config && options.watch_config) {
@@ -239,6 +254,7 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
   });
   closed.get_future().wait();
   main.Stop();
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   spdlog::info("mcpgwd stopped");
   return code;
 }

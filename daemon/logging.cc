@@ -1,6 +1,5 @@
 #include "daemon/logging.h"
 
-#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -29,9 +28,23 @@ class JournalPriorityFlag : public spdlog::custom_flag_formatter {
 };
 
 // The snapshot in force. Loggers on every thread read it; a reload swaps it.
-std::atomic<std::shared_ptr<const Scrubber>>& CurrentScrubber() {
-  static std::atomic<std::shared_ptr<const Scrubber>> current;
-  return current;
+// The snapshot every logging thread reads. A mutex, not
+// std::atomic<shared_ptr>: libstdc++ 12's lock bit is invisible to TSan, and a
+// copy under an uncontended lock costs nothing next to formatting a line.
+struct ScrubberSlot {
+  std::mutex mu;
+  std::shared_ptr<const Scrubber> current;
+};
+
+ScrubberSlot& CurrentScrubber() {
+  static ScrubberSlot slot;
+  return slot;
+}
+
+std::shared_ptr<const Scrubber> LoadScrubber() {
+  ScrubberSlot& slot = CurrentScrubber();
+  std::lock_guard<std::mutex> lock(slot.mu);
+  return slot.current;
 }
 
 // Only the message text can hold a secret: the timestamp, level and logger
@@ -42,7 +55,7 @@ class ScrubbingSink : public spdlog::sinks::sink {
   explicit ScrubbingSink(std::shared_ptr<spdlog::sinks::sink> inner) : inner_(std::move(inner)) {}
 
   void log(const spdlog::details::log_msg& msg) override {
-    std::shared_ptr<const Scrubber> scrubber = CurrentScrubber().load(std::memory_order_acquire);
+    std::shared_ptr<const Scrubber> scrubber = LoadScrubber();
     if (!scrubber || scrubber->empty()) {
       inner_->log(msg);
       return;
@@ -70,7 +83,9 @@ class ScrubbingSink : public spdlog::sinks::sink {
 }  // namespace
 
 void SetLogScrubber(std::shared_ptr<const Scrubber> scrubber) {
-  CurrentScrubber().store(std::move(scrubber), std::memory_order_release);
+  ScrubberSlot& slot = CurrentScrubber();
+  std::lock_guard<std::mutex> lock(slot.mu);
+  slot.current = std::move(scrubber);
 }
 
 std::shared_ptr<spdlog::sinks::sink> MakeScrubbingSink(std::shared_ptr<spdlog::sinks::sink> inner) {

@@ -82,7 +82,7 @@ TEST_CASE("The --socket option is accepted before and after the command", "[cli]
   CHECK(MisuseCode({"status", "--socket"}) == kExitMisuse);
 }
 
-TEST_CASE("call needs a namespace and a tool; arguments are optional", "[cli][args]") {
+TEST_CASE("call needs a namespace and a tool, arguments are optional", "[cli][args]") {
   Invocation inv = Parse({"call", "alpha", "add", "{\"a\":1}"});
   CHECK(inv.command == Command::kCall);
   CHECK(inv.ns == "alpha");

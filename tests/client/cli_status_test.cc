@@ -95,7 +95,7 @@ TEST_CASE("server texts are stripped of control characters and escape sequences"
   CHECK(out.find("boom red c1next") != std::string::npos);
 }
 
-TEST_CASE("long cells are cut with an ellipsis; the reason fits the terminal", "[cli][status]") {
+TEST_CASE("long cells are cut with an ellipsis, the reason fits the terminal", "[cli][status]") {
   const std::string long_ns(50, 'n');
   const std::string long_reason(300, 'r');
   const std::string json = R"({"daemon":{},"servers":[{"namespace":")" + long_ns +

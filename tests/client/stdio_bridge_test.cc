@@ -259,7 +259,7 @@ TEST_CASE("every gateway error becomes an isError result naming its kind", "[std
   }
 }
 
-TEST_CASE("bad tool arguments are tool errors; bad tools/call params are protocol errors",
+TEST_CASE("bad tool arguments are tool errors, bad tools/call params are protocol errors",
           "[stdio]") {
   FakeApi api;
   Output out;
@@ -351,7 +351,7 @@ TEST_CASE("a duplicate id of a running call is refused", "[stdio]") {
   CHECK(Text(out.At(1)) == "done slowA");
 }
 
-TEST_CASE("malformed lines get JSON-RPC errors; blank lines and responses are ignored", "[stdio]") {
+TEST_CASE("malformed lines get JSON-RPC errors, blank lines and responses are ignored", "[stdio]") {
   FakeApi api;
   Output out;
   StdioBridge bridge(api, out.Writer());

@@ -93,7 +93,7 @@ TEST_CASE("a url that is not http(s) with a host is refused", "[config][entry]")
   }
 }
 
-TEST_CASE("url schemes match case-insensitively; ports, IPv6 and userinfo are fine",
+TEST_CASE("url schemes match case-insensitively, ports, IPv6 and userinfo are fine",
           "[config][entry]") {
   for (const char* url : {"HTTP://x", "Https://x:8443/p", "http://[::1]:8080/mcp", "http://u:p@h/",
                           "http://127.0.0.1", "https://x?q", "http://x#f"}) {

@@ -125,7 +125,7 @@ TEST_CASE("the log file is created 0600 and appended to", "[call_log]") {
   }
 }
 
-TEST_CASE("an existing readable log is made private; odd paths are refused", "[call_log]") {
+TEST_CASE("an existing readable log is made private, odd paths are refused", "[call_log]") {
   TempDir dir;
   std::string path = dir.path() + "/calls.jsonl";
   std::ofstream(path) << "";

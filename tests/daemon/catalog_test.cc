@@ -202,7 +202,7 @@ TEST_CASE("unknown-namespace message is bounded", "[catalog]") {
              Catch::Contains("no namespaces are configured"));
 }
 
-TEST_CASE("Update re-renders the listing; unknown names are ignored", "[catalog]") {
+TEST_CASE("Update re-renders the listing, unknown names are ignored", "[catalog]") {
   Catalog c;
   ThreeServers(c);
   c.Update(Ready("beta", {MakeTool("b2"), MakeTool("b1")}));

@@ -112,7 +112,7 @@ struct Fixture {
   }
 };
 
-TEST_CASE("POST reaches the server with its headers and body; the head is reported once",
+TEST_CASE("POST reaches the server with its headers and body, the head is reported once",
           "[http]") {
   HttpTestServer server([](const TestRequest&, TestConnection& c) {
     c.Write(
@@ -158,7 +158,7 @@ TEST_CASE("POST reaches the server with its headers and body; the head is report
   CHECK(f.client->stats().finished == 1);
 }
 
-TEST_CASE("GET and DELETE use their methods; an empty body still gets a head", "[http]") {
+TEST_CASE("GET and DELETE use their methods, an empty body still gets a head", "[http]") {
   HttpTestServer server([](const TestRequest& r, TestConnection& c) {
     if (r.method == "DELETE") {
       c.Write("HTTP/1.1 204 No Content\r\n\r\n");
@@ -340,7 +340,7 @@ void SlowStream(const TestRequest&, TestConnection& c) {
   c.Close();
 }
 
-TEST_CASE("Abort from inside OnHttpData stops every callback; the client stays usable", "[http]") {
+TEST_CASE("Abort from inside OnHttpData stops every callback, the client stays usable", "[http]") {
   HttpTestServer server([](const TestRequest& r, TestConnection& c) {
     if (r.target == "/slow") return SlowStream(r, c);
     c.Respond(200, {}, "fine");

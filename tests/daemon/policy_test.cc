@@ -67,7 +67,7 @@ TEST_CASE("deny patterns", "[policy]") {
   CHECK(p.NamespaceVisible("github"));
 }
 
-TEST_CASE("a non-empty allow list admits only what it matches; deny wins", "[policy]") {
+TEST_CASE("a non-empty allow list admits only what it matches, deny wins", "[policy]") {
   Policy p(PolicySettings{{"github/get_*", "docs"}, {"github/get_secret"}, {}});
   CHECK(Allowed(p, "github", "get_issue"));
   CHECK_FALSE(Allowed(p, "github", "create_issue"));

@@ -150,7 +150,7 @@ TEST_CASE("the default path follows XDG_CONFIG_HOME", "[settings]") {
   CHECK(DefaultSettingsPath(get, "/home/u") == "/home/u/.config/mcpgw/settings.json");
 }
 
-TEST_CASE("a missing file gives the defaults; a present one is parsed", "[settings]") {
+TEST_CASE("a missing file gives the defaults, a present one is parsed", "[settings]") {
   char dir_template[] = "/tmp/mcpgw-settings-XXXXXX";
   REQUIRE(mkdtemp(dir_template) != nullptr);
   std::string dir = dir_template;

@@ -31,7 +31,7 @@ TEST_CASE("Posted tasks run on the worker thread, in order", "[worker]") {
   CHECK(off_thread == 0);
 }
 
-TEST_CASE("Several threads post concurrently; each one's tasks keep their order", "[worker]") {
+TEST_CASE("Several threads post concurrently, each one's tasks keep their order", "[worker]") {
   Worker w("test-worker");
   w.Start();
   constexpr int kThreads = 4;
@@ -86,7 +86,7 @@ TEST_CASE("Stop closes handles left open on the loop", "[worker]") {
   CHECK(uv_is_closing(reinterpret_cast<uv_handle_t*>(timer.get())));
 }
 
-TEST_CASE("The destructor stops a running worker; a never-started one is inert", "[worker]") {
+TEST_CASE("The destructor stops a running worker, a never-started one is inert", "[worker]") {
   std::atomic<bool> ran{false};
   {
     Worker w("test-worker");

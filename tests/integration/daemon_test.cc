@@ -133,7 +133,7 @@ TEST_CASE("mcpgw reports unavailable when no daemon listens", "[daemon]") {
   CHECK(!r.err.empty());
 }
 
-TEST_CASE("mcpgwd reloads on SIGHUP; a broken file keeps the old configuration", "[daemon]") {
+TEST_CASE("mcpgwd reloads on SIGHUP, a broken file keeps the old configuration", "[daemon]") {
   TempDir dir;
   Daemon d(dir, R"({"mcpServers":{"a":{"command":"x"}}})");
   REQUIRE(d.WaitListening());

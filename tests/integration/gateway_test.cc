@@ -45,7 +45,7 @@ Answer Call(mcpgw_client* c, const std::string& args) {
 
 }  // namespace
 
-TEST_CASE("Several clients call at once; every call gets its own answer", "[gateway]") {
+TEST_CASE("Several clients call at once, every call gets its own answer", "[gateway]") {
   TempDir dir;
   Upstream up(dir, "up");
   REQUIRE_UPSTREAM(up);

@@ -49,7 +49,7 @@ bool Echo(Daemon& d, const std::string& ns, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("reload: an added server connects; the untouched one keeps its session",
+TEST_CASE("reload: an added server connects, the untouched one keeps its session",
           "[service][reload]") {
   TempDir dir;
   Upstream a(dir, "a"), b(dir, "b");

@@ -26,7 +26,7 @@ TEST_CASE("a request decodes with its id, method and params", "[proto][messages]
   CHECK(std::string((*d.message.params)["namespace"].GetString()) == "a");
 }
 
-TEST_CASE("string ids keep their JSON form; absent params are an empty object",
+TEST_CASE("string ids keep their JSON form, absent params are an empty object",
           "[proto][messages]") {
   Decoded d = DecodeMessage(R"({"jsonrpc":"2.0","id":"a\"b","method":"status"})");
   REQUIRE(d.ok);
