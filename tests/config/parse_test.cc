@@ -86,7 +86,7 @@ TEST_CASE("entries keep file order and names exactly as written", "[config][pars
   CHECK(r.config.entries[4].name == " pad ");
 }
 
-TEST_CASE("escaped names decode, including \\u0000 inside a name", "[config][parse]") {
+TEST_CASE("escaped names decode, including an escaped NUL inside a name", "[config][parse]") {
   ParseResult r = P("{\"mcpServers\": {\"a\\u0000b\\n\": {\"url\": \"http://x\"}}}");
   REQUIRE(r.ok);
   REQUIRE(r.config.entries.size() == 1);
