@@ -19,16 +19,9 @@ esac
 Say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 # ---- dependencies and build ----------------------------------------------------
-need_system=false
-for tool in cmake ninja g++ pkg-config node npm; do
-  command -v "$tool" >/dev/null 2>&1 || need_system=true
-done
-if $need_system; then
-  Say "installing build dependencies (scripts/install-deps.sh)"
-  scripts/install-deps.sh
-else
-  scripts/install-node-deps.sh
-fi
+# Idempotent: installs only the Debian and npm packages that are missing.
+Say "checking dependencies (scripts/install-deps.sh)"
+scripts/install-deps.sh
 
 BUILD="${MCPGW_BUILD_DIR:-build}"
 Say "building ($BUILD/, Release)"
