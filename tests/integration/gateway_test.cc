@@ -17,19 +17,6 @@ using namespace mcpgw::testing;
 
 namespace {
 
-#define REQUIRE_UPSTREAM(u)                                           \
-  if (FixtureNode().empty()) {                                        \
-    WARN(                                                             \
-        "skipped: Node.js or tests/fixtures/node_modules is missing " \
-        "(scripts/install-node-deps.sh)");                            \
-    return;                                                           \
-  }                                                                   \
-  REQUIRE((u).ok())
-
-std::string OneServer(const Upstream& u) {
-  return R"({"mcpServers":{"up":{"url":")" + u.Url() + R"("}}})";
-}
-
 struct Answer {
   mcpgw_status status;
   std::string text;

@@ -170,4 +170,21 @@ inline std::string ReloadError(Daemon& d) {
   return e.IsString() ? e.GetString() : "";
 }
 
+// An mcp.json naming one server "up" at `u`.
+inline std::string OneServer(const Upstream& u) {
+  return R"({"mcpServers":{"up":{"url":")" + u.Url() + R"("}}})";
+}
+
 }  // namespace mcpgw::testing
+
+// Ends the test early with a warning when the Node fixtures are not installed
+// (scripts/install-node-deps.sh; CI always installs them), else requires `u`
+// to have started.
+#define REQUIRE_UPSTREAM(u)                                           \
+  if (::mcpgw::testing::FixtureNode().empty()) {                      \
+    WARN(                                                             \
+        "skipped: Node.js or tests/fixtures/node_modules is missing " \
+        "(scripts/install-node-deps.sh)");                            \
+    return;                                                           \
+  }                                                                   \
+  REQUIRE((u).ok())

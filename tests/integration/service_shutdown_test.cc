@@ -10,23 +10,6 @@
 
 using namespace mcpgw::testing;
 
-namespace {
-
-#define REQUIRE_UPSTREAM(u)                                           \
-  if (FixtureNode().empty()) {                                        \
-    WARN(                                                             \
-        "skipped: Node.js or tests/fixtures/node_modules is missing " \
-        "(scripts/install-node-deps.sh)");                            \
-    return;                                                           \
-  }                                                                   \
-  REQUIRE((u).ok())
-
-std::string OneServer(const Upstream& u) {
-  return R"({"mcpServers":{"up":{"url":")" + u.Url() + R"("}}})";
-}
-
-}  // namespace
-
 TEST_CASE("SIGTERM: the session is DELETEd, a call in flight fails clearly, exit 0 within 5 s",
           "[service][shutdown]") {
   TempDir dir;
