@@ -1,6 +1,6 @@
 // libFuzzer target for `mcpgw stdio`'s message handling and the CLI's text stripping: any
 // input yields only single-line, valid JSON replies, and stripped text holds no control
-// characters. The CLI sources are compiled in directly (fuzz targets link no client library).
+// characters. It links the CLI library, with a fake daemon behind the bridge.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -8,10 +8,9 @@
 
 #include <rapidjson/document.h>
 
-#include "client/cli/daemon_api.cc"
-#include "client/cli/sanitize.cc"
-#include "client/cli/stdio_bridge.cc"
-#include "client/cli/stdio_messages.cc"
+#include "client/cli/daemon_api.h"
+#include "client/cli/sanitize.h"
+#include "client/cli/stdio_bridge.h"
 
 namespace {
 
