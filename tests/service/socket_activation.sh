@@ -20,6 +20,8 @@ python3 "$SERVICE_DIR/notify_listener.py" "$NOTIFY" "$NOTIFY_LOG" 200 &
 PIDS+=($!)
 WaitFor 10 grep -q LISTENING "$NOTIFY_LOG" || { echo "notify listener did not start" >&2; exit 1; }
 Notified() { grep -c -x "$1" "$NOTIFY_LOG" || true; }
+# For WaitFor, which re-runs its command: the count is read on every try.
+NotifiedAtLeast() { [ "$(Notified "$1")" -ge "$2" ]; }
 
 # systemd-socket-activate execs the daemon in its own process on the first
 # connection, so this pid becomes mcpgwd's.
@@ -33,7 +35,7 @@ Check "nothing is started before the first connection" test "$(Notified READY=1)
 Cli --socket "$SOCK" status --json
 if [ "$RC" -eq 0 ]; then Pass "mcpgw status through the activated socket"; else Fail "mcpgw status through the activated socket" "exit $RC: $ERR"; fi
 Check "status names the configuration" grep -q "$TMP/mcp.json" <<<"$OUT"
-Check "the daemon sent READY=1" WaitFor 10 test "$(Notified READY=1)" -ge 1
+Check "the daemon sent READY=1" WaitFor 10 NotifiedAtLeast READY=1 1
 Check "the daemon runs as the activating process (MAINPID)" \
   grep -q mcpgwd "/proc/$PID/cmdline"
 Check "the daemon did not make its own socket" test ! -e "$OWN_SOCK"
@@ -42,8 +44,8 @@ Check "mcpgw tools lists the configured server" grep -q '"namespace":"local"' <<
 
 printf '{"mcpServers":{"local":{"command":"some-server"},"added":{"command":"x"}}}\n' >"$TMP/mcp.json"
 kill -HUP "$PID"
-Check "SIGHUP: RELOADING=1" WaitFor 10 test "$(Notified RELOADING=1)" -ge 1
-Check "SIGHUP: READY=1 again after the reload" WaitFor 10 test "$(Notified READY=1)" -ge 2
+Check "SIGHUP: RELOADING=1" WaitFor 10 NotifiedAtLeast RELOADING=1 1
+Check "SIGHUP: READY=1 again after the reload" WaitFor 10 NotifiedAtLeast READY=1 2
 Cli --socket "$SOCK" tools
 Check "the reloaded server is listed" grep -q '"namespace":"added"' <<<"$OUT"
 
@@ -55,7 +57,7 @@ WATCHDOG=$!
 rc=0
 wait "$PID" || rc=$?
 kill "$WATCHDOG" 2>/dev/null || true
-Check "SIGTERM: STOPPING=1" test "$(Notified STOPPING=1)" -ge 1
+Check "SIGTERM: STOPPING=1" WaitFor 5 NotifiedAtLeast STOPPING=1 1
 Check "SIGTERM: exit 0 (got $rc)" test "$rc" -eq 0
 Check "SIGTERM: exit within 5 s" test $((SECONDS - start)) -le 5
 
