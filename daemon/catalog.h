@@ -22,7 +22,7 @@
 #include <rapidjson/document.h>
 
 #include "daemon/mcp/session.h"
-#include "daemon/policy.h"
+#include "daemon/guard/policy.h"
 #include "proto/proto.h"
 
 namespace mcpgw {

@@ -18,7 +18,7 @@
 
 #include "daemon/gateway.h"
 #include "daemon/logging.h"
-#include "daemon/scrub.h"
+#include "daemon/guard/scrub.h"
 #include "daemon/worker.h"
 
 namespace mcpgw {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "config/config.h"
-#include "daemon/ipc_server.h"
+#include "daemon/ipc/ipc_server.h"
 #include "daemon/mcp/session.h"
 
 namespace mcpgw {

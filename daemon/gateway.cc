@@ -10,9 +10,9 @@
 #include <rapidjson/writer.h>
 #include <spdlog/spdlog.h>
 
-#include "daemon/call_log.h"
+#include "daemon/guard/call_log.h"
 #include "daemon/mcp/bounded_json.h"
-#include "daemon/scrub.h"
+#include "daemon/guard/scrub.h"
 #include "daemon/server_host.h"
 #include "proto/messages.h"
 

@@ -17,7 +17,7 @@
 
 #include "config/config.h"
 #include "daemon/catalog.h"
-#include "daemon/ipc_server.h"
+#include "daemon/ipc/ipc_server.h"
 #include "daemon/mcp/session.h"
 #include "daemon/worker.h"
 

@@ -16,13 +16,13 @@
 
 #include "config/check.h"
 #include "config/config.h"
-#include "daemon/call_log.h"
+#include "daemon/guard/call_log.h"
 #include "daemon/daemon.h"
 #ifdef __APPLE__
-#include "daemon/launchd.h"
+#include "daemon/ipc/launchd.h"
 #endif
 #include "daemon/logging.h"
-#include "daemon/policy.h"
+#include "daemon/guard/policy.h"
 #include "daemon/settings.h"
 #include "proto/socket_path.h"
 

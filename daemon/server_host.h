@@ -12,7 +12,7 @@
 
 #include <uv.h>
 
-#include "daemon/http_client.h"
+#include "daemon/net/http_client.h"
 #include "daemon/mcp/session.h"
 
 namespace mcpgw {

@@ -11,7 +11,7 @@
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
-#include "daemon/policy.h"
+#include "daemon/guard/policy.h"
 
 namespace mcpgw {
 namespace {

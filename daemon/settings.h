@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "daemon/guard/policy.h"
 #include "proto/proto.h"
 
 namespace mcpgw {
@@ -43,14 +44,6 @@ struct CallLogSettings {
   std::string path;                // empty: no call log
   uint64_t max_bytes = 64u << 20;  // rotate before the file would grow past this
   int keep = 3;                    // rotated files kept: path.1 .. path.<keep>
-};
-
-// Policy patterns (see Policy and docs/SETTINGS.md): "namespace" or
-// "namespace/tool", with `*` and `?` globs.
-struct PolicySettings {
-  std::vector<std::string> allow;      // non-empty: only matching tools are offered
-  std::vector<std::string> deny;       // always wins
-  std::vector<std::string> read_only;  // namespace patterns: only readOnlyHint tools
 };
 
 struct Settings {

@@ -9,7 +9,7 @@
 
 #include <uv.h>
 
-#include "daemon/http_client.h"
+#include "daemon/net/http_client.h"
 
 namespace mcpgw {
 

@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "daemon/ipc_test_fixture.h"
+#include "daemon/ipc/ipc_test_fixture.h"
 #include "mcpgw.h"
 #include "mcpgw.hpp"
 

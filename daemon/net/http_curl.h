@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "daemon/http_client.h"
+#include "daemon/net/http_client.h"
 
 namespace mcpgw::http {
 

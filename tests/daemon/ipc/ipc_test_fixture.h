@@ -24,7 +24,7 @@
 
 #include <uv.h>
 
-#include "daemon/ipc_server.h"
+#include "daemon/ipc/ipc_server.h"
 #include "proto/messages.h"
 
 namespace mcpgw::testing {

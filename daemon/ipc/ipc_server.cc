@@ -2,7 +2,7 @@
 // proto/PROTOCOL.md). Each connection reads into a FrameDecoder, processes
 // every complete frame, and queues its replies; one uv_write is active per
 // connection at a time and replies that arrive meanwhile are coalesced.
-#include "daemon/ipc_server.h"
+#include "daemon/ipc/ipc_server.h"
 
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -18,7 +18,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "daemon/peer_cred.h"
+#include "daemon/ipc/peer_cred.h"
 #include "proto/frame.h"
 #include "proto/messages.h"
 #include "proto/socket_path.h"

@@ -6,7 +6,7 @@
 
 #include <optional>
 
-#include "daemon/ipc_server.h"
+#include "daemon/ipc/ipc_server.h"
 
 namespace mcpgw {
 

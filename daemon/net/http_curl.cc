@@ -1,4 +1,4 @@
-#include "daemon/http_curl.h"
+#include "daemon/net/http_curl.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "daemon/launchd.h"
+#include "daemon/ipc/launchd.h"
 
 #include <launch.h>
 #include <unistd.h>

@@ -1,8 +1,8 @@
-#include "daemon/policy.h"
+#include "daemon/guard/policy.h"
 
 #include <utility>
 
-#include "daemon/glob.h"
+#include "daemon/guard/glob.h"
 #include "daemon/mcp/bounded_json.h"
 
 namespace mcpgw {

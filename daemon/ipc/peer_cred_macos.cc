@@ -4,7 +4,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "daemon/peer_cred.h"
+#include "daemon/ipc/peer_cred.h"
 
 namespace mcpgw {
 

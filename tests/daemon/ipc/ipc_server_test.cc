@@ -1,4 +1,4 @@
-#include "daemon/ipc_server.h"
+#include "daemon/ipc/ipc_server.h"
 
 #include <sys/stat.h>
 
@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "daemon/ipc_test_fixture.h"
+#include "daemon/ipc/ipc_test_fixture.h"
 
 namespace mcpgw {
 namespace {

@@ -1,7 +1,7 @@
 // Peer credentials on Linux: SO_PEERCRED (see peer_cred.h).
 #include <sys/socket.h>
 
-#include "daemon/peer_cred.h"
+#include "daemon/ipc/peer_cred.h"
 
 namespace mcpgw {
 

@@ -1,4 +1,4 @@
-#include "daemon/call_log.h"
+#include "daemon/guard/call_log.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "daemon/glob.h"
+#include "daemon/guard/glob.h"
 
 #include <cstddef>
 

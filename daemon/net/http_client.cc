@@ -1,4 +1,4 @@
-#include "daemon/http_client.h"
+#include "daemon/net/http_client.h"
 
 #include <curl/curl.h>
 
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "daemon/http_curl.h"
+#include "daemon/net/http_curl.h"
 
 namespace mcpgw {
 namespace {

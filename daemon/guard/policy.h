@@ -15,9 +15,16 @@
 #include <vector>
 
 #include "daemon/mcp/session.h"
-#include "daemon/settings.h"
 
 namespace mcpgw {
+
+// Policy patterns (see Policy and docs/SETTINGS.md): "namespace" or
+// "namespace/tool", with `*` and `?` globs.
+struct PolicySettings {
+  std::vector<std::string> allow;      // non-empty: only matching tools are offered
+  std::vector<std::string> deny;       // always wins
+  std::vector<std::string> read_only;  // namespace patterns: only readOnlyHint tools
+};
 
 class Policy {
  public:

@@ -1,4 +1,4 @@
-#include "daemon/http_client.h"
+#include "daemon/net/http_client.h"
 
 #include <catch2/catch.hpp>
 
@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "daemon/http_curl.h"
+#include "daemon/net/http_curl.h"
 #include "tests/daemon/testing/http_test_server.h"
 #include "tests/daemon/testing/loop_helpers.h"
 

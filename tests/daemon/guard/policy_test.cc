@@ -1,10 +1,10 @@
 // Policy rules and glob patterns (SPEC §8): what a user's allow/deny/read_only
 // settings admit.
-#include "daemon/policy.h"
+#include "daemon/guard/policy.h"
 
 #include <catch2/catch.hpp>
 
-#include "daemon/glob.h"
+#include "daemon/guard/glob.h"
 
 namespace mcpgw {
 namespace {

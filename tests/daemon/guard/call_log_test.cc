@@ -1,6 +1,6 @@
 // The call log (SPEC §8): one private JSON line per call, with a digest of the
 // request and never its argument values; size-based rotation.
-#include "daemon/call_log.h"
+#include "daemon/guard/call_log.h"
 
 #include <sys/resource.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "daemon/scrub.h"
+#include "daemon/guard/scrub.h"
 
 #include <algorithm>
 #include <unordered_set>
