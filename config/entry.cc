@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "base/text.h"
 #include "config/display.h"
 #include "config/document.h"
 #include "config/headers.h"
@@ -33,7 +34,7 @@ std::string ShapeRefusal(const Value& entry) {
   }
   if (has_command) return std::string(kLocalRefusal);
   const Value* type = FindLast(entry, "type");
-  if (type && type->IsString() && EqualsIgnoreCase(StringOf(*type), "sse")) {
+  if (type && type->IsString() && base::EqualsIgnoreCase(StringOf(*type), "sse")) {
     return std::string(kSseRefusal);
   }
   return "";

@@ -4,10 +4,10 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <fstream>
+#include <chrono>
+#include <filesystem>
 #include <future>
 #include <memory>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -17,8 +17,8 @@
 #endif
 
 #include "daemon/gateway.h"
-#include "daemon/logging.h"
 #include "daemon/guard/scrub.h"
+#include "daemon/logging.h"
 #include "daemon/worker.h"
 
 namespace mcpgw {
@@ -57,11 +57,9 @@ struct MainLoopState {
   }
 };
 
-std::string ReadFileOrEmpty(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+std::string ReadFileOrEmpty(Env& env, const std::string& path) {
+  std::string text, error;
+  return env.ReadFile(path, &text, &error) ? text : std::string();
 }
 
 constexpr uint64_t kReloadDebounceMs = 200;
@@ -87,7 +85,7 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
   // The main loop is the first session worker: calls to the servers sharded
   // onto it cross no thread at all.
   std::vector<std::unique_ptr<Worker>> workers;
-  std::vector<Worker*> worker_ptrs = {&main};
+  std::vector<Env*> worker_ptrs = {&main};
   for (unsigned i = 1; i < n; i++) {
     workers.push_back(std::make_unique<Worker>("mcpgw-w" + std::to_string(i)));
     workers.back()->Start();
@@ -96,9 +94,15 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
 
   GatewayOptions gopts;
   gopts.config_path = options.config_path;
+  // Status names the settings file only when there is one to read.
+  std::error_code exists_error;
+  if (!options.settings_path.empty() &&
+      std::filesystem::exists(options.settings_path, exists_error)) {
+    gopts.settings_path = options.settings_path;
+  }
   gopts.socket_path = options.socket_path;
   gopts.limits = options.limits;
-  gopts.shutdown_grace_ms = options.shutdown_grace_ms;
+  gopts.shutdown_grace = std::chrono::milliseconds(options.shutdown_grace_ms);
   Gateway gateway(&main, worker_ptrs, gopts);
   MainLoopState st;
   std::future<int> exit_future = st.exit_code.get_future();
@@ -124,7 +128,7 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
 
   auto reload = [&](const char* why) {
     if (!options.reload_config || st.stopping) return;
-    std::string text = ReadFileOrEmpty(options.config_path);
+    std::string text = ReadFileOrEmpty(main, options.config_path);
     if (std::string_view(why) == "file" && text == st.config_text) return;
     st.config_text = std::move(text);
     Notify("RELOADING=1");
@@ -133,8 +137,10 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
       auto policy = options.reload_policy(&policy_error);
       if (policy) {
         gateway.SetPolicy(std::move(policy));
+        gateway.SettingsReloaded("");
       } else {
         spdlog::error("reload ({}): keeping the previous policy: {}", why, policy_error);
+        gateway.SettingsReloaded(policy_error);
       }
     }
     config::ParseResult parsed = options.reload_config();
@@ -161,7 +167,7 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
 
   main.Post([&] {
     st.ipc = std::make_unique<IpcServer>(main.loop(), &gateway, options.ipc);
-    gateway.SetIpcServer(st.ipc.get());
+    gateway.SetReplies(st.ipc.get());
     gateway.SetCallLog(options.call_log);
     if (options.policy) gateway.SetPolicy(options.policy);
     std::string err = options.listen_fd >= 0 ? st.ipc->ListenFd(options.listen_fd)
@@ -186,7 +192,7 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
         SIGHUP);
     pthread_sigmask(SIG_UNBLOCK, &loop_signals, nullptr);
     st.signals_open = true;
-    st.config_text = ReadFileOrEmpty(options.config_path);
+    st.config_text = ReadFileOrEmpty(main, options.config_path);
     if (options.reload_config && options.watch_config) {
       // Editors replace files by rename, so watch the directory for the name.
       auto slash = options.config_path.rfind('/');
@@ -248,7 +254,7 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
       uv_close(reinterpret_cast<uv_handle_t*>(&st.debounce), nullptr);
     }
     if (st.ipc) st.ipc->CloseAll();
-    gateway.SetIpcServer(nullptr);
+    gateway.SetReplies(nullptr);
     st.ipc.reset();
     closed.set_value();
   });

@@ -19,6 +19,7 @@ class Policy;
 
 struct DaemonOptions {
   std::string config_path;
+  std::string settings_path;  // shown in status; empty: none
   std::string socket_path;
   int listen_fd = -1;    // an inherited listening socket (socket activation)
   unsigned workers = 0;  // session threads; 0 = number of cores

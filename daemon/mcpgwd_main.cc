@@ -16,13 +16,13 @@
 
 #include "config/check.h"
 #include "config/config.h"
-#include "daemon/guard/call_log.h"
 #include "daemon/daemon.h"
+#include "daemon/guard/call_log.h"
 #ifdef __APPLE__
 #include "daemon/ipc/launchd.h"
 #endif
-#include "daemon/logging.h"
 #include "daemon/guard/policy.h"
+#include "daemon/logging.h"
 #include "daemon/settings.h"
 #include "proto/socket_path.h"
 
@@ -139,6 +139,7 @@ int main(int argc, char** argv) {
 
   mcpgw::DaemonOptions options;
   options.config_path = config_path;
+  options.settings_path = settings_path;
   options.socket_path = socket_path.empty() ? mcpgw::proto::DefaultSocketPath() : socket_path;
   options.workers = workers ? workers : static_cast<unsigned>(std::max(0, s.workers));
   options.limits.max_response_bytes = s.limits.max_response_bytes;

@@ -8,6 +8,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/json_text.h"
 #include "client/cli/stdio_messages.h"
 
 namespace mcpgw::cli {
@@ -34,27 +35,10 @@ std::string Serialize(const Value& v) {
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-// Nesting depth of a JSON text, counted outside strings; stops counting past `limit`.
+// Whether the JSON text nests deeper than `limit` (a bound checked before
+// any parser recurses).
 bool DeeperThan(std::string_view text, int limit) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > limit) return true;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return false;
+  return base::JsonNestingDepth(text, limit) > limit;
 }
 
 // Reads an optional string argument of a gateway tool. False when present but not a string.
