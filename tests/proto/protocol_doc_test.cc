@@ -13,8 +13,8 @@ namespace mcpgw::proto {
 namespace {
 
 std::string ReadProtocolDoc() {
-  std::filesystem::path here(__FILE__);
-  std::ifstream in(here.parent_path().parent_path().parent_path() / "proto" / "PROTOCOL.md");
+  // Not __FILE__: a compiler cache may rewrite it relative to its base dir.
+  std::ifstream in(std::filesystem::path(MCPGW_SOURCE_DIR) / "proto" / "PROTOCOL.md");
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
