@@ -13,7 +13,8 @@ namespace mcpgw::proto {
 namespace {
 
 std::string ReadProtocolDoc() {
-  // Not __FILE__: a compiler cache may rewrite it relative to its base dir.
+  // __FILE__ may be relative (a compiler cache rewrites paths), so the build
+  // names the source tree.
   std::ifstream in(std::filesystem::path(MCPGW_SOURCE_DIR) / "proto" / "PROTOCOL.md");
   std::stringstream ss;
   ss << in.rdbuf();
