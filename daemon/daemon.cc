@@ -16,6 +16,7 @@
 #include <systemd/sd-daemon.h>
 #endif
 
+#include "daemon/auth/manager.h"
 #include "daemon/gateway.h"
 #include "daemon/guard/scrub.h"
 #include "daemon/logging.h"
@@ -49,6 +50,7 @@ struct MainLoopState {
   std::promise<int> exit_code;
   bool exit_set = false;
   std::shared_ptr<const Scrubber> scrubber;  // every secret seen so far
+  std::unique_ptr<auth::AuthManager> auth;   // the OAuth client (SPEC §9)
 
   void Exit(int code) {
     if (exit_set) return;
@@ -80,14 +82,20 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
   sigaddset(&loop_signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &loop_signals, &old_mask);
 
-  Worker main("mcpgw-main");
+  HttpClientOptions http_options;
+  http_options.trust = options.trust;
+  if (options.trust) {
+    spdlog::info("TLS trust: {}", options.trust->Describe());
+    for (const std::string& warning : options.trust->Warnings()) spdlog::warn("{}", warning);
+  }
+  Worker main("mcpgw-main", http_options);
   main.Start();
   // The main loop is the first session worker: calls to the servers sharded
   // onto it cross no thread at all.
   std::vector<std::unique_ptr<Worker>> workers;
-  std::vector<Env*> worker_ptrs = {&main};
+  std::vector<Worker*> worker_ptrs = {&main};
   for (unsigned i = 1; i < n; i++) {
-    workers.push_back(std::make_unique<Worker>("mcpgw-w" + std::to_string(i)));
+    workers.push_back(std::make_unique<Worker>("mcpgw-w" + std::to_string(i), http_options));
     workers.back()->Start();
     worker_ptrs.push_back(workers.back().get());
   }
@@ -103,7 +111,7 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
   gopts.socket_path = options.socket_path;
   gopts.limits = options.limits;
   gopts.shutdown_grace = std::chrono::milliseconds(options.shutdown_grace_ms);
-  Gateway gateway(&main, worker_ptrs, gopts);
+  Gateway gateway(&main, std::vector<Env*>(worker_ptrs.begin(), worker_ptrs.end()), gopts);
   MainLoopState st;
   std::future<int> exit_future = st.exit_code.get_future();
 
@@ -143,6 +151,17 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
         gateway.SettingsReloaded(policy_error);
       }
     }
+    if (options.reload_trust) {
+      std::string trust_error;
+      if (auto trust = options.reload_trust(&trust_error)) {
+        spdlog::info("reload ({}): TLS trust: {}", why, trust->Describe());
+        for (Worker* w : worker_ptrs) {
+          w->Post([w, trust] { w->http().SetTrust(trust); });
+        }
+      } else {
+        spdlog::error("reload ({}): keeping the previous TLS trust: {}", why, trust_error);
+      }
+    }
     config::ParseResult parsed = options.reload_config();
     if (parsed.ok) {
       // Before anything of the new configuration can log or fail.
@@ -170,6 +189,26 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
     gateway.SetReplies(st.ipc.get());
     gateway.SetCallLog(options.call_log);
     if (options.policy) gateway.SetPolicy(options.policy);
+    if (!options.token_dir.empty()) {
+      // Tokens, codes and verifiers join the scrubbers the moment they exist.
+      gateway.SetSecretSink([&st, &gateway](const Secret& secret) {
+        st.scrubber = Scrubber::Extend(st.scrubber, {secret});
+        SetLogScrubber(st.scrubber);
+        gateway.SetScrubber(st.scrubber);
+      });
+      auth::AuthManagerOptions auth_options;
+      auth_options.token_dir = options.token_dir;
+      auth_options.get_env = [](std::string_view name) -> std::optional<std::string> {
+        const char* v = std::getenv(std::string(name).c_str());
+        return v ? std::optional<std::string>(v) : std::nullopt;
+      };
+#ifdef __APPLE__
+      auth_options.macos = true;
+#endif
+      st.auth = std::make_unique<auth::AuthManager>(main.loop(), &main.http(), gateway.auth_link(),
+                                                    auth_options);
+      gateway.SetAuthManager(st.auth.get());
+    }
     std::string err = options.listen_fd >= 0 ? st.ipc->ListenFd(options.listen_fd)
                                              : st.ipc->Listen(options.socket_path);
     if (!err.empty()) {
@@ -253,6 +292,8 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
       }
       uv_close(reinterpret_cast<uv_handle_t*>(&st.debounce), nullptr);
     }
+    gateway.SetAuthManager(nullptr);
+    st.auth.reset();  // before the ipc server: its login answers go there
     if (st.ipc) st.ipc->CloseAll();
     gateway.SetReplies(nullptr);
     st.ipc.reset();
