@@ -11,8 +11,9 @@
 #   B: trust through the settings' tls.ca_file, on top of the base store;
 #      HTTPS_PROXY through a CONNECT proxy that counts its tunnels, NO_PROXY,
 #      the proxy each server uses in `mcpgw status --json`.
-#   C: a reload picks up tls.ca_file; a bad one is refused (at start-up:
-#      exit 1; on reload: the previous trust stays).
+#   C: a reload (SIGHUP, or the settings file saved) picks up tls.ca_file; a
+#      bad one is refused (at start-up: exit 1; on reload: the previous trust
+#      stays).
 # Usage: tests/interop/tls.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
@@ -174,10 +175,10 @@ Check "C: after SIGHUP a new server is trusted through tls.ca_file" WaitFor 10 R
 Check "C: the reload logs the new trust" grep -q "reload (SIGHUP): TLS trust: the system store + 1 certificate from $CERTS/ca.pem (tls.ca_file)" "$TMP/mcpgwd.log"
 Check "C: the failed server is trusted on its next attempt" WaitFor 30 Ready late
 
+# Saved, no signal: the daemon watches the settings file.
 echo '{"tls": {"ca_file": "/nonexistent/ca.pem"}}' >"$TMP/settings.json"
-kill -HUP "$DAEMON_PID"
-Refused() { grep -q "keeping the previous TLS trust: $TMP/settings.json: tls.ca_file: cannot read /nonexistent/ca.pem: No such file or directory" "$TMP/mcpgwd.log"; }
-Check "C: a reload with a bad tls.ca_file keeps the previous trust and says why" WaitFor 10 Refused
+Refused() { grep -q "reload (file): keeping the previous TLS trust: $TMP/settings.json: tls.ca_file: cannot read /nonexistent/ca.pem: No such file or directory" "$TMP/mcpgwd.log"; }
+Check "C: saving a bad tls.ca_file keeps the previous trust and says why" WaitFor 10 Refused
 Cli call added echo '{"text":"still trusted"}'
 Check "C: calls still work after the refused reload" test "$OUT" = "still trusted"
 StopDaemon
