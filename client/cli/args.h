@@ -22,7 +22,7 @@ struct Invocation {
   std::optional<std::string> ns;
   std::optional<std::string> tool;
   std::optional<std::string> arguments;  // call: the ARGUMENTS_JSON text, or "-"
-  bool json = false;                     // status --json
+  bool json = false;                     // status --json, tools --json
   double timeout_s = kDefaultWaitTimeoutS;
 };
 
