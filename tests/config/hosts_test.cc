@@ -181,7 +181,7 @@ TEST_CASE("unknown type values and ignored keys are notes, not refusals", "[conf
   }
 }
 
-TEST_CASE("--check prints notes under their entry", "[config][hosts]") {
+TEST_CASE("the check report prints notes under their entry", "[config][hosts]") {
   ParseResult r = Parse(
       R"({"mcpServers": {"gh": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer ${GH_TOKEN}"},
                           "autoApprove": []},
