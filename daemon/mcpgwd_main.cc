@@ -46,12 +46,19 @@ constexpr const char* kHelpFooter = R"(Environment:
                     on macOS, launchd's "Listeners" socket
   NOTIFY_SOCKET     systemd readiness: READY=1, RELOADING=1, STOPPING=1
   JOURNAL_STREAM    set by systemd: log lines carry journald priorities
+  SSL_CERT_FILE, SSL_CERT_DIR  CA certificates trusted instead of the system
+                    bundle and directory, as for OpenSSL tools (tls.ca_file in
+                    the settings adds CAs to the system store instead)
+  https_proxy, http_proxy, all_proxy, no_proxy (or upper-case)  HTTP proxies,
+                    as curl reads them; `mcpgw status --json` shows each
+                    server's ("proxy")
 
 Signals:
-  SIGHUP            reload mcp.json and the settings' policy; unchanged servers
-                    keep their sessions, removed ones are closed (DELETE); a
-                    broken file keeps the previous configuration (see
-                    `mcpgw status`). Saving mcp.json reloads it as well.
+  SIGHUP            reload mcp.json and the settings' policy and tls keys;
+                    unchanged servers keep their sessions, removed ones are
+                    closed (DELETE); a broken file keeps the previous
+                    configuration (see `mcpgw status`). Saving mcp.json
+                    reloads it as well.
   SIGTERM, SIGINT   stop: calls in flight fail with "gateway shutting down",
                     sessions are closed (DELETE, 3 s grace), exit 0. A second
                     signal exits at once.
@@ -174,16 +181,15 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  auto get_env = [](std::string_view name) -> std::optional<std::string> {
+    const char* v = std::getenv(std::string(name).c_str());
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
   config_path = Absolute(config_path);
   const bool settings_named = !settings_path.empty();
   if (!settings_named) {
     const char* home = std::getenv("HOME");
-    settings_path = mcpgw::DefaultSettingsPath(
-        [](std::string_view name) -> std::optional<std::string> {
-          const char* v = std::getenv(std::string(name).c_str());
-          return v ? std::optional<std::string>(v) : std::nullopt;
-        },
-        home ? home : "");
+    settings_path = mcpgw::DefaultSettingsPath(get_env, home ? home : "");
   }
   settings_path = Absolute(settings_path);
   mcpgw::SettingsResult settings = mcpgw::LoadSettingsFile(settings_path);
@@ -191,6 +197,15 @@ int main(int argc, char** argv) {
     Fatal("--settings " + settings_path +
           ": no such file (without --settings, a missing default file means defaults)");
     return 2;
+  }
+  // The TLS trust the settings name (CA files) must load too.
+  mcpgw::http::TlsTrust::Result trust;
+  if (settings.ok) {
+    trust = mcpgw::http::TlsTrust::Load(settings.settings.tls, get_env);
+    if (!trust.trust) {
+      settings.ok = false;
+      settings.error = settings_path + ": " + trust.error;
+    }
   }
 
   mcpgw::config::ParseResult parsed =
@@ -232,8 +247,25 @@ int main(int argc, char** argv) {
   options.ipc.max_in_flight_per_connection = s.ipc.max_in_flight_per_connection;
   options.ipc.max_frame_bytes = s.ipc.max_frame_bytes;
   options.policy = std::make_shared<const mcpgw::Policy>(s.policy);
-  // A reload keeps the previous policy when the file is broken, and when a
-  // file named by --settings has gone: a deny policy never silently vanishes.
+  options.trust = trust.trust;
+  // A reload keeps the previous trust and policy when the file is broken, and
+  // when a file named by --settings has gone: a deny policy never silently
+  // vanishes.
+  options.reload_trust = [settings_path, settings_named, get_env](
+                             std::string* error) -> std::shared_ptr<const mcpgw::http::TlsTrust> {
+    mcpgw::SettingsResult r = mcpgw::LoadSettingsFile(settings_path);
+    if (r.ok && r.missing && settings_named) {
+      *error = settings_path + ": no such file (named by --settings)";
+      return nullptr;
+    }
+    if (!r.ok) {
+      *error = r.error;
+      return nullptr;
+    }
+    mcpgw::http::TlsTrust::Result t = mcpgw::http::TlsTrust::Load(r.settings.tls, get_env);
+    if (!t.trust) *error = settings_path + ": " + t.error;
+    return t.trust;
+  };
   options.reload_policy =
       [settings_path, settings_named](std::string* error) -> std::shared_ptr<const mcpgw::Policy> {
     mcpgw::SettingsResult r = mcpgw::LoadSettingsFile(settings_path);

@@ -15,6 +15,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 #   binutils        readelf: the installed binaries' library search path
 #   dpkg-dev        dpkg-shlibdeps: the .deb's dependencies
 #   util-linux      flock: tests that share /run/user/UID take turns
+#   openssl         test certificates for the TLS tests
 #   python3         the notify listener (service tests), the benchmark report
 #   systemd         systemd-analyze, systemd-socket-activate (service tests)
 #   valgrind, gnuplot-nox  the benchmark's instruction counts and plot
@@ -24,7 +25,7 @@ pkgs=(
   build-essential g++ cmake ninja-build pkg-config git ca-certificates
   clang libclang-rt-dev clang-format
   libcurl4-openssl-dev rapidjson-dev libspdlog-dev libfmt-dev catch2 libuv1-dev
-  libssl-dev libsystemd-dev libcli11-dev
+  libssl-dev openssl libsystemd-dev libcli11-dev
   file man-db binutils dpkg-dev util-linux
   python3 curl socat procps iproute2 systemd valgrind gnuplot-nox
 )
