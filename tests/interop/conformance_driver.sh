@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The client under test for the official conformance suite: mcpgwd plus the
-# mcpgw CLI. The suite runs `conformance_driver.sh BUILD_DIR` with the server
-# URL appended and the scenario in $MCP_CONFORMANCE_SCENARIO; this writes an
-# mcp.json naming that URL, starts mcpgwd on a temp socket, does what the
+# The client under test for the official conformance suite (stable and alpha
+# alike): mcpgwd plus the mcpgw CLI. The suite runs `conformance_driver.sh
+# BUILD_DIR` with the server URL appended and the scenario in
+# $MCP_CONFORMANCE_SCENARIO (and, for some, what to do in
+# $MCP_CONFORMANCE_CONTEXT); this writes an mcp.json naming that URL — never
+# the protocol revision — starts mcpgwd on a temp socket, does what the
 # scenario expects of a client, stops the daemon with SIGTERM and exits 0 when
 # every step worked.
 # Usage: conformance_driver.sh BUILD_DIR SERVER_URL
@@ -39,6 +41,56 @@ case "$SCENARIO" in
   sse-retry)
     Cli call "$NS" test_reconnection
     ExpectRc 0 "call test_reconnection (answered on the resumed stream)"
+    ;;
+  request-metadata)
+    # Every request is checked for its _meta and headers; the first one is
+    # refused as an unsupported version and must be retried.
+    Cli tools "$NS"
+    ExpectRc 0 "mcpgw tools $NS"
+    ;;
+  http-standard-headers)
+    Cli tools "$NS"
+    Check "both tools are listed ($OUT)" test "$(printf '%s' "$OUT" | Json 'd.tools.map((t) => t.name).join(",")')" = "my-hyphenated-tool,test_headers"
+    for tool in test_headers my-hyphenated-tool; do
+      Cli call "$NS" "$tool"
+      ExpectRc 0 "call $tool"
+    done
+    ;;
+  http-custom-headers)
+    # The scenario hands over the calls to make (values chosen to exercise
+    # every encoding rule) in MCP_CONFORMANCE_CONTEXT.
+    calls="$(printf '%s' "${MCP_CONFORMANCE_CONTEXT:-}" | Json 'd.toolCalls.length')"
+    Check "the scenario names calls to make ($calls)" test "$calls" -gt 0 2>/dev/null
+    for ((i = 0; i < ${calls:-0}; i++)); do
+      tool="$(printf '%s' "$MCP_CONFORMANCE_CONTEXT" | I=$i Json 'd.toolCalls[process.env.I].name')"
+      args="$(printf '%s' "$MCP_CONFORMANCE_CONTEXT" | I=$i Json 'd.toolCalls[process.env.I].arguments')"
+      Cli call "$NS" "$tool" "$args"
+      ExpectRc 0 "call $tool"
+    done
+    ;;
+  http-invalid-tool-headers)
+    # Only the tool whose x-mcp-header annotation is valid is listed; the
+    # others cannot be called.
+    Cli tools "$NS"
+    Check "only valid_tool is listed ($OUT)" test "$(printf '%s' "$OUT" | Json 'd.tools.map((t) => t.name).join(",")')" = valid_tool
+    Cli call "$NS" valid_tool '{"region":"us-west1"}'
+    ExpectRc 0 "call valid_tool"
+    for tool in invalid_empty_header invalid_object_header invalid_array_header \
+      invalid_null_header invalid_number_header invalid_duplicate_same_case \
+      invalid_duplicate_diff_case invalid_space_in_name invalid_colon_in_name \
+      invalid_non_ascii_name invalid_control_char_name; do
+      Cli call "$NS" "$tool" '{"value":"x"}'
+      ExpectRc 3 "call $tool is refused as invalid_request"
+    done
+    ;;
+  json-schema-ref-no-deref)
+    # The schema is passed on as the server wrote it; nothing fetches its $ref.
+    Cli tools "$NS" lookup_user
+    ExpectRc 0 "mcpgw tools $NS lookup_user"
+    Check "the network \$ref is passed on untouched" test \
+      "$(printf '%s' "$OUT" | Json 'd.tool.inputSchema.properties.profile["$ref"].endsWith("/canary/profile-schema.json")')" = true
+    Check "the local \$ref is passed on untouched" test \
+      "$(printf '%s' "$OUT" | Json 'd.tool.inputSchema.properties.id["$ref"]')" = '#/$defs/userId'
     ;;
   *)
     Fail "scenario '$SCENARIO' is not driven by this script"

@@ -13,8 +13,9 @@ namespace mcpgw::proto {
 namespace {
 
 std::string ReadProtocolDoc() {
-  std::filesystem::path here(__FILE__);
-  std::ifstream in(here.parent_path().parent_path().parent_path() / "proto" / "PROTOCOL.md");
+  // __FILE__ may be relative (a compiler cache rewrites paths), so the build
+  // names the source tree.
+  std::ifstream in(std::filesystem::path(MCPGW_SOURCE_DIR) / "proto" / "PROTOCOL.md");
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
