@@ -29,12 +29,26 @@ struct Header {
   friend bool operator==(const Header&, const Header&) = default;
 };
 
+// The entry's `oauth` object (SPEC §9): how the daemon identifies itself to
+// the server's authorization server. Every field is optional.
+struct OAuthClient {
+  std::string client_id;            // a client registered by the user
+  Secret client_secret;             // its secret, if it has one
+  std::string client_metadata_url;  // a Client ID Metadata Document (https)
+
+  friend bool operator==(const OAuthClient&, const OAuthClient&) = default;
+};
+
 // A remote (Streamable HTTP) server.
 struct RemoteServer {
   Secret url;                // the real url, after interpolation
   std::string url_redacted;  // the url with every interpolated ${env:..} value
                              // replaced by "<redacted>": safe to print
   std::vector<Header> headers;
+  OAuthClient oauth;
+  // False when the entry configures an Authorization header: the user
+  // manages auth for that server and the daemon never runs OAuth for it.
+  bool oauth_allowed = true;
 
   friend bool operator==(const RemoteServer&, const RemoteServer&) = default;
 };

@@ -84,6 +84,42 @@ std::string ParseHeaders(const Value* headers, const ParseEnv& env,
   return "";
 }
 
+// `oauth`: {"clientId", "clientSecret", "clientMetadataUrl"}, strings, each
+// optional; unknown keys are ignored like unknown entry fields.
+std::string ParseOAuth(const Value* oauth, const ParseEnv& env, std::vector<std::string>& secrets,
+                       OAuthClient& out) {
+  if (oauth == nullptr || oauth->IsNull()) return "";
+  if (!oauth->IsObject()) return "\"oauth\" must be an object" + Got(*oauth);
+  struct Field {
+    const char* key;
+    std::string* value;
+  };
+  std::string secret;
+  for (Field f : {Field{"clientId", &out.client_id}, Field{"clientSecret", &secret},
+                  Field{"clientMetadataUrl", &out.client_metadata_url}}) {
+    const Value* v = FindLast(*oauth, f.key);
+    if (v == nullptr || v->IsNull()) continue;
+    const std::string key = std::string("oauth.") + f.key;
+    if (!v->IsString()) return key + ": must be a string" + Got(*v);
+    Interpolated expanded = Interpolate(StringOf(*v), env);
+    Keep(expanded.env_values, secrets);
+    if (!expanded.ok()) return key + ": " + expanded.error;
+    if (f.value == &secret) secrets.push_back(expanded.value);
+    *f.value = std::move(expanded.value);
+  }
+  out.client_secret = Secret(std::move(secret));
+  if (!out.client_secret.empty() && out.client_id.empty()) {
+    return "oauth.clientSecret: needs oauth.clientId";
+  }
+  const std::string& cimd = out.client_metadata_url;
+  const size_t path = cimd.find('/', 8);
+  if (!cimd.empty() && (cimd.rfind("https://", 0) != 0 || !IsServerUrl(cimd) ||
+                        path == std::string::npos || path + 1 >= cimd.size())) {
+    return "oauth.clientMetadataUrl: must be an https:// URL with a path";
+  }
+  return "";
+}
+
 }  // namespace
 
 Entry ParseEntry(std::string name, const Value& value, const ParseEnv& env,
@@ -96,6 +132,12 @@ Entry ParseEntry(std::string name, const Value& value, const ParseEnv& env,
   entry.refusal = ParseUrl(*FindLast(value, "url"), env, secrets, remote);
   if (entry.refusal.empty()) {
     entry.refusal = ParseHeaders(FindLast(value, "headers"), env, secrets, remote.headers);
+  }
+  if (entry.refusal.empty()) {
+    entry.refusal = ParseOAuth(FindLast(value, "oauth"), env, secrets, remote.oauth);
+  }
+  for (const Header& h : remote.headers) {
+    if (EqualsIgnoreCase(h.name, "authorization")) remote.oauth_allowed = false;
   }
   if (entry.refusal.empty()) entry.remote = std::move(remote);
   return entry;

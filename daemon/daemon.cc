@@ -17,8 +17,8 @@
 #endif
 
 #include "daemon/gateway.h"
-#include "daemon/logging.h"
 #include "daemon/guard/scrub.h"
+#include "daemon/logging.h"
 #include "daemon/worker.h"
 
 namespace mcpgw {
@@ -82,14 +82,20 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
   sigaddset(&loop_signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &loop_signals, &old_mask);
 
-  Worker main("mcpgw-main");
+  HttpClientOptions http_options;
+  http_options.trust = options.trust;
+  if (options.trust) {
+    spdlog::info("TLS trust: {}", options.trust->Describe());
+    for (const std::string& warning : options.trust->Warnings()) spdlog::warn("{}", warning);
+  }
+  Worker main("mcpgw-main", http_options);
   main.Start();
   // The main loop is the first session worker: calls to the servers sharded
   // onto it cross no thread at all.
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<Worker*> worker_ptrs = {&main};
   for (unsigned i = 1; i < n; i++) {
-    workers.push_back(std::make_unique<Worker>("mcpgw-w" + std::to_string(i)));
+    workers.push_back(std::make_unique<Worker>("mcpgw-w" + std::to_string(i), http_options));
     workers.back()->Start();
     worker_ptrs.push_back(workers.back().get());
   }
@@ -135,6 +141,17 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
         gateway.SetPolicy(std::move(policy));
       } else {
         spdlog::error("reload ({}): keeping the previous policy: {}", why, policy_error);
+      }
+    }
+    if (options.reload_trust) {
+      std::string trust_error;
+      if (auto trust = options.reload_trust(&trust_error)) {
+        spdlog::info("reload ({}): TLS trust: {}", why, trust->Describe());
+        for (Worker* w : worker_ptrs) {
+          w->Post([w, trust] { w->http().SetTrust(trust); });
+        }
+      } else {
+        spdlog::error("reload ({}): keeping the previous TLS trust: {}", why, trust_error);
       }
     }
     config::ParseResult parsed = options.reload_config();

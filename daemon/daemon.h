@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "daemon/ipc/ipc_server.h"
 #include "daemon/mcp/session.h"
+#include "daemon/net/tls_trust.h"
 
 namespace mcpgw {
 
@@ -33,6 +34,11 @@ struct DaemonOptions {
   bool watch_config = true;  // reload when the config file changes (debounced)
   // Re-reads the policy from the settings file on reload. Unset: policy fixed.
   std::function<std::shared_ptr<const Policy>(std::string* error)> reload_policy;
+  // The CAs every worker's transfers trust; null: libcurl's defaults.
+  std::shared_ptr<const http::TlsTrust> trust;
+  // Re-reads the settings' tls keys on reload (new connections use the
+  // result). Unset: trust fixed.
+  std::function<std::shared_ptr<const http::TlsTrust>(std::string* error)> reload_trust;
 };
 
 int RunDaemon(const DaemonOptions& options, const config::Config& config);

@@ -11,8 +11,9 @@
 #include <spdlog/spdlog.h>
 
 #include "daemon/guard/call_log.h"
-#include "daemon/mcp/bounded_json.h"
 #include "daemon/guard/scrub.h"
+#include "daemon/mcp/bounded_json.h"
+#include "daemon/net/proxy.h"
 #include "daemon/server_host.h"
 #include "proto/messages.h"
 
@@ -53,6 +54,7 @@ struct Gateway::Record {
   Worker* worker = nullptr;      // null for refused entries
   HostBridge* bridge = nullptr;  // lives on `worker`
   ServerView view;
+  std::string proxy;  // the proxy its transfers go through, fit to show; "" = direct
   double since_unix = 0;
   uint64_t in_flight = 0;
   uint64_t calls = 0;
@@ -226,7 +228,9 @@ std::shared_ptr<Gateway::Record> Gateway::NewRecord(const config::Entry& entry) 
   rec->worker = workers_[next_worker_++ % workers_.size()];
   rec->bridge = new HostBridge(this, rec);
   bridges_[rec->bridge] = rec->worker;
-  spdlog::info("server \"{}\": loading ({})", entry.name, entry.remote->url_redacted);
+  rec->proxy = http::ShowProxy(http::ProcessProxyEnv().For(entry.remote->url.Reveal()));
+  spdlog::info("server \"{}\": loading ({}{}{})", entry.name, entry.remote->url_redacted,
+               rec->proxy.empty() ? "" : " through the proxy ", rec->proxy);
   rec->worker->Post([bridge = rec->bridge, w = rec->worker, name = entry.name,
                      server = *entry.remote, limits = options_.limits]() mutable {
     bridge->Create(w->loop(), &w->http(), std::move(name), std::move(server), limits);
@@ -482,6 +486,12 @@ std::string Gateway::StatusJson() const {
     }
     out += ",\"since_unix\":";
     AppendNumber(out, rec.since_unix);
+    out += ",\"proxy\":";
+    if (!rec.proxy.empty()) {
+      mcp::AppendJsonString(out, rec.proxy);
+    } else {
+      out += "null";
+    }
     out += '}';
   }
   out += "]}";

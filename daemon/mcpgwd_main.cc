@@ -16,13 +16,13 @@
 
 #include "config/check.h"
 #include "config/config.h"
-#include "daemon/guard/call_log.h"
 #include "daemon/daemon.h"
+#include "daemon/guard/call_log.h"
 #ifdef __APPLE__
 #include "daemon/ipc/launchd.h"
 #endif
-#include "daemon/logging.h"
 #include "daemon/guard/policy.h"
+#include "daemon/logging.h"
 #include "daemon/settings.h"
 #include "proto/socket_path.h"
 
@@ -38,12 +38,19 @@ constexpr const char* kHelpFooter = R"(Environment:
                     on macOS, launchd's "Listeners" socket
   NOTIFY_SOCKET     systemd readiness: READY=1, RELOADING=1, STOPPING=1
   JOURNAL_STREAM    set by systemd: log lines carry journald priorities
+  SSL_CERT_FILE, SSL_CERT_DIR  CA certificates trusted instead of the system
+                    bundle and directory, as for OpenSSL tools (tls.ca_file in
+                    the settings adds CAs to the system store instead)
+  https_proxy, http_proxy, all_proxy, no_proxy (or upper-case)  HTTP proxies,
+                    as curl reads them; `mcpgw status --json` shows each
+                    server's ("proxy")
 
 Signals:
-  SIGHUP            reload mcp.json and the settings' policy; unchanged servers
-                    keep their sessions, removed ones are closed (DELETE); a
-                    broken file keeps the previous configuration (see
-                    `mcpgw status`). Saving mcp.json reloads it as well.
+  SIGHUP            reload mcp.json and the settings' policy and tls keys;
+                    unchanged servers keep their sessions, removed ones are
+                    closed (DELETE); a broken file keeps the previous
+                    configuration (see `mcpgw status`). Saving mcp.json
+                    reloads it as well.
   SIGTERM, SIGINT   stop: calls in flight fail with "gateway shutting down",
                     sessions are closed (DELETE, 3 s grace), exit 0. A second
                     signal exits at once.
@@ -154,6 +161,27 @@ int main(int argc, char** argv) {
   options.ipc.max_in_flight_per_connection = s.ipc.max_in_flight_per_connection;
   options.ipc.max_frame_bytes = s.ipc.max_frame_bytes;
   options.policy = std::make_shared<const mcpgw::Policy>(s.policy);
+  auto get_env = [](std::string_view name) -> std::optional<std::string> {
+    const char* v = std::getenv(std::string(name).c_str());
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  mcpgw::http::TlsTrust::Result trust = mcpgw::http::TlsTrust::Load(s.tls, get_env);
+  if (!trust.trust) {
+    spdlog::error("{}: {}", settings_path, trust.error);
+    return 1;
+  }
+  options.trust = trust.trust;
+  options.reload_trust =
+      [settings_path, get_env](std::string* error) -> std::shared_ptr<const mcpgw::http::TlsTrust> {
+    mcpgw::SettingsResult r = mcpgw::LoadSettingsFile(settings_path);
+    if (!r.ok) {
+      *error = r.error;
+      return nullptr;
+    }
+    mcpgw::http::TlsTrust::Result t = mcpgw::http::TlsTrust::Load(r.settings.tls, get_env);
+    if (!t.trust) *error = settings_path + ": " + t.error;
+    return t.trust;
+  };
   options.reload_policy =
       [settings_path](std::string* error) -> std::shared_ptr<const mcpgw::Policy> {
     mcpgw::SettingsResult r = mcpgw::LoadSettingsFile(settings_path);

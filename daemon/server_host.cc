@@ -92,6 +92,7 @@ void ServerHost::Pump() {
         HttpRequest req;
         req.method = start->method;
         req.url = start->server->url.Reveal();
+        req.url_redacted = start->server->url_redacted;
         req.headers.reserve(start->server->headers.size() + start->headers.size());
         for (const config::Header& h : start->server->headers) {
           req.headers.emplace_back(h.name, h.value.Reveal());

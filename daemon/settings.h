@@ -1,5 +1,5 @@
 // Settings: the gateway's own settings file (limits, local socket, workers,
-// call log, policy), distinct from mcp.json. Parsing is a pure function of the
+// call log, policy, TLS trust), distinct from mcp.json. Parsing is a pure function of the
 // text and the path that labels its messages; the daemon loads the file once
 // at start-up and on reload. Every setting and its default is documented in
 // docs/SETTINGS.md.
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "daemon/guard/policy.h"
+#include "daemon/net/tls_trust.h"
 #include "proto/proto.h"
 
 namespace mcpgw {
@@ -52,6 +53,7 @@ struct Settings {
   int workers = 0;  // worker threads; 0: the number of cores
   CallLogSettings call_log;
   PolicySettings policy;
+  TlsSettings tls;
 };
 
 struct SettingsResult {

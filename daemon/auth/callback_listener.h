@@ -1,0 +1,53 @@
+// CallbackListener: the loopback HTTP endpoint the authorization server
+// redirects the user's browser to (RFC 8252 §7.3), http://127.0.0.1:PORT/
+// callback. It listens on 127.0.0.1 only, and only while its owner keeps it
+// open (AuthManager opens it for a pending login and closes it after). Each
+// connection carries one bounded GET; its query goes to the handler, whose
+// answer becomes a small HTML page for the user. Runs on one libuv loop.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <uv.h>
+
+namespace mcpgw::auth {
+
+class CallbackListener {
+ public:
+  // What the browser shows: 200 when the login went through, else 400.
+  struct Page {
+    int status = 200;
+    std::string message;  // plain text, HTML-escaped when sent
+  };
+  // Called with the query string of GET /callback (without the '?').
+  using Handler = std::function<Page(const std::string& query)>;
+
+  CallbackListener(uv_loop_t* loop, Handler handler);
+  ~CallbackListener();  // closes everything
+  CallbackListener(const CallbackListener&) = delete;
+  CallbackListener& operator=(const CallbackListener&) = delete;
+
+  // Listens on 127.0.0.1:`preferred_port` when free, else on any port.
+  // Returns the port, or 0 with `error` set. Open again while open: the
+  // current port (preferred ports are only a wish).
+  int Open(int preferred_port, std::string* error);
+  // Stops listening and drops connections in progress.
+  void Close();
+  bool open() const;
+  int port() const;
+
+  static constexpr size_t kMaxRequestBytes = 8192;
+  static constexpr uint64_t kConnectionTimeoutMs = 10000;
+  static constexpr size_t kMaxConnections = 16;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// "http://127.0.0.1:PORT/callback".
+std::string RedirectUriFor(int port);
+
+}  // namespace mcpgw::auth

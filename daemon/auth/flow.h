@@ -1,0 +1,121 @@
+// AuthFlow: one authorization of one MCP server, as a sans-I/O state machine
+// (SPEC §9). From the server's challenge it discovers the protected resource
+// metadata and the authorization server, settles the client identity
+// (configured, metadata document, stored or newly registered), asks for the
+// user's consent through an authorization URL with PKCE S256, `state` and the
+// RFC 8707 resource, validates the redirect, and exchanges the code for
+// tokens. It owns no socket, timer or file: its driver (AuthManager) runs the
+// HTTP requests it queues, delivers their answers and the callback, fires its
+// timer, and reads and writes the store. Every secret it creates or receives
+// is announced (LearnSecret) before it can appear anywhere.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "config/config.h"
+#include "daemon/auth/challenge.h"
+#include "daemon/auth/metadata.h"
+#include "daemon/auth/registration.h"
+#include "daemon/auth/store.h"
+#include "daemon/auth/url.h"
+#include "daemon/mcp/session.h"
+
+namespace mcpgw::auth {
+
+using mcp::Duration;
+using mcp::TimePoint;
+
+struct FlowLimits {
+  Duration fetch_timeout = std::chrono::seconds(30);   // each discovery/token request
+  Duration consent_timeout = std::chrono::minutes(5);  // the user's answer in the browser
+};
+
+// What the flow starts from.
+struct FlowStart {
+  config::RemoteServer server;  // url (a secret) and the entry's oauth object
+  BearerChallenge challenge;    // of the 401/403 that asked for it (may be absent)
+  std::string held_scope;       // scopes of the token in use: a step-up adds to them
+};
+
+// An HTTP answer as the driver saw it.
+struct FetchResult {
+  bool ok = true;     // the exchange completed (any status)
+  std::string error;  // when !ok: short and secret-free
+  int status = 0;
+  std::string content_type;
+  std::string body;  // bounded by the driver (kMaxDocumentBytes)
+};
+
+// --- actions ---
+struct Fetch {
+  uint64_t id;
+  HttpCall call;
+};
+// The authorization URL is ready: open it (or hand it to `mcpgw login`) and
+// deliver the callback whose `state` matches.
+struct AwaitConsent {
+  std::string url;
+  std::string state;
+};
+struct LearnSecret {
+  Secret value;
+};
+struct SaveClient {
+  ClientIdentity client;
+};
+struct Finished {
+  StoredGrant grant;
+};
+struct Failed {
+  std::string reason;  // secret-free; untrusted text cleaned
+};
+using FlowAction = std::variant<Fetch, AwaitConsent, LearnSecret, SaveClient, Finished, Failed>;
+
+class AuthFlow {
+ public:
+  // Returns a registration stored for an issuer, if any.
+  using ClientLookup = std::function<std::optional<ClientIdentity>(const std::string& issuer)>;
+  // Opens the loopback callback listener, on `preferred_port` when it is free
+  // (the port a stored registration named; 0: any), and returns its redirect
+  // URI (http://127.0.0.1:PORT/callback), or "" with `error` set.
+  using RedirectOpener = std::function<std::string(int preferred_port, std::string* error)>;
+
+  AuthFlow(FlowStart start, ClientLookup lookup_client, RedirectOpener open_redirect,
+           FlowLimits limits = {});
+  ~AuthFlow();
+  AuthFlow(const AuthFlow&) = delete;
+  AuthFlow& operator=(const AuthFlow&) = delete;
+
+  void Start(TimePoint now);
+  void OnFetched(uint64_t id, const FetchResult& result, TimePoint now, int64_t unix_now);
+  // The loopback redirect's query parameters, already matched by `state`.
+  void OnCallback(const Params& params, TimePoint now);
+  void OnTimer(TimePoint now);
+
+  std::vector<FlowAction> TakeActions();
+  std::optional<TimePoint> NextWakeup() const;
+  bool done() const;
+  // The consent step is reached (the URL was handed out) and not over.
+  bool awaiting_consent() const;
+  const std::string& scope() const;  // asked for, once known
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The scope to ask for (MCP authorization spec "Scope Selection Strategy"):
+// the challenge's, else the resource's scopes_supported, else none; a step-up
+// (403 insufficient_scope) asks for the union with what is held; and
+// offline_access is added, when something is asked at all, if the
+// authorization server lists it.
+std::string SelectScope(const BearerChallenge& challenge, const ResourceMetadata* prm,
+                        const ServerMetadata& as, std::string_view held_scope);
+
+}  // namespace mcpgw::auth

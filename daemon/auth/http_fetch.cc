@@ -1,0 +1,66 @@
+#include "daemon/auth/http_fetch.h"
+
+namespace mcpgw::auth {
+
+HttpFetcher::HttpFetcher(HttpClient* http) : http_(http) {}
+
+HttpFetcher::~HttpFetcher() { http_->AbortAll(this); }
+
+uint64_t HttpFetcher::Start(const HttpCall& call, Done done) {
+  const uint64_t id = next_++;
+  pending_[id].done = std::move(done);
+  HttpRequest req;
+  req.method = call.method == "POST" ? mcp::HttpMethod::kPost : mcp::HttpMethod::kGet;
+  req.url = call.url;
+  req.headers = call.headers;
+  req.body = call.body;
+  http_->Start(this, id, std::move(req));
+  return id;
+}
+
+void HttpFetcher::Abort(uint64_t id) {
+  if (pending_.erase(id) > 0) http_->Abort(this, id);
+}
+
+void HttpFetcher::OnHttpHead(uint64_t tag, int status, std::string_view content_type,
+                             std::string_view) {
+  auto it = pending_.find(tag);
+  if (it == pending_.end()) return;
+  it->second.result.status = status;
+  it->second.result.content_type = std::string(content_type);
+}
+
+void HttpFetcher::OnHttpData(uint64_t tag, std::string_view bytes) {
+  auto it = pending_.find(tag);
+  if (it == pending_.end()) return;
+  FetchResult& r = it->second.result;
+  if (r.body.size() + bytes.size() > kMaxDocumentBytes) {
+    http_->Abort(this, tag);
+    FetchResult failed;
+    failed.ok = false;
+    failed.error = "response exceeds " + std::to_string(kMaxDocumentBytes >> 10) + " KiB";
+    return Finish(tag, std::move(failed));
+  }
+  r.body.append(bytes);
+}
+
+void HttpFetcher::OnHttpDone(uint64_t tag, const mcp::TransferResult& result) {
+  auto it = pending_.find(tag);
+  if (it == pending_.end()) return;
+  FetchResult r = std::move(it->second.result);
+  if (!result.ok) {
+    r.ok = false;
+    r.error = result.error;
+  }
+  Finish(tag, std::move(r));
+}
+
+void HttpFetcher::Finish(uint64_t tag, FetchResult result) {
+  auto it = pending_.find(tag);
+  if (it == pending_.end()) return;
+  Done done = std::move(it->second.done);
+  pending_.erase(it);
+  if (done) done(result);
+}
+
+}  // namespace mcpgw::auth

@@ -1,0 +1,125 @@
+// AuthManager: the daemon's OAuth client for every configured server
+// (SPEC §9), on the main loop. It answers a session's "authorization needed"
+// (a 401, or a 403 insufficient_scope) by refreshing the token or running an
+// AuthFlow; keeps each server's grant in the TokenStore and refreshes it
+// ahead of expiry; opens the loopback callback listener only while a flow
+// waits for consent and the browser when it may; counts attempts (at most
+// kMaxAttempts per server until a login, a config change or a success); and
+// serves `mcpgw login` / `logout` and the per-server OAuth status. Servers
+// are shared across flows by issuer through the store's registrations.
+//
+// It reaches sessions only through its SessionLink (the gateway, which hands
+// every call to the server's worker thread). Owned by the daemon; every
+// method runs on the main loop.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <uv.h>
+
+#include "config/config.h"
+#include "config/secret.h"
+#include "daemon/auth/flow.h"
+#include "daemon/net/http_client.h"
+
+namespace mcpgw::auth {
+
+// How the manager talks back to a server's session (by the id it was added
+// with) and to the daemon's scrubber.
+class SessionLink {
+ public:
+  virtual ~SessionLink() = default;
+  // "Bearer <token>" on every later request of the session; empty: none.
+  virtual void SetAuthorization(uint64_t server, const Secret& value) = 0;
+  // The session may re-send what got 401/403 (after SetAuthorization).
+  virtual void Authorized(uint64_t server) = 0;
+  // The session stops waiting and shows `reason` (already scrubbed of
+  // known secrets by the caller's own scrubber).
+  virtual void AuthorizationFailed(uint64_t server, const std::string& reason) = 0;
+  // A new secret exists (token, refresh token, client secret, code, PKCE
+  // verifier): it must be redacted from everything from now on.
+  virtual void LearnSecret(const Secret& value) = 0;
+};
+
+struct AuthManagerOptions {
+  std::string token_dir;  // the TokenStore's directory
+  FlowLimits limits;
+  int max_attempts = 3;
+  // Environment lookup for the browser choice (MCPGW_BROWSER, BROWSER,
+  // DISPLAY...); the daemon passes getenv.
+  std::function<std::optional<std::string>(std::string_view)> get_env;
+  bool macos = false;
+};
+
+// The OAuth part of one server's status row.
+struct OAuthStatus {
+  bool used = false;  // the server asked for authorization or has a grant
+  std::string state;  // "authorized", "authorizing", "refreshing", "login required", "failed"
+  std::string issuer;
+  std::string client;   // "configured", "metadata document", "registered"
+  std::string subject;  // as whom, when the token says
+  std::string scope;
+  std::optional<int64_t> expires_unix;
+  bool refreshable = false;
+  std::string error;  // the last failure, "" after a success
+  int attempts = 0;
+};
+
+// The answer to `login`: the URL to open, or why there is none.
+struct LoginStarted {
+  bool ok = false;
+  std::string url;     // the authorization URL (holds `state`: show it to the user only)
+  uint64_t login = 0;  // pass to WaitLogin
+  std::string error;
+  bool unknown_server = false;
+};
+
+class AuthManager {
+ public:
+  AuthManager(uv_loop_t* loop, HttpClient* http, SessionLink* link, AuthManagerOptions options);
+  ~AuthManager();
+  AuthManager(const AuthManager&) = delete;
+  AuthManager& operator=(const AuthManager&) = delete;
+
+  static constexpr int kMaxAttempts = 3;
+
+  // A configured server (at load or reload, with the id the link knows it
+  // by). Returns the Authorization value its session starts with: a stored
+  // token, or empty.
+  Secret AddServer(uint64_t id, const std::string& name, const config::RemoteServer& server);
+  // The server left the configuration (or was replaced): flows stop.
+  void RemoveServer(uint64_t id);
+
+  // The session's AuthorizationNeeded: a 401, or a 403 with
+  // error="insufficient_scope", and the response's WWW-Authenticate.
+  void AuthorizationNeeded(uint64_t id, int http_status, const std::string& www_authenticate);
+  // The server answered with the authorization it has (ready, or a call
+  // went through): the attempt count starts over.
+  void Succeeded(uint64_t id);
+
+  // `mcpgw login NAME`: (re)starts NAME's authorization for a user who opens
+  // the URL; `done` runs once the URL is known or the start failed.
+  void Login(const std::string& name, std::function<void(LoginStarted)> done);
+  // Runs `done` when login `login` of NAME ends ("" on success, else why).
+  void WaitLogin(const std::string& name, uint64_t login,
+                 std::function<void(bool ok, std::string error)> done);
+  // `mcpgw logout NAME`: forgets NAME's tokens (and tells the server's
+  // revocation endpoint, best effort). `done` gets "" or an error.
+  void Logout(const std::string& name, std::function<void(std::string error, bool known)> done);
+
+  OAuthStatus Status(uint64_t id) const;
+
+  // Stops every flow and listener (daemon shutdown).
+  void Shutdown();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mcpgw::auth

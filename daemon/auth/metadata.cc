@@ -1,0 +1,189 @@
+#include "daemon/auth/metadata.h"
+
+#include <algorithm>
+
+#include <rapidjson/document.h>
+
+#include "daemon/mcp/bounded_json.h"
+#include "daemon/mcp/jsonrpc.h"
+
+namespace mcpgw::auth {
+namespace {
+
+constexpr int kMaxDepth = 16;
+
+bool ParseObject(std::string_view body, std::string_view what, rapidjson::Document* doc,
+                 std::string* error) {
+  std::string why;
+  if (!mcp::ParseBoundedJson(body, {kMaxDocumentBytes, kMaxDepth}, *doc, why)) {
+    *error = std::string(what) + " is not valid JSON";
+    return false;
+  }
+  if (!doc->IsObject()) {
+    *error = std::string(what) + " is not a JSON object";
+    return false;
+  }
+  return true;
+}
+
+std::string String(const rapidjson::Value& obj, const char* key) {
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd() || !it->value.IsString()) return "";
+  return std::string(it->value.GetString(), it->value.GetStringLength());
+}
+
+std::optional<std::vector<std::string>> Strings(const rapidjson::Value& obj, const char* key) {
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd() || !it->value.IsArray()) return std::nullopt;
+  std::vector<std::string> out;
+  for (const auto& v : it->value.GetArray()) {
+    if (v.IsString()) out.emplace_back(v.GetString(), v.GetStringLength());
+  }
+  return out;
+}
+
+bool Bool(const rapidjson::Value& obj, const char* key) {
+  auto it = obj.FindMember(key);
+  return it != obj.MemberEnd() && it->value.IsBool() && it->value.GetBool();
+}
+
+bool Contains(const std::optional<std::vector<std::string>>& list, std::string_view value) {
+  return list && std::find(list->begin(), list->end(), value) != list->end();
+}
+
+std::string Quoted(std::string_view untrusted) {
+  return "\"" + mcp::CleanServerText(untrusted, 200) + "\"";
+}
+
+std::string WithoutTrailingSlash(std::string_view s) {
+  while (!s.empty() && s.back() == '/') s.remove_suffix(1);
+  return std::string(s);
+}
+
+}  // namespace
+
+bool ParseResourceMetadata(std::string_view body, ResourceMetadata* out, std::string* error) {
+  rapidjson::Document doc;
+  if (!ParseObject(body, "protected resource metadata", &doc, error)) return false;
+  *out = ResourceMetadata{};
+  out->resource = String(doc, "resource");
+  if (out->resource.empty()) {
+    *error = "protected resource metadata has no \"resource\"";
+    return false;
+  }
+  for (std::string& s :
+       Strings(doc, "authorization_servers").value_or(std::vector<std::string>{})) {
+    if (ParseUrl(s)) out->authorization_servers.push_back(std::move(s));
+  }
+  if (out->authorization_servers.empty()) {
+    *error = "protected resource metadata names no authorization server";
+    return false;
+  }
+  out->scopes_supported = Strings(doc, "scopes_supported");
+  return true;
+}
+
+bool CheckResource(const ResourceMetadata& prm, const Url& server, std::string* error) {
+  const std::optional<Url> resource = ParseUrl(prm.resource);
+  if (!resource || !ResourceCovers(*resource, server)) {
+    *error = "protected resource metadata is for " + Quoted(prm.resource) + ", not for " +
+             CanonicalResource(server);
+    return false;
+  }
+  return true;
+}
+
+bool ServerMetadata::SupportsScope(std::string_view scope) const {
+  return Contains(scopes_supported, scope);
+}
+
+bool ServerMetadata::SupportsAuthMethod(std::string_view method) const {
+  if (!token_endpoint_auth_methods_supported) return method == "client_secret_basic";
+  return Contains(token_endpoint_auth_methods_supported, method);
+}
+
+bool ParseServerMetadata(std::string_view body, ServerMetadata* out, std::string* error) {
+  rapidjson::Document doc;
+  if (!ParseObject(body, "authorization server metadata", &doc, error)) return false;
+  *out = ServerMetadata{};
+  out->issuer = String(doc, "issuer");
+  out->authorization_endpoint = String(doc, "authorization_endpoint");
+  out->token_endpoint = String(doc, "token_endpoint");
+  out->registration_endpoint = String(doc, "registration_endpoint");
+  out->revocation_endpoint = String(doc, "revocation_endpoint");
+  out->scopes_supported = Strings(doc, "scopes_supported");
+  out->code_challenge_methods_supported = Strings(doc, "code_challenge_methods_supported");
+  out->token_endpoint_auth_methods_supported =
+      Strings(doc, "token_endpoint_auth_methods_supported");
+  out->client_id_metadata_document_supported = Bool(doc, "client_id_metadata_document_supported");
+  out->authorization_response_iss_parameter_supported =
+      Bool(doc, "authorization_response_iss_parameter_supported");
+  for (const char* key : {"issuer", "authorization_endpoint", "token_endpoint"}) {
+    if (String(doc, key).empty()) {
+      *error = std::string("authorization server metadata has no \"") + key + "\"";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool EndpointAllowed(std::string_view url, const Url& mcp_server, std::string* why) {
+  const std::optional<Url> parsed = ParseUrl(url);
+  if (!parsed) {
+    *why = Quoted(url) + " is not an http(s) URL";
+    return false;
+  }
+  if (parsed->scheme == "https" || IsLoopbackHost(parsed->host) ||
+      parsed->Origin() == mcp_server.Origin()) {
+    return true;
+  }
+  *why = Quoted(url) + " is not https";
+  return false;
+}
+
+bool CheckServerMetadata(const ServerMetadata& as, Discovery how, std::string_view expected,
+                         const Url& mcp_server, std::string* error) {
+  if (how == Discovery::kIssuer) {
+    if (WithoutTrailingSlash(as.issuer) != WithoutTrailingSlash(expected)) {
+      *error = "authorization server metadata names issuer " + Quoted(as.issuer) + ", not the " +
+               Quoted(expected) + " it was fetched for";
+      return false;
+    }
+  } else {
+    const std::optional<Url> issuer = ParseUrl(as.issuer);
+    if (!issuer || issuer->Origin() != mcp_server.Origin()) {
+      *error = "authorization server metadata names issuer " + Quoted(as.issuer) + ", not one on " +
+               mcp_server.Origin();
+      return false;
+    }
+  }
+  if (!Contains(as.code_challenge_methods_supported, "S256")) {
+    *error =
+        "the authorization server does not support PKCE with S256 "
+        "(code_challenge_methods_supported)";
+    return false;
+  }
+  std::string why;
+  for (const std::string* url : {&as.authorization_endpoint, &as.token_endpoint,
+                                 &as.registration_endpoint, &as.revocation_endpoint}) {
+    if (url->empty()) continue;
+    if (!EndpointAllowed(*url, mcp_server, &why)) {
+      *error = "authorization server metadata: endpoint " + why;
+      return false;
+    }
+  }
+  return true;
+}
+
+ServerMetadata DefaultServerMetadata(const Url& mcp_server) {
+  ServerMetadata as;
+  const std::string origin = mcp_server.Origin();
+  as.issuer = origin;
+  as.authorization_endpoint = origin + "/authorize";
+  as.token_endpoint = origin + "/token";
+  as.registration_endpoint = origin + "/register";
+  as.code_challenge_methods_supported = std::vector<std::string>{"S256"};
+  return as;
+}
+
+}  // namespace mcpgw::auth

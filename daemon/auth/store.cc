@@ -1,0 +1,268 @@
+#include "daemon/auth/store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "daemon/auth/pkce.h"
+#include "daemon/mcp/bounded_json.h"
+
+namespace mcpgw::auth {
+namespace {
+
+constexpr int kFormatVersion = 1;
+constexpr size_t kMaxFileBytes = 256u << 10;
+
+std::string Errno(const std::string& what, const std::string& path) {
+  return what + " " + path + ": " + std::strerror(errno);
+}
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void Put(Writer& w, const char* key, std::string_view value) {
+  w.Key(key);
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+std::string Get(const rapidjson::Value& obj, const char* key) {
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd() || !it->value.IsString()) return "";
+  return std::string(it->value.GetString(), it->value.GetStringLength());
+}
+
+std::optional<int64_t> GetInt(const rapidjson::Value& obj, const char* key) {
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd() || !it->value.IsInt64()) return std::nullopt;
+  return it->value.GetInt64();
+}
+
+void PutClient(Writer& w, const ClientIdentity& c) {
+  Put(w, "source", ClientSourceName(c.source));
+  Put(w, "client_id", c.client_id);
+  Put(w, "client_secret", c.client_secret.Reveal());
+  Put(w, "auth_method", c.auth_method);
+  Put(w, "redirect_uri", c.redirect_uri);
+  Put(w, "issuer", c.issuer);
+}
+
+ClientIdentity GetClient(const rapidjson::Value& obj) {
+  ClientIdentity c;
+  const std::string source = Get(obj, "source");
+  c.source = source == "configured"          ? ClientSource::kConfigured
+             : source == "metadata document" ? ClientSource::kMetadataDocument
+                                             : ClientSource::kRegistered;
+  c.client_id = Get(obj, "client_id");
+  c.client_secret = Secret(Get(obj, "client_secret"));
+  c.auth_method = Get(obj, "auth_method");
+  c.redirect_uri = Get(obj, "redirect_uri");
+  c.issuer = Get(obj, "issuer");
+  return c;
+}
+
+// Reads `path` into a JSON object whose "key" is `key`. nullopt without error
+// when the file does not exist.
+std::optional<rapidjson::Document> ReadDocument(const std::string& path, const std::string& key,
+                                                std::string* error) {
+  error->clear();
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    if (errno != ENOENT) *error = Errno("cannot read", path);
+    return std::nullopt;
+  }
+  std::string text;
+  char buf[8192];
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+    if (text.size() > kMaxFileBytes) break;
+  }
+  close(fd);
+  rapidjson::Document doc;
+  std::string why;
+  if (text.size() > kMaxFileBytes || !mcp::ParseBoundedJson(text, {kMaxFileBytes, 16}, doc, why) ||
+      !doc.IsObject() || Get(doc, "key") != key) {
+    *error = path + " is damaged or not mcpgw's; delete it (mcpgw logout) to start over";
+    return std::nullopt;
+  }
+  return doc;
+}
+
+std::string MakeDirs(const std::string& dir) {
+  // Parents as mkdir -p would, each new one 0700.
+  for (size_t pos = 1; pos <= dir.size(); ++pos) {
+    if (pos != dir.size() && dir[pos] != '/') continue;
+    const std::string part = dir.substr(0, pos);
+    if (mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return Errno("cannot create", part);
+  }
+  return "";
+}
+
+}  // namespace
+
+TokenStore::TokenStore(std::string dir) : dir_(std::move(dir)) {}
+
+std::string TokenStore::GrantPath(std::string_view server_url) const {
+  return dir_ + "/server-" + Sha256Hex(server_url).substr(0, 32) + ".json";
+}
+
+std::string TokenStore::ClientPath(std::string_view issuer) const {
+  return dir_ + "/client-" + Sha256Hex(issuer).substr(0, 32) + ".json";
+}
+
+std::string TokenStore::EnsureDir() {
+  if (std::string err = MakeDirs(dir_); !err.empty()) return err;
+  struct stat st;
+  if (lstat(dir_.c_str(), &st) != 0) return Errno("cannot stat", dir_);
+  if (!S_ISDIR(st.st_mode)) return dir_ + " is not a directory";
+  if (st.st_uid != geteuid())
+    return dir_ + " belongs to another user; refusing to keep tokens there";
+  if ((st.st_mode & 0777) != 0700 && chmod(dir_.c_str(), 0700) != 0) {
+    return Errno("cannot make private", dir_);
+  }
+  return "";
+}
+
+std::string TokenStore::WriteAtomically(const std::string& path, const std::string& text) {
+  if (std::string err = EnsureDir(); !err.empty()) return err;
+  const std::string tmp = path + ".tmp-" + RandomToken(6);
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return Errno("cannot write", tmp);
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      std::string err = Errno("cannot write", tmp);
+      close(fd);
+      unlink(tmp.c_str());
+      return err;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    std::string err = Errno("cannot write", tmp);
+    unlink(tmp.c_str());
+    return err;
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string err = Errno("cannot replace", path);
+    unlink(tmp.c_str());
+    return err;
+  }
+  const int dfd = open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    fsync(dfd);  // the rename itself survives a crash
+    close(dfd);
+  }
+  return "";
+}
+
+std::optional<StoredGrant> TokenStore::LoadGrant(std::string_view server_url,
+                                                 std::string* error) const {
+  const std::string path = GrantPath(server_url);
+  std::optional<rapidjson::Document> doc = ReadDocument(path, Sha256Hex(server_url), error);
+  if (!doc) return std::nullopt;
+  StoredGrant g;
+  g.tokens.access_token = Secret(Get(*doc, "access_token"));
+  g.tokens.refresh_token = Secret(Get(*doc, "refresh_token"));
+  g.tokens.scope = Get(*doc, "scope");
+  g.tokens.expires_at = GetInt(*doc, "expires_at");
+  g.tokens.obtained_at = GetInt(*doc, "obtained_at").value_or(0);
+  g.tokens.subject = Get(*doc, "subject");
+  g.issuer = Get(*doc, "issuer");
+  g.token_endpoint = Get(*doc, "token_endpoint");
+  g.revocation_endpoint = Get(*doc, "revocation_endpoint");
+  g.resource = Get(*doc, "resource");
+  auto client = doc->FindMember("client");
+  if (client != doc->MemberEnd() && client->value.IsObject()) g.client = GetClient(client->value);
+  if (g.tokens.access_token.empty() || g.token_endpoint.empty() || g.client.client_id.empty()) {
+    *error = path + " is damaged or not mcpgw's; delete it (mcpgw logout) to start over";
+    return std::nullopt;
+  }
+  return g;
+}
+
+std::string TokenStore::SaveGrant(std::string_view server_url, const StoredGrant& g) {
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  w.StartObject();
+  w.Key("version");
+  w.Int(kFormatVersion);
+  Put(w, "key", Sha256Hex(server_url));
+  Put(w, "issuer", g.issuer);
+  Put(w, "token_endpoint", g.token_endpoint);
+  Put(w, "revocation_endpoint", g.revocation_endpoint);
+  Put(w, "resource", g.resource);
+  Put(w, "access_token", g.tokens.access_token.Reveal());
+  Put(w, "refresh_token", g.tokens.refresh_token.Reveal());
+  Put(w, "scope", g.tokens.scope);
+  if (g.tokens.expires_at) {
+    w.Key("expires_at");
+    w.Int64(*g.tokens.expires_at);
+  }
+  w.Key("obtained_at");
+  w.Int64(g.tokens.obtained_at);
+  Put(w, "subject", g.tokens.subject);
+  w.Key("client");
+  w.StartObject();
+  PutClient(w, g.client);
+  w.EndObject();
+  w.EndObject();
+  return WriteAtomically(GrantPath(server_url), std::string(buf.GetString(), buf.GetSize()) + "\n");
+}
+
+std::string TokenStore::DeleteGrant(std::string_view server_url) {
+  const std::string path = GrantPath(server_url);
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) return Errno("cannot delete", path);
+  return "";
+}
+
+std::optional<ClientIdentity> TokenStore::LoadClient(std::string_view issuer,
+                                                     std::string* error) const {
+  std::optional<rapidjson::Document> doc =
+      ReadDocument(ClientPath(issuer), Sha256Hex(issuer), error);
+  if (!doc) return std::nullopt;
+  ClientIdentity c = GetClient(*doc);
+  if (c.client_id.empty()) {
+    *error = ClientPath(issuer) + " is damaged or not mcpgw's; delete it to register again";
+    return std::nullopt;
+  }
+  return c;
+}
+
+std::string TokenStore::SaveClient(const ClientIdentity& c) {
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  w.StartObject();
+  w.Key("version");
+  w.Int(kFormatVersion);
+  Put(w, "key", Sha256Hex(c.issuer));
+  PutClient(w, c);
+  w.EndObject();
+  return WriteAtomically(ClientPath(c.issuer), std::string(buf.GetString(), buf.GetSize()) + "\n");
+}
+
+std::string TokenStore::DeleteClient(std::string_view issuer) {
+  const std::string path = ClientPath(issuer);
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) return Errno("cannot delete", path);
+  return "";
+}
+
+std::string DefaultTokenDir(
+    const std::function<std::optional<std::string>(std::string_view)>& get_env,
+    std::string_view home) {
+  std::optional<std::string> state = get_env("XDG_STATE_HOME");
+  if (state && !state->empty() && (*state)[0] == '/') return *state + "/mcpgw/oauth";
+  return std::string(home) + "/.local/state/mcpgw/oauth";
+}
+
+}  // namespace mcpgw::auth

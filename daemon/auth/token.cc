@@ -1,0 +1,178 @@
+#include "daemon/auth/token.h"
+
+#include <cctype>
+#include <cmath>
+
+#include <rapidjson/document.h>
+
+#include "daemon/auth/pkce.h"
+#include "daemon/mcp/bounded_json.h"
+#include "daemon/mcp/jsonrpc.h"
+
+namespace mcpgw::auth {
+namespace {
+
+// Longest lifetime believed (a year): a bigger expires_in is treated as this.
+constexpr int64_t kMaxLifetimeS = 365LL * 24 * 3600;
+
+std::string MediaType(std::string_view content_type) {
+  content_type = content_type.substr(0, content_type.find(';'));
+  std::string out;
+  for (char c : content_type) {
+    if (c != ' ' && c != '\t')
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+bool IsJsonMedia(std::string_view media) {
+  return media == "application/json" ||
+         (media.size() > 5 && media.compare(media.size() - 5, 5, "+json") == 0);
+}
+
+HttpCall TokenCall(std::string_view token_endpoint, const ClientIdentity& client,
+                   std::string form) {
+  HttpCall call;
+  call.method = "POST";
+  call.url = std::string(token_endpoint);
+  call.headers = {{"Content-Type", "application/x-www-form-urlencoded"},
+                  {"Accept", "application/json"}};
+  AuthenticateClient(client, &call, &form);
+  call.body = std::move(form);
+  return call;
+}
+
+std::optional<int64_t> ExpiresIn(const rapidjson::Value& v) {
+  if (v.IsInt64()) return v.GetInt64();
+  if (v.IsNumber()) {
+    const double d = v.GetDouble();
+    if (std::isfinite(d) && d >= 0 && d < 1e12) return static_cast<int64_t>(d);
+    return std::nullopt;
+  }
+  if (v.IsString()) {  // some servers send "3600"
+    const std::string_view s(v.GetString(), v.GetStringLength());
+    if (s.empty() || s.size() > 12) return std::nullopt;
+    int64_t n = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9') return std::nullopt;
+      n = n * 10 + (c - '0');
+    }
+    return n;
+  }
+  return std::nullopt;
+}
+
+std::string Str(const rapidjson::Value& obj, const char* key) {
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd() || !it->value.IsString()) return "";
+  return std::string(it->value.GetString(), it->value.GetStringLength());
+}
+
+}  // namespace
+
+std::string BuildAuthorizationUrl(const AuthorizationRequest& r) {
+  Params params = {{"response_type", "code"},         {"client_id", r.client_id},
+                   {"redirect_uri", r.redirect_uri},  {"code_challenge", r.code_challenge},
+                   {"code_challenge_method", "S256"}, {"state", r.state}};
+  if (!r.scope.empty()) params.emplace_back("scope", r.scope);
+  params.emplace_back("resource", r.resource);
+  return AppendParams(r.authorization_endpoint, params);
+}
+
+HttpCall BuildCodeExchange(std::string_view token_endpoint, const ClientIdentity& client,
+                           std::string_view code, std::string_view verifier,
+                           std::string_view redirect_uri, std::string_view resource) {
+  std::string form = EncodeParams({{"grant_type", "authorization_code"},
+                                   {"code", std::string(code)},
+                                   {"code_verifier", std::string(verifier)},
+                                   {"redirect_uri", std::string(redirect_uri)},
+                                   {"resource", std::string(resource)}});
+  return TokenCall(token_endpoint, client, std::move(form));
+}
+
+HttpCall BuildRefresh(std::string_view token_endpoint, const ClientIdentity& client,
+                      const Secret& refresh_token, std::string_view resource) {
+  std::string form = EncodeParams({{"grant_type", "refresh_token"},
+                                   {"refresh_token", refresh_token.Reveal()},
+                                   {"resource", std::string(resource)}});
+  return TokenCall(token_endpoint, client, std::move(form));
+}
+
+TokenOutcome ParseTokenResponse(int http_status, std::string_view content_type,
+                                std::string_view body, int64_t now_unix,
+                                std::string_view requested_scope, const Tokens* previous_in,
+                                Tokens* out, std::string* error) {
+  // `previous_in` may be `out` itself: keep a copy before `out` is rewritten.
+  std::optional<Tokens> previous_copy;
+  if (previous_in) previous_copy = *previous_in;
+  const Tokens* previous = previous_copy ? &*previous_copy : nullptr;
+  const std::string media = MediaType(content_type);
+  rapidjson::Document doc;
+  std::string why;
+  const bool json = IsJsonMedia(media) &&
+                    mcp::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc, why) &&
+                    doc.IsObject();
+  if (http_status < 200 || http_status >= 300) {
+    const std::string code = json ? mcp::CleanServerText(Str(doc, "error"), 64) : "";
+    if (code.empty()) {
+      *error = "token endpoint answered HTTP " + std::to_string(http_status);
+      return TokenOutcome::kFailed;
+    }
+    const std::string desc = mcp::CleanServerText(Str(doc, "error_description"), 200);
+    *error = "token endpoint refused: " + code + (desc.empty() ? "" : ": " + desc);
+    return code == "invalid_grant" ? TokenOutcome::kInvalidGrant : TokenOutcome::kFailed;
+  }
+  if (!json) {
+    *error = "token endpoint answered " + (media.empty() ? std::string("no content type") : media) +
+             ", not a JSON object (HTTP " + std::to_string(http_status) + ")";
+    return TokenOutcome::kFailed;
+  }
+  const std::string access = Str(doc, "access_token");
+  if (access.empty()) {
+    *error = "token endpoint answered no access_token";
+    return TokenOutcome::kFailed;
+  }
+  std::string type = Str(doc, "token_type");
+  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!type.empty() && type != "bearer") {
+    *error = "token endpoint issued a \"" + mcp::CleanServerText(type, 32) +
+             "\" token; mcpgw uses Bearer tokens only";
+    return TokenOutcome::kFailed;
+  }
+  *out = Tokens{};
+  out->access_token = Secret(access);
+  out->obtained_at = now_unix;
+  std::string refresh = Str(doc, "refresh_token");
+  if (!refresh.empty()) {
+    out->refresh_token = Secret(std::move(refresh));
+  } else if (previous) {
+    out->refresh_token = previous->refresh_token;  // not rotated: keep the old one
+  }
+  out->scope = Str(doc, "scope");
+  if (out->scope.empty()) out->scope = previous ? previous->scope : std::string(requested_scope);
+  auto exp = doc.FindMember("expires_in");
+  if (exp != doc.MemberEnd()) {
+    if (std::optional<int64_t> s = ExpiresIn(exp->value)) {
+      out->expires_at = now_unix + std::min(*s, kMaxLifetimeS);
+    }
+  }
+  out->subject = JwtSubject(Str(doc, "id_token"));
+  if (out->subject.empty()) out->subject = JwtSubject(access);
+  if (out->subject.empty() && previous) out->subject = previous->subject;
+  return TokenOutcome::kOk;
+}
+
+std::string JwtSubject(std::string_view jwt) {
+  const size_t a = jwt.find('.');
+  if (a == std::string_view::npos) return "";
+  const size_t b = jwt.find('.', a + 1);
+  if (b == std::string_view::npos || jwt.find('.', b + 1) != std::string_view::npos) return "";
+  std::string payload;
+  if (!DecodeBase64Url(jwt.substr(a + 1, b - a - 1), &payload)) return "";
+  rapidjson::Document doc;
+  std::string why;
+  if (!mcp::ParseBoundedJson(payload, {64u << 10, 16}, doc, why) || !doc.IsObject()) return "";
+  return mcp::CleanServerText(Str(doc, "sub"), 128);
+}
+
+}  // namespace mcpgw::auth

@@ -1,0 +1,169 @@
+// The token store on disk: round trips, permissions, atomic replacement,
+// damaged files.
+#include <catch2/catch.hpp>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "daemon/auth/store.h"
+
+namespace mcpgw::auth {
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/mcpgw-store-test.XXXXXX";
+    REQUIRE(mkdtemp(tmpl));
+    path = tmpl;
+  }
+  ~TempDir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+mode_t Mode(const std::string& path) {
+  struct stat st;
+  REQUIRE(stat(path.c_str(), &st) == 0);
+  return st.st_mode & 0777;
+}
+
+std::vector<std::string> Names(const std::string& dir) {
+  std::vector<std::string> out;
+  DIR* d = opendir(dir.c_str());
+  REQUIRE(d);
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") out.push_back(n);
+  }
+  closedir(d);
+  return out;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+StoredGrant Grant() {
+  StoredGrant g;
+  g.tokens.access_token = Secret("access-1");
+  g.tokens.refresh_token = Secret("refresh-1");
+  g.tokens.scope = "a b";
+  g.tokens.expires_at = 1700000000;
+  g.tokens.obtained_at = 1699990000;
+  g.tokens.subject = "alice";
+  g.client.source = ClientSource::kRegistered;
+  g.client.client_id = "client-1";
+  g.client.client_secret = Secret("client-secret-1");
+  g.client.auth_method = "client_secret_post";
+  g.issuer = "https://as";
+  g.token_endpoint = "https://as/token";
+  g.resource = "https://mcp/mcp";
+  return g;
+}
+
+TEST_CASE("grants survive a round trip in a private directory", "[auth][store]") {
+  TempDir tmp;
+  const std::string dir = tmp.path + "/state/mcpgw/oauth";
+  TokenStore store(dir);
+  const std::string url = "https://mcp.example/mcp?key=SECRETKEY";
+  std::string error;
+  CHECK_FALSE(store.LoadGrant(url, &error));
+  CHECK(error.empty());
+  REQUIRE(store.SaveGrant(url, Grant()).empty());
+  CHECK(Mode(dir) == 0700);
+  CHECK(Mode(tmp.path + "/state/mcpgw") == 0700);
+  CHECK(Mode(store.GrantPath(url)) == 0600);
+  // The file name never shows the url (it may hold a secret).
+  for (const std::string& n : Names(dir)) CHECK(n.find("SECRETKEY") == std::string::npos);
+  std::optional<StoredGrant> g = store.LoadGrant(url, &error);
+  REQUIRE(g);
+  CHECK(g->tokens.access_token.Reveal() == "access-1");
+  CHECK(g->tokens.refresh_token.Reveal() == "refresh-1");
+  CHECK(g->tokens.expires_at == 1700000000);
+  CHECK(g->tokens.subject == "alice");
+  CHECK(g->client.client_secret.Reveal() == "client-secret-1");
+  CHECK(g->client.auth_method == "client_secret_post");
+  CHECK(g->token_endpoint == "https://as/token");
+  // Another server's url has its own file.
+  CHECK_FALSE(store.LoadGrant("https://mcp.example/mcp", &error));
+}
+
+TEST_CASE("saving replaces the file atomically and leaves no temporary file", "[auth][store]") {
+  TempDir tmp;
+  TokenStore store(tmp.path + "/oauth");
+  const std::string url = "https://mcp/x";
+  REQUIRE(store.SaveGrant(url, Grant()).empty());
+  StoredGrant next = Grant();
+  next.tokens.refresh_token = Secret("refresh-2");
+  REQUIRE(store.SaveGrant(url, next).empty());
+  CHECK(Names(tmp.path + "/oauth").size() == 1);
+  std::string error;
+  CHECK(store.LoadGrant(url, &error)->tokens.refresh_token.Reveal() == "refresh-2");
+  REQUIRE(store.DeleteGrant(url).empty());
+  CHECK(Names(tmp.path + "/oauth").empty());
+  CHECK(store.DeleteGrant(url).empty());  // already gone: fine
+}
+
+TEST_CASE("a directory others could read is made private", "[auth][store]") {
+  TempDir tmp;
+  const std::string dir = tmp.path + "/oauth";
+  REQUIRE(mkdir(dir.c_str(), 0755) == 0);
+  TokenStore store(dir);
+  REQUIRE(store.SaveGrant("https://mcp/x", Grant()).empty());
+  CHECK(Mode(dir) == 0700);
+}
+
+TEST_CASE("a damaged or foreign file is an error, not a crash", "[auth][store]") {
+  TempDir tmp;
+  TokenStore store(tmp.path);
+  const std::string url = "https://mcp/x";
+  REQUIRE(store.SaveGrant(url, Grant()).empty());
+  std::ofstream(store.GrantPath(url)) << "{not json";
+  std::string error;
+  CHECK_FALSE(store.LoadGrant(url, &error));
+  CHECK(error.find("is damaged") != std::string::npos);
+  CHECK(error.find("access-1") == std::string::npos);
+  // A file holding another key (copied from another server) is refused too.
+  REQUIRE(store.SaveGrant("https://other/y", Grant()).empty());
+  REQUIRE(std::rename(store.GrantPath("https://other/y").c_str(), store.GrantPath(url).c_str()) ==
+          0);
+  CHECK_FALSE(store.LoadGrant(url, &error));
+}
+
+TEST_CASE("registrations are kept per issuer", "[auth][store]") {
+  TempDir tmp;
+  TokenStore store(tmp.path);
+  ClientIdentity c;
+  c.client_id = "reg";
+  c.client_secret = Secret("regsecret");
+  c.auth_method = "client_secret_basic";
+  c.redirect_uri = "http://127.0.0.1:5000/callback";
+  c.issuer = "https://as/tenant";
+  REQUIRE(store.SaveClient(c).empty());
+  CHECK(Mode(store.ClientPath("https://as/tenant")) == 0600);
+  std::string error;
+  std::optional<ClientIdentity> back = store.LoadClient("https://as/tenant", &error);
+  REQUIRE(back);
+  CHECK(back->client_id == "reg");
+  CHECK(back->client_secret.Reveal() == "regsecret");
+  CHECK(back->redirect_uri == "http://127.0.0.1:5000/callback");
+  CHECK_FALSE(store.LoadClient("https://as", &error));
+  CHECK(Slurp(store.ClientPath("https://as/tenant")).find("\"key\"") != std::string::npos);
+}
+
+TEST_CASE("the token directory follows XDG_STATE_HOME", "[auth][store]") {
+  auto env = [](std::optional<std::string> v) { return [v](std::string_view) { return v; }; };
+  CHECK(DefaultTokenDir(env("/x/state"), "/home/u") == "/x/state/mcpgw/oauth");
+  CHECK(DefaultTokenDir(env(std::nullopt), "/home/u") == "/home/u/.local/state/mcpgw/oauth");
+  CHECK(DefaultTokenDir(env("relative"), "/home/u") == "/home/u/.local/state/mcpgw/oauth");
+}
+
+}  // namespace
+}  // namespace mcpgw::auth
