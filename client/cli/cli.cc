@@ -16,6 +16,7 @@
 #include "client/cli/commands.h"
 #include "client/cli/daemon_api.h"
 #include "client/cli/interrupt.h"
+#include "client/cli/login.h"
 #include "client/cli/status_view.h"
 #include "client/cli/stdio_loop.h"
 
@@ -84,6 +85,15 @@ int Main(int argc, char** argv) {
       return RunWait(api, inv, io, WaitClock::Real());
     case Command::kStdio:
       return RunStdio(inv.socket);
+    case Command::kLogin: {
+      RawClient auth(inv.socket);
+      SystemUrlOpener opener;
+      return RunLogin(auth, api, inv, io, opener, WaitClock::Real());
+    }
+    case Command::kLogout: {
+      RawClient auth(inv.socket);
+      return RunLogout(auth, inv, io);
+    }
   }
   return kExitMisuse;
 }

@@ -22,6 +22,13 @@ struct ServerRow {
   std::string errors = "-";
   std::string p50_ms = "-";
   std::optional<double> since_unix;
+  // OAuth (SPEC §9): set when the server uses it.
+  bool oauth = false;
+  std::string oauth_state;
+  std::string oauth_subject;
+  std::string oauth_scopes;
+  std::optional<double> oauth_expires_unix;
+  std::string oauth_error;
 };
 
 struct StatusView {
