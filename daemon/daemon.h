@@ -20,7 +20,6 @@ class Policy;
 
 struct DaemonOptions {
   std::string config_path;
-  std::string settings_path;  // shown in status; empty: none
   std::string socket_path;
   int listen_fd = -1;    // an inherited listening socket (socket activation)
   unsigned workers = 0;  // session threads; 0 = number of cores
@@ -36,6 +35,9 @@ struct DaemonOptions {
   // disk). Unset: no reloads.
   std::function<config::ParseResult()> reload_config;
   bool watch_config = true;  // reload when the config file changes (debounced)
+  // The settings file, watched like the config file: saving it reloads too;
+  // status names it when it exists. Empty: not watched.
+  std::string settings_path;
   // Re-reads the policy from the settings file on reload. Unset: policy fixed.
   std::function<std::shared_ptr<const Policy>(std::string* error)> reload_policy;
   // The CAs every worker's transfers trust; null: libcurl's defaults.

@@ -224,6 +224,7 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
   if (!entry.accepted()) {
     server->view.status = mcp::Status::kError;
     server->view.reason = Scrubbed(entry.refusal);
+    server->view.refused = true;
     spdlog::warn("server \"{}\": refused: {}", entry.name, entry.refusal);
     return server;
   }
