@@ -134,14 +134,9 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
   ParseResult result;
   if (command && !IsCommand(*command)) {
     result.exit_code = kExitMisuse;
-<<<<<<< HEAD
     result.err = "mcpgw: unknown command '" + *command +
-                 "' (commands: tools, call, status, wait, stdio)\nRun 'mcpgw --help' for usage.\n";
-=======
-    result.err = "mcpgw: unknown command '" + *unknown +
                  "' (commands: tools, call, status, wait, stdio, login, logout)\nRun 'mcpgw "
                  "--help' for usage.\n";
->>>>>>> main
     return result;
   }
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back

@@ -24,16 +24,10 @@ struct Invocation {
   std::string socket;  // empty: libmcpgw's default
   std::optional<std::string> ns;
   std::optional<std::string> tool;
-<<<<<<< HEAD
-  std::optional<std::string> arguments;  // call: the ARGUMENTS_JSON text, or "-"
-  bool json = false;                     // status --json, tools --json
-  double timeout_s = kDefaultWaitTimeoutS;
-=======
   std::optional<std::string> arguments;     // call: the ARGUMENTS_JSON text, or "-"
-  bool json = false;                        // status --json
+  bool json = false;                        // status --json, tools --json
   bool no_browser = false;                  // login --no-browser
   double timeout_s = kDefaultWaitTimeoutS;  // wait --timeout; login --timeout (default 330)
->>>>>>> main
 };
 
 struct ParseResult {

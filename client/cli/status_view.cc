@@ -97,7 +97,6 @@ void RTrim(std::string* s) {
   while (!s->empty() && s->back() == ' ') s->pop_back();
 }
 
-<<<<<<< HEAD
 // "label:" padded to `label_width`, then the text wrapped to the terminal with every
 // further line indented to the text's column.
 std::string Labelled(size_t label_width, std::string_view label, const std::string& text,
@@ -138,7 +137,10 @@ std::string Details(const ServerRow& row, const RenderOptions& options) {
     if (row.last_error_unix)
       error += " (" + RelativeTime(*row.last_error_unix, options.now_unix) + ")";
     add("last error:", error);
-=======
+  }
+  return out;
+}
+
 // The OAuth block under the table: one line per server that uses OAuth.
 std::string RenderOAuth(const StatusView& view, const RenderOptions& options) {
   size_t name_width = 0;
@@ -164,7 +166,6 @@ std::string RenderOAuth(const StatusView& view, const RenderOptions& options) {
     if (!row.oauth_error.empty()) line += ": " + StripControls(row.oauth_error);
     if (options.width > 0) line = Truncate(line, options.width);
     out += line + "\n";
->>>>>>> main
   }
   return out;
 }
@@ -200,12 +201,10 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
       row.errors = Count(server, "errors");
       row.p50_ms = Millis(server, "latency_p50_ms");
       row.since_unix = Number(server, "since_unix");
-<<<<<<< HEAD
       row.url = String(server, "url", "");
       row.protocol_version = String(server, "protocol_version", "");
       row.last_error = String(server, "last_error", "");
       row.last_error_unix = Number(server, "last_error_unix");
-=======
       if (const Value* o = Member(server, "oauth"); o != nullptr && o->IsObject()) {
         row.oauth = true;
         row.oauth_state = String(*o, "state");
@@ -214,7 +213,6 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
         row.oauth_expires_unix = Number(*o, "expires_unix");
         row.oauth_error = String(*o, "error", "");
       }
->>>>>>> main
       view.servers.push_back(std::move(row));
     }
   }

@@ -22,12 +22,10 @@ struct ServerRow {
   std::string errors = "-";
   std::string p50_ms = "-";
   std::optional<double> since_unix;
-<<<<<<< HEAD
   std::string url;               // redacted by the daemon; empty: not sent
   std::string protocol_version;  // empty: not sent
   std::string last_error;        // empty: none
   std::optional<double> last_error_unix;
-=======
   // OAuth (SPEC §9): set when the server uses it.
   bool oauth = false;
   std::string oauth_state;
@@ -35,7 +33,6 @@ struct ServerRow {
   std::string oauth_scopes;
   std::optional<double> oauth_expires_unix;
   std::string oauth_error;
->>>>>>> main
 };
 
 struct StatusView {
