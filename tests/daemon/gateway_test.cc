@@ -6,6 +6,10 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <sstream>
+
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include "tests/daemon/testing/fake_env.h"
 
@@ -365,6 +369,67 @@ TEST_CASE("gateway: a call to a host that is gone is answered, not lost", "[gate
   REQUIRE(events.finished.size() == 1);
   CHECK(events.finished[0].second.kind == mcp::CallErrorKind::kTransport);
   CHECK(events.gone == std::vector<HostId>{8});
+}
+
+// Captures what the daemon logs at `level` and above while it lives.
+class LogCapture {
+ public:
+  explicit LogCapture(spdlog::level::level_enum level) : previous_(spdlog::default_logger()) {
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out_);
+    sink->set_pattern("%l %v");
+    auto logger = std::make_shared<spdlog::logger>("capture", sink);
+    logger->set_level(level);
+    spdlog::set_default_logger(logger);
+  }
+  ~LogCapture() { spdlog::set_default_logger(previous_); }
+  std::string text() const { return out_.str(); }
+
+ private:
+  std::ostringstream out_;
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
+TEST_CASE("gateway: reloads, first failures and recoveries are logged at info", "[gateway][log]") {
+  LogCapture log(spdlog::level::info);
+  Harness h;
+  h.gateway.Load(
+      Config({Remote("alpha", "https://a.test/mcp"), Remote("beta", "https://b.test/mcp")}));
+  h.BringUp(h.main.http(), {"echo"});
+  h.gateway.Reload(Config(
+      {Remote("alpha", "https://a.test/mcp", "new-token"), Remote("gamma", "https://g.test/mcp")}));
+  h.world.Settle();
+  CHECK(log.text().find("info reload: 2 servers; added: \"gamma\"; removed: \"beta\"; "
+                        "changed: \"alpha\"") != std::string::npos);
+  h.BringUp(h.main.http(), {"echo"}, "sid-2");  // the changed alpha
+  h.BringUp(h.worker.http(), {"echo"});         // gamma
+  h.Call("alpha", "echo");
+  h.main.http().Fail(h.main.http().Post("tools/call"), "connection reset");
+  h.Call("alpha", "echo");
+  h.main.http().Fail(h.main.http().Post("tools/call"), "connection reset");
+  h.Call("alpha", "echo");
+  h.main.http().RespondResult(h.main.http().Post("tools/call"), Text("back"));
+  const std::string text = log.text();
+  const size_t first = text.find("info server \"alpha\": a call failed: connection reset");
+  CHECK(first != std::string::npos);
+  CHECK(text.find("a call failed", first + 40) == std::string::npos);  // once, not per call
+  CHECK(text.find("info server \"alpha\": calls succeed again") != std::string::npos);
+  CHECK(text.find("new-token") == std::string::npos);
+  CHECK(text.find("t0ken-value") == std::string::npos);
+}
+
+TEST_CASE("gateway: every call and session change is logged at debug", "[gateway][log]") {
+  LogCapture log(spdlog::level::debug);
+  Harness h;
+  h.gateway.Load(Config({Remote("alpha", "https://a.test/mcp")}));
+  h.BringUp(h.main.http(), {"echo"});
+  h.Call("alpha", "echo", R"({"secret_arg":"do-not-log"})");
+  h.main.http().RespondResult(h.main.http().Post("tools/call"), Text("ok"));
+  const std::string text = log.text();
+  CHECK(text.find("debug server \"alpha\": session 1 opened (protocol 2025-11-25)") !=
+        std::string::npos);
+  CHECK(text.find("debug call alpha/echo: ok in ") != std::string::npos);
+  CHECK(text.find("bytes out") != std::string::npos);
+  CHECK(text.find("do-not-log") == std::string::npos);
 }
 
 }  // namespace

@@ -179,13 +179,20 @@ inline std::string OneServer(const Upstream& u) {
 
 // Fails the test when the Node fixtures are not installed (a test that
 // cannot run must not pass: scripts/install-node-deps.sh installs them), then
-// requires every upstream given to have started.
-#define REQUIRE_UPSTREAM(...)                                                     \
-  do {                                                                            \
-    if (::mcpgw::testing::FixtureNode().empty()) {                                \
-      FAIL(                                                                       \
-          "Node.js or tests/fixtures/node_modules is missing; run "               \
-          "scripts/install-node-deps.sh");                                        \
-    }                                                                             \
-    for (const ::mcpgw::testing::Upstream* u_ : {__VA_ARGS__}) REQUIRE(u_->ok()); \
+// requires every upstream given to have started: REQUIRE_UPSTREAM(a, b).
+#define REQUIRE_UPSTREAM(...)                                       \
+  do {                                                              \
+    if (::mcpgw::testing::FixtureNode().empty()) {                  \
+      FAIL(                                                         \
+          "Node.js or tests/fixtures/node_modules is missing; run " \
+          "scripts/install-node-deps.sh");                          \
+    }                                                               \
+    ::mcpgw::testing::RequireStarted(__VA_ARGS__);                  \
   } while (0)
+
+namespace mcpgw::testing {
+template <typename... Server>
+void RequireStarted(const Server&... servers) {
+  for (bool started : {servers.ok()...}) REQUIRE(started);
+}
+}  // namespace mcpgw::testing
