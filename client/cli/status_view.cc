@@ -120,6 +120,29 @@ std::string RenderOAuth(const StatusView& view, const RenderOptions& options) {
   return out;
 }
 
+// The proxy block under the table: one line per server reached through a
+// proxy (the daemon has already hidden its credentials).
+std::string RenderProxies(const StatusView& view, const RenderOptions& options) {
+  size_t name_width = 0;
+  for (const ServerRow& row : view.servers) {
+    if (!row.proxy.empty()) {
+      name_width =
+          std::max(name_width, DisplayWidth(Truncate(StripControls(row.ns), kMaxNamespaceWidth)));
+    }
+  }
+  if (name_width == 0) return "";
+  std::string out = "\nPROXY\n";
+  for (const ServerRow& row : view.servers) {
+    if (row.proxy.empty()) continue;
+    std::string line =
+        Pad({Truncate(StripControls(row.ns), kMaxNamespaceWidth)}, name_width, false) + kGap +
+        StripControls(row.proxy);
+    if (options.width > 0) line = Truncate(line, options.width);
+    out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<StatusView> ParseStatus(std::string_view json) {
@@ -143,6 +166,7 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
       row.ns = String(server, "namespace");
       row.status = String(server, "status");
       row.reason = String(server, "reason", "");
+      row.proxy = String(server, "proxy", "");
       row.tools = Count(server, "tools");
       row.in_flight = Count(server, "in_flight");
       row.calls = Count(server, "calls");
@@ -288,6 +312,7 @@ std::string RenderStatus(const StatusView& view, const RenderOptions& options) {
     RTrim(&line);
     out += line + "\n";
   }
+  out += RenderProxies(view, options);
   out += RenderOAuth(view, options);
   return out;
 }

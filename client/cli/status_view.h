@@ -22,6 +22,7 @@ struct ServerRow {
   std::string errors = "-";
   std::string p50_ms = "-";
   std::optional<double> since_unix;
+  std::string proxy;  // the proxy its requests go through; empty: direct
   // OAuth (SPEC §9): set when the server uses it.
   bool oauth = false;
   std::string oauth_state;

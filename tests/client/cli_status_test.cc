@@ -1,5 +1,6 @@
 // `mcpgw status`: parsing the daemon's status object, the table (colour, stripping,
 // truncation, missing fields) and the text hygiene helpers it relies on.
+#include <algorithm>
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -55,6 +56,22 @@ TEST_CASE("status renders a header block and a row per server", "[cli][status]")
         "gamma      error        0          2      5       5    250.00  2h ago  connect: "
         "connection refused");
   CHECK(out.find('\x1b') == std::string::npos);  // no colour unless asked
+}
+
+TEST_CASE("servers reached through a proxy are listed under the table", "[cli][status]") {
+  const char* json = R"({"daemon":{"version":"0.1.0"},"servers":[
+    {"namespace":"direct","status":"ready","proxy":null},
+    {"namespace":"corp-api","status":"ready","proxy":"http://<redacted>@10.0.0.1:3128"},
+    {"namespace":"x","status":"error","reason":"proxy refused","proxy":"http://p:3128/\u001b[31m"}]})";
+  const std::vector<std::string> lines = Lines(Render(json));
+  auto block = std::find(lines.begin(), lines.end(), "PROXY");
+  REQUIRE(block != lines.end());
+  CHECK(block[-1].empty());
+  REQUIRE(lines.end() - block == 3);
+  CHECK(block[1] == "corp-api  http://<redacted>@10.0.0.1:3128");
+  CHECK(block[2] == "x         http://p:3128/");
+  // No proxy anywhere: no block.
+  CHECK(Render(kStatus).find("PROXY") == std::string::npos);
 }
 
 TEST_CASE("status colours the status cell only when asked", "[cli][status]") {

@@ -148,6 +148,9 @@ ExpectStatus blocked error "the proxy refused the tunnel (HTTP 403 from the prox
 Check "B: status shows the proxy, its credentials redacted" \
   test "$(SnapshotField via-proxy proxy)" = "http://<redacted>@127.0.0.1:$PROXY_PORT"
 Check "B: status shows no proxy for a NO_PROXY host" test "$(SnapshotField direct proxy)" = null
+Cli status
+Check "B: mcpgw status lists the proxied server under PROXY" \
+  grep -qx "via-proxy  *http://<redacted>@127.0.0.1:$PROXY_PORT" <<<"$OUT"
 Cli call via-proxy echo '{"text":"through the tunnel"}'
 Check "B: a call through the proxy returns its text" test "$OUT" = "through the tunnel"
 Tunnels() { ProxyLog | T="$1" Json 'd.tunnels.filter((t) => t.target === process.env.T && t.authorized).length'; }
