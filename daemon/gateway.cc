@@ -224,6 +224,7 @@ std::shared_ptr<Gateway::Record> Gateway::NewRecord(const config::Entry& entry) 
   if (!entry.accepted()) {
     rec->view.status = mcp::Status::kError;
     rec->view.reason = Scrubbed(entry.refusal);
+    rec->view.refused = true;
     spdlog::warn("server \"{}\": refused: {}", entry.name, entry.refusal);
     return rec;
   }

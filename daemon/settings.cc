@@ -420,7 +420,7 @@ SettingsResult ParseSettings(std::string_view text, std::string_view path) {
 SettingsResult LoadSettingsFile(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "rbe");
   if (f == nullptr) {
-    if (errno == ENOENT) return SettingsResult{true, {}, {}};
+    if (errno == ENOENT) return SettingsResult{true, {}, {}, true};
     return SettingsResult{false, path + ": cannot read: " + std::strerror(errno), {}};
   }
   std::string text;

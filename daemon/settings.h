@@ -61,6 +61,7 @@ struct SettingsResult {
   // When !ok: "<path>:<line>:<column>: <key path>: <what is wrong>".
   std::string error;
   Settings settings;
+  bool missing = false;  // the file does not exist (ok, with the defaults)
 };
 
 // Parses `text` (the contents of `path`; the path only labels messages).
@@ -68,8 +69,9 @@ struct SettingsResult {
 // `//` and `/* */` comments are allowed.
 SettingsResult ParseSettings(std::string_view text, std::string_view path);
 
-// Reads and parses `path`. A missing file gives the defaults; an unreadable
-// one is an error naming it.
+// Reads and parses `path`. A missing file gives the defaults (and `missing`;
+// mcpgwd refuses a missing file named by --settings); an unreadable one is an
+// error naming it.
 SettingsResult LoadSettingsFile(const std::string& path);
 
 // $XDG_CONFIG_HOME/mcpgw/settings.json, else <home>/.config/mcpgw/settings.json.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -25,12 +26,8 @@ struct Parsed {
 constexpr const char* kCommands[] = {"tools", "call", "status", "wait", "stdio", "login", "logout"};
 constexpr const char* kSocketFooter = "--socket PATH may also be given before the command.";
 
-std::string FailureMessage(const CLI::App*, const CLI::Error& e) {
-  return "mcpgw: " + std::string(e.what()) + "\nRun 'mcpgw --help' for usage.\n";
-}
-
-// The first word that is not an option (or --socket's value), if it names no command.
-std::optional<std::string> UnknownCommand(const std::vector<std::string>& args) {
+// The first word that is not an option (or --socket's value): the command as typed.
+std::optional<std::string> FirstWord(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--socket") {
@@ -39,12 +36,26 @@ std::optional<std::string> UnknownCommand(const std::vector<std::string>& args) 
     }
     if (a == "--") return std::nullopt;
     if (!a.empty() && a[0] == '-') continue;
-    for (const char* command : kCommands) {
-      if (a == command) return std::nullopt;
-    }
     return a;
   }
   return std::nullopt;
+}
+
+bool IsCommand(const std::string& word) {
+  for (const char* command : kCommands) {
+    if (word == command) return true;
+  }
+  return false;
+}
+
+// Misuse of a command points at that command's help (`mcpgw call --help`).
+std::function<std::string(const CLI::App*, const CLI::Error&)> FailureMessage(
+    const std::optional<std::string>& command) {
+  std::string help = command && IsCommand(*command) ? "mcpgw " + *command + " --help"
+                                                    : std::string("mcpgw --help");
+  return [help](const CLI::App*, const CLI::Error& e) {
+    return "mcpgw: " + std::string(e.what()) + "\nRun '" + help + "' for usage.\n";
+  };
 }
 
 std::string CheckSeconds(const std::string& text) {
@@ -63,18 +74,22 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
   CLI::App app{"Command-line client of the mcpgw daemon, and an MCP server on stdio.", "mcpgw"};
   app.set_version_flag("--version", MCPGW_VERSION);
   app.require_subcommand(1);
-  app.failure_message(FailureMessage);
+  const std::optional<std::string> command = FirstWord(args);
+  app.failure_message(FailureMessage(command));
   app.add_option("--socket", p.socket,
                  "Daemon socket (default: $MCPGW_SOCKET, else "
-                 "$XDG_RUNTIME_DIR/mcpgw/mcpgw.sock)")
+                 "$XDG_RUNTIME_DIR/mcpgw/mcpgw.sock, else /run/user/UID/mcpgw/mcpgw.sock when "
+                 "that directory is yours, else /tmp/mcpgw-UID/mcpgw.sock)")
       ->type_name("PATH");
 
   CLI::App* tools = app.add_subcommand(
       "tools",
-      "Print the get_dynamic_tools answer: all servers, one server's tools with their "
-      "schemas, or one tool");
+      "Print the get_dynamic_tools answer: all servers, one server's tools, or one tool with "
+      "its arguments; tables on a terminal, the JSON text into a pipe");
   tools->add_option("NAMESPACE", p.ns, "A server's namespace");
   tools->add_option("TOOL", p.tool, "A tool of that server");
+  tools->add_flag("--json", p.json,
+                  "Print the daemon's JSON text even on a terminal (a pipe always gets it)");
 
   CLI::App* call = app.add_subcommand("call", "Call a server's tool and print the result text");
   call->add_option("NAMESPACE", p.ns, "The server's namespace")->required();
@@ -117,9 +132,9 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
   }
 
   ParseResult result;
-  if (const auto unknown = UnknownCommand(args)) {
+  if (command && !IsCommand(*command)) {
     result.exit_code = kExitMisuse;
-    result.err = "mcpgw: unknown command '" + *unknown +
+    result.err = "mcpgw: unknown command '" + *command +
                  "' (commands: tools, call, status, wait, stdio, login, logout)\nRun 'mcpgw "
                  "--help' for usage.\n";
     return result;

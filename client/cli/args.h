@@ -25,7 +25,7 @@ struct Invocation {
   std::optional<std::string> ns;
   std::optional<std::string> tool;
   std::optional<std::string> arguments;     // call: the ARGUMENTS_JSON text, or "-"
-  bool json = false;                        // status --json
+  bool json = false;                        // status --json, tools --json
   bool no_browser = false;                  // login --no-browser
   double timeout_s = kDefaultWaitTimeoutS;  // wait --timeout; login --timeout (default 330)
 };

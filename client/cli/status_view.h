@@ -22,7 +22,11 @@ struct ServerRow {
   std::string errors = "-";
   std::string p50_ms = "-";
   std::optional<double> since_unix;
-  std::string proxy;  // the proxy its requests go through; empty: direct
+  std::string url;               // redacted by the daemon; empty: not sent
+  std::string protocol_version;  // empty: not sent
+  std::string proxy;             // the proxy its requests go through; empty: direct
+  std::string last_error;        // empty: none
+  std::optional<double> last_error_unix;
   // OAuth (SPEC §9): set when the server uses it.
   bool oauth = false;
   std::string oauth_state;
@@ -37,9 +41,11 @@ struct StatusView {
   std::string pid = "-";
   std::optional<double> uptime_s;
   std::string config = "-";
+  std::string settings;  // empty: not sent
   std::string socket = "-";
   std::optional<double> last_reload_unix;
-  std::string reload_error;  // empty: none
+  std::string reload_error;    // empty: none
+  std::string settings_error;  // the last settings reload failed; empty: none
   std::vector<ServerRow> servers;
 };
 
@@ -55,11 +61,14 @@ std::vector<std::string> LoadingServers(const StatusView& view);
 
 struct RenderOptions {
   bool color = false;
-  // Terminal width in columns; 0 means "not a terminal": the reason column is not cut.
+  // Terminal width in columns; 0 means "not a terminal": long texts are not wrapped.
   size_t width = 0;
   double now_unix = 0;
 };
 
+// A header block (daemon, config, settings, socket, reload), then a table with a row per
+// server, each row followed by its details on their own lines (reason, url and protocol,
+// last error with its age), wrapped to the terminal's width so nothing is cut off.
 std::string RenderStatus(const StatusView& view, const RenderOptions& options);
 
 // "45s", "12m 5s", "3h 12m", "2d 4h".

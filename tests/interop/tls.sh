@@ -149,8 +149,8 @@ Check "B: status shows the proxy, its credentials redacted" \
   test "$(SnapshotField via-proxy proxy)" = "http://<redacted>@127.0.0.1:$PROXY_PORT"
 Check "B: status shows no proxy for a NO_PROXY host" test "$(SnapshotField direct proxy)" = null
 Cli status
-Check "B: mcpgw status lists the proxied server under PROXY" \
-  grep -qx "via-proxy  *http://<redacted>@127.0.0.1:$PROXY_PORT" <<<"$OUT"
+ProxyLine() { grep -A3 "^via-proxy " <<<"$OUT" | grep -qx "  proxy: *http://<redacted>@127.0.0.1:$PROXY_PORT"; }
+Check "B: mcpgw status shows the proxy under the server's row" ProxyLine
 Cli call via-proxy echo '{"text":"through the tunnel"}'
 Check "B: a call through the proxy returns its text" test "$OUT" = "through the tunnel"
 Tunnels() { ProxyLog | T="$1" Json 'd.tunnels.filter((t) => t.target === process.env.T && t.authorized).length'; }
