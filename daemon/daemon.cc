@@ -16,6 +16,7 @@
 #include <systemd/sd-daemon.h>
 #endif
 
+#include "daemon/auth/manager.h"
 #include "daemon/gateway.h"
 #include "daemon/guard/scrub.h"
 #include "daemon/logging.h"
@@ -49,6 +50,7 @@ struct MainLoopState {
   std::promise<int> exit_code;
   bool exit_set = false;
   std::shared_ptr<const Scrubber> scrubber;  // every secret seen so far
+  std::unique_ptr<auth::AuthManager> auth;   // the OAuth client (SPEC §9)
 
   void Exit(int code) {
     if (exit_set) return;
@@ -181,6 +183,26 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
     gateway.SetIpcServer(st.ipc.get());
     gateway.SetCallLog(options.call_log);
     if (options.policy) gateway.SetPolicy(options.policy);
+    if (!options.token_dir.empty()) {
+      // Tokens, codes and verifiers join the scrubbers the moment they exist.
+      gateway.SetSecretSink([&st, &gateway](const Secret& secret) {
+        st.scrubber = Scrubber::Extend(st.scrubber, {secret});
+        SetLogScrubber(st.scrubber);
+        gateway.SetScrubber(st.scrubber);
+      });
+      auth::AuthManagerOptions auth_options;
+      auth_options.token_dir = options.token_dir;
+      auth_options.get_env = [](std::string_view name) -> std::optional<std::string> {
+        const char* v = std::getenv(std::string(name).c_str());
+        return v ? std::optional<std::string>(v) : std::nullopt;
+      };
+#ifdef __APPLE__
+      auth_options.macos = true;
+#endif
+      st.auth = std::make_unique<auth::AuthManager>(main.loop(), &main.http(), gateway.auth_link(),
+                                                    auth_options);
+      gateway.SetAuthManager(st.auth.get());
+    }
     std::string err = options.listen_fd >= 0 ? st.ipc->ListenFd(options.listen_fd)
                                              : st.ipc->Listen(options.socket_path);
     if (!err.empty()) {
@@ -264,6 +286,8 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
       }
       uv_close(reinterpret_cast<uv_handle_t*>(&st.debounce), nullptr);
     }
+    gateway.SetAuthManager(nullptr);
+    st.auth.reset();  // before the ipc server: its login answers go there
     if (st.ipc) st.ipc->CloseAll();
     gateway.SetIpcServer(nullptr);
     st.ipc.reset();

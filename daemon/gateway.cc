@@ -10,6 +10,7 @@
 #include <rapidjson/writer.h>
 #include <spdlog/spdlog.h>
 
+#include "daemon/auth/manager.h"
 #include "daemon/guard/call_log.h"
 #include "daemon/guard/scrub.h"
 #include "daemon/mcp/bounded_json.h"
@@ -51,6 +52,8 @@ struct Gateway::Record {
   std::string name;
   std::optional<config::RemoteServer> entry_remote;  // the entry it was made from
   std::string entry_refusal;
+  uint64_t auth_id = 0;          // how the AuthManager knows it (0: not added)
+  Secret authorization;          // what the AuthManager last gave its session
   Worker* worker = nullptr;      // null for refused entries
   HostBridge* bridge = nullptr;  // lives on `worker`
   ServerView view;
@@ -226,6 +229,11 @@ std::shared_ptr<Gateway::Record> Gateway::NewRecord(const config::Entry& entry) 
     return rec;
   }
   rec->view.status = mcp::Status::kLoading;
+  if (auth_) {
+    rec->auth_id = next_auth_id_++;
+    // The Authorization a stored token gives is handed to the session below.
+    rec->authorization = auth_->AddServer(rec->auth_id, entry.name, *entry.remote);
+  }
   rec->worker = workers_[next_worker_++ % workers_.size()];
   rec->bridge = new HostBridge(this, rec);
   bridges_[rec->bridge] = rec->worker;
@@ -240,6 +248,8 @@ std::shared_ptr<Gateway::Record> Gateway::NewRecord(const config::Entry& entry) 
 }
 
 void Gateway::Retire(Record& rec) {
+  if (auth_ && rec.auth_id) auth_->RemoveServer(rec.auth_id);
+  rec.auth_id = 0;
   if (!rec.bridge) return;
   retiring_.insert(rec.bridge);
   rec.worker->Post([bridge = rec.bridge, grace = options_.shutdown_grace_ms] {
@@ -250,6 +260,26 @@ void Gateway::Retire(Record& rec) {
     }
   });
   rec.bridge = nullptr;  // calls still pending hold the record, not the host
+}
+
+void Gateway::SetSessionAuthorization(uint64_t auth_id, const Secret& value) {
+  for (const auto& rec : records_) {
+    if (rec->auth_id == auth_id) rec->authorization = value;
+  }
+}
+
+void Gateway::SessionAuthorized(uint64_t auth_id) {
+  for (const auto& rec : records_) {
+    if (rec->auth_id == auth_id) spdlog::debug("server \"{}\": authorized", rec->name);
+  }
+}
+
+void Gateway::SessionAuthorizationFailed(uint64_t auth_id, const std::string& reason) {
+  for (const auto& rec : records_) {
+    if (rec->auth_id == auth_id) {
+      spdlog::debug("server \"{}\": authorization failed: {}", rec->name, Scrubbed(reason));
+    }
+  }
 }
 
 void Gateway::OnStateChanged(const std::shared_ptr<Record>& rec, ServerState state) {
@@ -290,6 +320,8 @@ void Gateway::OnRequest(Ticket ticket, const Peer& peer, std::string_view method
     HandleCall(ticket, peer, params);
   } else if (method == proto::kStatus) {
     ipc_->ReplyJson(ticket, StatusJson());
+  } else if (method == proto::kLogin || method == proto::kLoginWait || method == proto::kLogout) {
+    HandleAuthRequest(ticket, method, params);
   } else {
     ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
                "unknown method; use get_dynamic_tools, call_dynamic_tool or status");
@@ -493,6 +525,7 @@ std::string Gateway::StatusJson() const {
     } else {
       out += "null";
     }
+    out += ",\"oauth\":" + AuthStatusJson(rec.auth_id);
     out += '}';
   }
   out += "]}";

@@ -25,6 +25,10 @@ namespace mcpgw {
 
 class CallLog;
 class Scrubber;
+namespace auth {
+class AuthManager;
+class SessionLink;
+}  // namespace auth
 
 struct GatewayOptions {
   std::string config_path;
@@ -49,6 +53,14 @@ class Gateway : public IpcHandler {
   // The snapshot that reasons, errors and status are scrubbed with. Set it
   // before Load/Reload so the new servers' secrets are covered from the start.
   void SetScrubber(std::shared_ptr<const Scrubber> scrubber);
+  // The OAuth client (SPEC §9), set before Load; null: no OAuth, and login,
+  // login_wait and logout are refused.
+  void SetAuthManager(auth::AuthManager* manager) { auth_ = manager; }
+  // What the AuthManager reports to: it reaches sessions through the gateway.
+  auth::SessionLink* auth_link();
+  // Runs on the main loop for every secret the AuthManager learns (tokens,
+  // codes, verifiers, client secrets); the daemon extends its scrubbers.
+  void SetSecretSink(std::function<void(const Secret&)> sink) { secret_sink_ = std::move(sink); }
   // Starts a session per accepted entry; refused ones show as error.
   void Load(const config::Config& config);
   // A new configuration: unchanged servers keep their sessions and calls,
@@ -77,6 +89,15 @@ class Gateway : public IpcHandler {
   template <typename F>
   void RunOn(Worker* worker, F&& fn);
   void HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params);
+  // login, login_wait and logout (gateway_auth.cc).
+  void HandleAuthRequest(Ticket ticket, std::string_view method, const rapidjson::Value& params);
+  // The server's "oauth" status member: null, or what the AuthManager says.
+  std::string AuthStatusJson(uint64_t auth_id) const;
+  class AuthLink;
+  // What the AuthManager tells a server's session, by its auth id.
+  void SetSessionAuthorization(uint64_t auth_id, const Secret& value);
+  void SessionAuthorized(uint64_t auth_id);
+  void SessionAuthorizationFailed(uint64_t auth_id, const std::string& reason);
   void OnStateChanged(const std::shared_ptr<Record>& rec, struct ServerState state);
   void OnCallFinished(mcp::CallId id, mcp::CallOutcome outcome);
   void OnHostShutdown(HostBridge* bridge);
@@ -95,6 +116,10 @@ class Gateway : public IpcHandler {
   GatewayOptions options_;
   IpcServer* ipc_ = nullptr;
   CallLog* call_log_ = nullptr;
+  auth::AuthManager* auth_ = nullptr;
+  std::shared_ptr<AuthLink> auth_link_;  // made by auth_link(), in gateway_auth.cc
+  std::function<void(const Secret&)> secret_sink_;
+  uint64_t next_auth_id_ = 1;
   std::shared_ptr<const Scrubber> scrubber_;
   Catalog catalog_;
   std::string listing_literal_;                   // catalog_.Listing() as a JSON string; "" = stale

@@ -20,8 +20,10 @@
 #include "config/check.h"
 #include "config/config.h"
 #include "config/display.h"
+#include "daemon/auth/store.h"
 #include "daemon/daemon.h"
 #include "daemon/guard/call_log.h"
+#include "daemon/hardening.h"
 #ifdef __APPLE__
 #include "daemon/ipc/launchd.h"
 #endif
@@ -45,6 +47,11 @@ constexpr const char* kHelpFooter = R"(Environment:
   LISTEN_FDS, LISTEN_PID  a listening socket from systemd (socket activation);
                     on macOS, launchd's "Listeners" socket
   NOTIFY_SOCKET     systemd readiness: READY=1, RELOADING=1, STOPPING=1
+  XDG_STATE_HOME    where OAuth tokens live: $XDG_STATE_HOME/mcpgw/oauth
+                    (default ~/.local/state/mcpgw/oauth; docs/AUTH.md)
+  MCPGW_BROWSER     the program that opens authorization URLs (the URL is its
+                    only argument); else $BROWSER, else xdg-open/open when a
+                    desktop session is present, else `mcpgw login NAME`
   JOURNAL_STREAM    set by systemd: log lines carry journald priorities
   SSL_CERT_FILE, SSL_CERT_DIR  CA certificates trusted instead of the system
                     bundle and directory, as for OpenSSL tools (tls.ca_file in
@@ -225,7 +232,11 @@ int main(int argc, char** argv) {
     Fatal(settings.error);
     return 1;
   }
+  // Tokens and secrets live in this process's memory: no core dumps, no
+  // ptrace by other processes of the user (SPEC §8).
+  const std::string no_dumps = mcpgw::ForbidCoreDumps();
   mcpgw::SetUpLogging(log_level);
+  if (!no_dumps.empty()) spdlog::warn("{}", no_dumps);
   LogNotes(parsed.config);
   std::signal(SIGPIPE, SIG_IGN);
   const mcpgw::Settings& s = settings.settings;
@@ -286,6 +297,10 @@ int main(int argc, char** argv) {
       return 1;
     }
     options.call_log = &call_log;
+  }
+  {
+    const char* home = std::getenv("HOME");
+    options.token_dir = mcpgw::auth::DefaultTokenDir(get_env, home ? home : "");
   }
   options.reload_config = [config_path] {
     return mcpgw::config::ParseFile(config_path, mcpgw::config::SystemParseEnv());

@@ -18,10 +18,12 @@ struct Parsed {
   std::string socket;
   std::string ns, tool, arguments;
   bool json = false;
+  bool no_browser = false;
   double timeout_s = kDefaultWaitTimeoutS;
+  double login_timeout_s = kDefaultLoginTimeoutS;
 };
 
-constexpr const char* kCommands[] = {"tools", "call", "status", "wait", "stdio"};
+constexpr const char* kCommands[] = {"tools", "call", "status", "wait", "stdio", "login", "logout"};
 constexpr const char* kSocketFooter = "--socket PATH may also be given before the command.";
 
 // The first word that is not an option (or --socket's value): the command as typed.
@@ -107,7 +109,24 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
   CLI::App* stdio = app.add_subcommand(
       "stdio", "Serve MCP on stdin/stdout with the two gateway tools, bridged to the daemon");
 
-  for (CLI::App* sub : {tools, call, status, wait, stdio}) {
+  CLI::App* login = app.add_subcommand(
+      "login",
+      "Authorize mcpgw for a server that needs a login (OAuth): opens the browser, waits, exit 0 "
+      "when the server is ready");
+  login->add_option("NAMESPACE", p.ns, "The server's namespace")->required();
+  login->add_flag("--no-browser", p.no_browser,
+                  "Print the URL instead of opening it (for SSH sessions)");
+  login
+      ->add_option("--timeout", p.login_timeout_s,
+                   "Seconds to wait for the authorization (default 330)")
+      ->type_name("SECONDS")
+      ->check(CheckSeconds);
+
+  CLI::App* logout =
+      app.add_subcommand("logout", "Forget a server's OAuth tokens (and revoke them)");
+  logout->add_option("NAMESPACE", p.ns, "The server's namespace")->required();
+
+  for (CLI::App* sub : {tools, call, status, wait, stdio, login, logout}) {
     sub->fallthrough();
     sub->footer(kSocketFooter);
   }
@@ -116,7 +135,8 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
   if (command && !IsCommand(*command)) {
     result.exit_code = kExitMisuse;
     result.err = "mcpgw: unknown command '" + *command +
-                 "' (commands: tools, call, status, wait, stdio)\nRun 'mcpgw --help' for usage.\n";
+                 "' (commands: tools, call, status, wait, stdio, login, logout)\nRun 'mcpgw "
+                 "--help' for usage.\n";
     return result;
   }
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back
@@ -141,14 +161,22 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
     inv.command = Command::kStatus;
   } else if (wait->parsed()) {
     inv.command = Command::kWait;
+  } else if (login->parsed()) {
+    inv.command = Command::kLogin;
+  } else if (logout->parsed()) {
+    inv.command = Command::kLogout;
   } else {
     inv.command = Command::kStdio;
   }
-  if (tools->count("NAMESPACE") > 0 || call->count("NAMESPACE") > 0) inv.ns = p.ns;
+  if (tools->count("NAMESPACE") > 0 || call->count("NAMESPACE") > 0 ||
+      login->count("NAMESPACE") > 0 || logout->count("NAMESPACE") > 0) {
+    inv.ns = p.ns;
+  }
   if (tools->count("TOOL") > 0 || call->count("TOOL") > 0) inv.tool = p.tool;
   if (call->count("ARGUMENTS_JSON") > 0) inv.arguments = p.arguments;
   inv.json = p.json;
-  inv.timeout_s = p.timeout_s;
+  inv.no_browser = p.no_browser;
+  inv.timeout_s = login->parsed() ? p.login_timeout_s : p.timeout_s;
   if (inv.socket.empty() && app.count("--socket") > 0) {
     result.exit_code = kExitMisuse;
     result.err = "mcpgw: --socket needs a non-empty PATH\n";

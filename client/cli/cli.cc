@@ -15,6 +15,7 @@
 #include "client/cli/commands.h"
 #include "client/cli/daemon_api.h"
 #include "client/cli/interrupt.h"
+#include "client/cli/login.h"
 #include "client/cli/status_view.h"
 #include "client/cli/stdio_bridge.h"
 
@@ -89,6 +90,15 @@ int Main(int argc, char** argv) {
       return RunWait(api, inv, io, WaitClock::Real());
     case Command::kStdio:
       return RunStdio(api);
+    case Command::kLogin: {
+      RawClient auth(inv.socket);
+      SystemUrlOpener opener;
+      return RunLogin(auth, api, inv, io, opener, WaitClock::Real());
+    }
+    case Command::kLogout: {
+      RawClient auth(inv.socket);
+      return RunLogout(auth, inv, io);
+    }
   }
   return kExitMisuse;
 }

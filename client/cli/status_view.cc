@@ -141,6 +141,35 @@ std::string Details(const ServerRow& row, const RenderOptions& options) {
   return out;
 }
 
+// The OAuth block under the table: one line per server that uses OAuth.
+std::string RenderOAuth(const StatusView& view, const RenderOptions& options) {
+  size_t name_width = 0;
+  for (const ServerRow& row : view.servers) {
+    if (row.oauth)
+      name_width =
+          std::max(name_width, DisplayWidth(Truncate(StripControls(row.ns), kMaxNamespaceWidth)));
+  }
+  if (name_width == 0) return "";
+  std::string out = "\nOAUTH\n";
+  for (const ServerRow& row : view.servers) {
+    if (!row.oauth) continue;
+    std::string line =
+        Pad({Truncate(StripControls(row.ns), kMaxNamespaceWidth)}, name_width, false) + kGap +
+        StripControls(row.oauth_state);
+    if (!row.oauth_subject.empty()) line += " as " + StripControls(row.oauth_subject);
+    if (!row.oauth_scopes.empty()) line += ", scopes " + StripControls(row.oauth_scopes);
+    if (row.oauth_expires_unix) {
+      const double left = *row.oauth_expires_unix - options.now_unix;
+      line +=
+          left > 0 ? ", token expires in " + HumanDuration(left) : std::string(", token expired");
+    }
+    if (!row.oauth_error.empty()) line += ": " + StripControls(row.oauth_error);
+    if (options.width > 0) line = Truncate(line, options.width);
+    out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<StatusView> ParseStatus(std::string_view json) {
@@ -176,6 +205,14 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
       row.protocol_version = String(server, "protocol_version", "");
       row.last_error = String(server, "last_error", "");
       row.last_error_unix = Number(server, "last_error_unix");
+      if (const Value* o = Member(server, "oauth"); o != nullptr && o->IsObject()) {
+        row.oauth = true;
+        row.oauth_state = String(*o, "state");
+        row.oauth_subject = String(*o, "subject", "");
+        row.oauth_scopes = String(*o, "scopes", "");
+        row.oauth_expires_unix = Number(*o, "expires_unix");
+        row.oauth_error = String(*o, "error", "");
+      }
       view.servers.push_back(std::move(row));
     }
   }
@@ -315,6 +352,7 @@ std::string RenderStatus(const StatusView& view, const RenderOptions& options) {
     out += line + "\n";
     out += Details(view.servers[r], options);
   }
+  out += RenderOAuth(view, options);
   return out;
 }
 

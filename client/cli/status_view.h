@@ -26,6 +26,13 @@ struct ServerRow {
   std::string protocol_version;  // empty: not sent
   std::string last_error;        // empty: none
   std::optional<double> last_error_unix;
+  // OAuth (SPEC §9): set when the server uses it.
+  bool oauth = false;
+  std::string oauth_state;
+  std::string oauth_subject;
+  std::string oauth_scopes;
+  std::optional<double> oauth_expires_unix;
+  std::string oauth_error;
 };
 
 struct StatusView {
