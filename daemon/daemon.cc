@@ -2,8 +2,11 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <future>
 #include <memory>
@@ -33,18 +36,27 @@ void Notify(const char* state) {
 #endif
 }
 
+// A watched directory and the names in it whose change means a reload.
+// Editors replace files by rename, so the directory is watched, not the file.
+struct DirWatch {
+  uv_fs_event_t handle;
+  std::string dir;
+  std::vector<std::string> names;
+  uv_timer_t* debounce = nullptr;
+};
+
 // Everything that lives on the main loop, created and destroyed there.
 struct MainLoopState {
   std::unique_ptr<IpcServer> ipc;
   uv_signal_t sigterm;
   uv_signal_t sigint;
   uv_signal_t sighup;
-  uv_fs_event_t watch;
+  std::vector<std::unique_ptr<DirWatch>> watches;  // open handles only
   uv_timer_t debounce;
   bool watching = false;
-  std::string config_dir;
-  std::string config_base;
-  std::string config_text;  // what the last load read, to skip no-op changes
+  std::string config_text;      // what the last load read, to skip no-op changes
+  std::string settings_text;    // likewise for the settings file
+  std::string trust_described;  // the TLS trust last logged
   bool signals_open = false;
   bool stopping = false;
   std::promise<int> exit_code;
@@ -58,6 +70,13 @@ struct MainLoopState {
     exit_code.set_value(code);
   }
 };
+
+// "dir/" and "name" of a path ("./" when it has no slash).
+std::pair<std::string, std::string> SplitPath(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return {"./", path};
+  return {path.substr(0, slash + 1), path.substr(slash + 1)};
+}
 
 std::string ReadFileOrEmpty(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -133,8 +152,13 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
   auto reload = [&](const char* why) {
     if (!options.reload_config || st.stopping) return;
     std::string text = ReadFileOrEmpty(options.config_path);
-    if (std::string_view(why) == "file" && text == st.config_text) return;
+    std::string settings =
+        options.settings_path.empty() ? "" : ReadFileOrEmpty(options.settings_path);
+    if (std::string_view(why) == "file" && text == st.config_text && settings == st.settings_text) {
+      return;
+    }
     st.config_text = std::move(text);
+    st.settings_text = std::move(settings);
     Notify("RELOADING=1");
     if (options.reload_policy) {
       std::string policy_error;
@@ -148,7 +172,11 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
     if (options.reload_trust) {
       std::string trust_error;
       if (auto trust = options.reload_trust(&trust_error)) {
-        spdlog::info("reload ({}): TLS trust: {}", why, trust->Describe());
+        std::string described = trust->Describe();
+        if (described != st.trust_described) {
+          spdlog::info("reload ({}): TLS trust: {}", why, described);
+          st.trust_described = std::move(described);
+        }
         for (Worker* w : worker_ptrs) {
           w->Post([w, trust] { w->http().SetTrust(trust); });
         }
@@ -174,6 +202,7 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
   };
   std::function<void(const char*)> reload_fn = reload;
 
+  if (options.trust) st.trust_described = options.trust->Describe();
   st.scrubber = Scrubber::Extend(nullptr, config.secrets);
   SetLogScrubber(st.scrubber);
   gateway.SetScrubber(st.scrubber);
@@ -226,34 +255,62 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
     pthread_sigmask(SIG_UNBLOCK, &loop_signals, nullptr);
     st.signals_open = true;
     st.config_text = ReadFileOrEmpty(options.config_path);
+    if (!options.settings_path.empty()) st.settings_text = ReadFileOrEmpty(options.settings_path);
     if (options.reload_config && options.watch_config) {
-      // Editors replace files by rename, so watch the directory for the name.
-      auto slash = options.config_path.rfind('/');
-      st.config_dir = slash == std::string::npos ? "." : options.config_path.substr(0, slash + 1);
-      st.config_base =
-          slash == std::string::npos ? options.config_path : options.config_path.substr(slash + 1);
       uv_timer_init(main.loop(), &st.debounce);
       st.debounce.data = &reload_fn;
-      uv_fs_event_init(main.loop(), &st.watch);
-      st.watch.data = &st;
-      int rc = uv_fs_event_start(
-          &st.watch,
-          [](uv_fs_event_t* h, const char* filename, int, int) {
-            auto* s = static_cast<MainLoopState*>(h->data);
-            if (filename && s->config_base != filename) return;
-            uv_timer_start(
-                &s->debounce,
-                [](uv_timer_t* t) {
-                  (*static_cast<std::function<void(const char*)>*>(t->data))("file");
-                },
-                kReloadDebounceMs, 0);
-          },
-          st.config_dir.c_str(), 0);
-      if (rc != 0) {
-        spdlog::warn("not watching {} for changes: {}", st.config_dir, uv_strerror(rc));
-        uv_close(reinterpret_cast<uv_handle_t*>(&st.watch), nullptr);
-      }
       st.watching = true;
+      // mcp.json and settings.json usually share a directory: one watch.
+      std::vector<std::unique_ptr<DirWatch>> wanted;
+      for (const std::string* path : {&options.config_path, &options.settings_path}) {
+        if (path->empty()) continue;
+        auto [dir, name] = SplitPath(*path);
+        struct stat dir_stat;
+        if (path == &options.settings_path && stat(dir.c_str(), &dir_stat) != 0) {
+          // No settings directory: nothing to watch (SIGHUP still reloads).
+          spdlog::debug("not watching {}: {}", dir, std::strerror(errno));
+          continue;
+        }
+        auto same = std::find_if(wanted.begin(), wanted.end(),
+                                 [&](const auto& w) { return w->dir == dir; });
+        if (same != wanted.end()) {
+          (*same)->names.push_back(name);
+          continue;
+        }
+        auto w = std::make_unique<DirWatch>();
+        w->dir = dir;
+        w->names.push_back(name);
+        w->debounce = &st.debounce;
+        wanted.push_back(std::move(w));
+      }
+      for (auto& w : wanted) {
+        uv_fs_event_init(main.loop(), &w->handle);
+        w->handle.data = w.get();
+        int rc = uv_fs_event_start(
+            &w->handle,
+            [](uv_fs_event_t* h, const char* filename, int, int) {
+              auto* watch = static_cast<DirWatch*>(h->data);
+              if (filename && std::find(watch->names.begin(), watch->names.end(), filename) ==
+                                  watch->names.end()) {
+                return;
+              }
+              uv_timer_start(
+                  watch->debounce,
+                  [](uv_timer_t* t) {
+                    (*static_cast<std::function<void(const char*)>*>(t->data))("file");
+                  },
+                  kReloadDebounceMs, 0);
+            },
+            w->dir.c_str(), 0);
+        if (rc != 0) {
+          spdlog::warn("not watching {} for changes: {}", w->dir, uv_strerror(rc));
+          uv_close(reinterpret_cast<uv_handle_t*>(&w->handle),
+                   [](uv_handle_t* h) { delete static_cast<DirWatch*>(h->data); });
+          w.release();  // freed by the close callback
+          continue;
+        }
+        st.watches.push_back(std::move(w));
+      }
     }
     gateway.Load(config);
     spdlog::info("mcpgwd {} listening on {} ({} servers, {} workers)", MCPGW_VERSION,
@@ -281,9 +338,12 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
       uv_close(reinterpret_cast<uv_handle_t*>(&st.sighup), nullptr);
     }
     if (st.watching) {
-      if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&st.watch))) {
-        uv_close(reinterpret_cast<uv_handle_t*>(&st.watch), nullptr);
+      for (auto& w : st.watches) {
+        uv_close(reinterpret_cast<uv_handle_t*>(&w->handle),
+                 [](uv_handle_t* h) { delete static_cast<DirWatch*>(h->data); });
+        w.release();  // freed by the close callback
       }
+      st.watches.clear();
       uv_close(reinterpret_cast<uv_handle_t*>(&st.debounce), nullptr);
     }
     gateway.SetAuthManager(nullptr);

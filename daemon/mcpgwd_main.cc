@@ -64,8 +64,8 @@ Signals:
   SIGHUP            reload mcp.json and the settings' policy and tls keys;
                     unchanged servers keep their sessions, removed ones are
                     closed (DELETE); a broken file keeps the previous
-                    configuration (see `mcpgw status`). Saving mcp.json
-                    reloads it as well.
+                    configuration (see `mcpgw status`). Saving mcp.json or
+                    settings.json reloads as well.
   SIGTERM, SIGINT   stop: calls in flight fail with "gateway shutting down",
                     sessions are closed (DELETE, 3 s grace), exit 0. A second
                     signal exits at once.
@@ -298,6 +298,7 @@ int main(int argc, char** argv) {
     }
     options.call_log = &call_log;
   }
+  options.settings_path = settings_path;
   {
     const char* home = std::getenv("HOME");
     options.token_dir = mcpgw::auth::DefaultTokenDir(get_env, home ? home : "");

@@ -93,6 +93,13 @@ std::string SslLibraryReason(unsigned long code) {
     case SSL_R_NO_PROTOCOLS_AVAILABLE:
     case SSL_R_TLSV1_ALERT_INAPPROPRIATE_FALLBACK:
       return "TLS: no TLS version in common with the server";
+    // Only TLS 1.1 and older sign with the legacy algorithms OpenSSL 3
+    // refuses: the server chose a version this client will not use.
+#ifdef SSL_R_LEGACY_SIGALG_DISALLOWED_OR_UNSUPPORTED
+    case SSL_R_LEGACY_SIGALG_DISALLOWED_OR_UNSUPPORTED:
+#endif
+    case SSL_R_VERSION_TOO_LOW:
+      return "TLS: the server offers only TLS 1.1 or older, which this client refuses";
     case SSL_R_SSLV3_ALERT_HANDSHAKE_FAILURE:
       return "TLS: the server refused the handshake (no cipher suite in common, or it requires "
              "a client certificate)";

@@ -3,14 +3,17 @@
 # SDK) behind TLS fronts that serve HTTP/2 with HTTP/1.1 fallback, with
 # certificates from a private CA made at test time (make-certs.sh): good,
 # expired, for another host, from an untrusted CA, self-signed.
-#   A: trust through SSL_CERT_FILE; the exact reason of every failure;
+#   A: trust through SSL_CERT_FILE; the exact reason of every failure (also
+#      fronts with no TLS version or cipher suite in common, and one that
+#      requires a client certificate);
 #      HTTP/2 negotiated and used (the server records what it served), an
 #      HTTP/1.1-only front, cancellation over HTTP/2.
 #   B: trust through the settings' tls.ca_file, on top of the base store;
 #      HTTPS_PROXY through a CONNECT proxy that counts its tunnels, NO_PROXY,
 #      the proxy each server uses in `mcpgw status --json`.
-#   C: a reload picks up tls.ca_file; a bad one is refused (at start-up:
-#      exit 1; on reload: the previous trust stays).
+#   C: a reload (SIGHUP, or the settings file saved) picks up tls.ca_file; a
+#      bad one is refused (at start-up: exit 1; on reload: the previous trust
+#      stays).
 # Usage: tests/interop/tls.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
@@ -23,7 +26,8 @@ unset SSL_CERT_FILE SSL_CERT_DIR
 CERTS="$TMP/certs"
 bash "$FIXTURES/make-certs.sh" "$CERTS"
 StartServer SDK_PORT sdk-tls "$NODE" "$FIXTURES/sdk-server.mjs" --port 0 --tools 5 \
-  --tls-dir "$CERTS" --tls-listen good,h1:good,expired,wronghost,untrusted,selfsigned
+  --tls-dir "$CERTS" \
+  --tls-listen good,h1:good,expired,wronghost,untrusted,selfsigned,tls11:good,cipher:good,mtls:good
 StartServer PROXY_PORT proxy "$NODE" "$FIXTURES/connect-proxy.mjs" --port 0 --auth tester:pr0xy-pw
 TlsPort() { sed -n "s/^TLS $1 \([0-9]*\)$/\1/p" "$TMP/sdk-tls.out"; }
 GOOD="$(TlsPort good)"
@@ -52,7 +56,10 @@ cat >"$TMP/mcp.json" <<EOF
   "wronghost":  {"url": "https://mcp.localhost:$(TlsPort wronghost)/mcp"},
   "untrusted":  {"url": "https://localhost:$(TlsPort untrusted)/mcp"},
   "selfsigned": {"url": "https://localhost:$(TlsPort selfsigned)/mcp"},
-  "not-tls":    {"url": "https://127.0.0.1:$SDK_PORT/mcp"}
+  "not-tls":    {"url": "https://127.0.0.1:$SDK_PORT/mcp"},
+  "tls11":      {"url": "https://localhost:$(TlsPort tls11:good)/mcp"},
+  "cipher":     {"url": "https://localhost:$(TlsPort cipher:good)/mcp"},
+  "mtls":       {"url": "https://localhost:$(TlsPort mtls:good)/mcp"}
 }}
 EOF
 echo '{}' >"$TMP/settings.json"
@@ -67,6 +74,18 @@ ExpectStatus wronghost error "TLS: the server's certificate is not valid for hos
 ExpectStatus untrusted error "TLS: the server's certificate is from an unknown issuer (a private CA not trusted here, or the server does not send its intermediate certificate)"
 ExpectStatus selfsigned error "TLS: the server's certificate is self-signed and not trusted (trust its CA with tls.ca_file or SSL_CERT_FILE)"
 ExpectStatus not-tls error "TLS: the server does not speak TLS on this port (is the url http://?)"
+# OpenSSL 3 still speaks TLS 1.1 at its default security level, but not
+# with the signatures TLS 1.1 needs; with MinProtocol = TLSv1.2 in the
+# system's openssl.cnf the server's alert says "no TLS version in common".
+Tls11() {
+  local reason
+  reason="$(StatusField tls11 reason)"
+  [ "$reason" = "TLS: the server offers only TLS 1.1 or older, which this client refuses" ] ||
+    [ "$reason" = "TLS: no TLS version in common with the server" ]
+}
+Check "tls11: error: $(StatusField tls11 reason)" Tls11
+ExpectStatus cipher error "TLS: the server refused the handshake (no cipher suite in common, or it requires a client certificate)"
+ExpectStatus mtls error "TLS: the server refused the handshake (no cipher suite in common, or it requires a client certificate)"
 Check "A: status shows no proxy for a direct server" test "$(StatusField h2 proxy)" = null
 
 Cli call h2 echo '{"text":"over HTTP/2"}'
@@ -156,10 +175,10 @@ Check "C: after SIGHUP a new server is trusted through tls.ca_file" WaitFor 10 R
 Check "C: the reload logs the new trust" grep -q "reload (SIGHUP): TLS trust: the system store + 1 certificate from $CERTS/ca.pem (tls.ca_file)" "$TMP/mcpgwd.log"
 Check "C: the failed server is trusted on its next attempt" WaitFor 30 Ready late
 
+# Saved, no signal: the daemon watches the settings file.
 echo '{"tls": {"ca_file": "/nonexistent/ca.pem"}}' >"$TMP/settings.json"
-kill -HUP "$DAEMON_PID"
-Refused() { grep -q "keeping the previous TLS trust: $TMP/settings.json: tls.ca_file: cannot read /nonexistent/ca.pem: No such file or directory" "$TMP/mcpgwd.log"; }
-Check "C: a reload with a bad tls.ca_file keeps the previous trust and says why" WaitFor 10 Refused
+Refused() { grep -q "reload (file): keeping the previous TLS trust: $TMP/settings.json: tls.ca_file: cannot read /nonexistent/ca.pem: No such file or directory" "$TMP/mcpgwd.log"; }
+Check "C: saving a bad tls.ca_file keeps the previous trust and says why" WaitFor 10 Refused
 Cli call added echo '{"text":"still trusted"}'
 Check "C: calls still work after the refused reload" test "$OUT" = "still trusted"
 StopDaemon

@@ -90,6 +90,8 @@ TEST_CASE("handshake failures say what does not match", "[tls]") {
   CHECK(Handshake(SSL_R_TLSV1_ALERT_PROTOCOL_VERSION) ==
         "TLS: no TLS version in common with the server");
   CHECK(Handshake(SSL_R_UNSUPPORTED_PROTOCOL) == "TLS: no TLS version in common with the server");
+  CHECK(Handshake(SSL_R_LEGACY_SIGALG_DISALLOWED_OR_UNSUPPORTED) ==
+        "TLS: the server offers only TLS 1.1 or older, which this client refuses");
   CHECK(Handshake(SSL_R_SSLV3_ALERT_HANDSHAKE_FAILURE) ==
         "TLS: the server refused the handshake (no cipher suite in common, or it requires a "
         "client certificate)");
