@@ -221,7 +221,9 @@ void StdioBridge::StartCall(const std::string& id_json, const ToolCall& request)
     return;
   }
   const uint64_t seq = next_seq_++;
-  auto done = [this, id_json, seq](const ApiResult& result) { Finish(id_json, seq, result); };
+  auto done = [this, alive = std::weak_ptr<bool>(alive_), id_json, seq](const ApiResult& result) {
+    if (!alive.expired()) Finish(id_json, seq, result);
+  };
   const AsyncDaemonApi::RequestId id =
       request.call
           ? api_.StartCallDynamicTool(*request.ns, *request.tool, request.arguments_json, done)

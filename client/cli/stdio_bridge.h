@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -96,6 +97,9 @@ class StdioBridge {
   std::unordered_map<std::string, Call> calls_;  // by request id as JSON text
   uint64_t next_seq_ = 1;
   bool unreachable_noted_ = false;  // since the last call that reached the daemon
+  // Callbacks can outlive the bridge (the api delivers what was cancelled when it closes):
+  // they hold this weakly and do nothing once it is gone.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace mcpgw::cli

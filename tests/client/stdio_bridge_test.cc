@@ -2,6 +2,7 @@
 // daemon whose requests finish when the test says (the bridge is single-threaded and passive,
 // so every test here is deterministic).
 #include <map>
+#include <memory>
 #include <set>
 
 #include <rapidjson/document.h>
@@ -530,6 +531,20 @@ TEST_CASE("calls past the limit in flight are refused as busy", "[stdio]") {
   api.Release("slow");
   CHECK(out.count() == kMaxConcurrentCalls + 1);
   CHECK(bridge.in_flight() == 0);
+}
+
+TEST_CASE("answers that arrive after the bridge is gone are dropped safely", "[stdio]") {
+  FakeApi api;
+  Output out;
+  auto bridge = std::make_unique<StdioBridge>(api, out.Writer());
+  Feed(*bridge, api, Call(1, "call_dynamic_tool", R"({"namespace":"slow","toolName":"t"})"));
+  Feed(*bridge, api, Call(2, "call_dynamic_tool", R"({"namespace":"slowB","toolName":"t"})"));
+  Feed(*bridge, api,
+       R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}})");
+  bridge.reset();  // cancels call 1; the api still holds both callbacks
+  CHECK(api.cancelled.count("slow") == 1);
+  api.Process();  // runs them (as libmcpgw does when its handle closes)
+  CHECK(out.count() == 0);
 }
 
 }  // namespace
