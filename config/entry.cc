@@ -179,7 +179,7 @@ std::string ParseHeaders(const Value* headers, const ParseEnv& env,
 // `oauth`: {"clientId", "clientSecret", "clientMetadataUrl"}, strings, each
 // optional; unknown keys are ignored like unknown entry fields.
 std::string ParseOAuth(const Value* oauth, const ParseEnv& env, std::vector<std::string>& secrets,
-                       OAuthClient& out) {
+                       OAuthClient& out, std::vector<Note>& notes) {
   if (oauth == nullptr || oauth->IsNull()) return "";
   if (!oauth->IsObject()) return "\"oauth\" must be an object" + Got(*oauth);
   struct Field {
@@ -193,6 +193,7 @@ std::string ParseOAuth(const Value* oauth, const ParseEnv& env, std::vector<std:
     if (v == nullptr || v->IsNull()) continue;
     const std::string key = std::string("oauth.") + f.key;
     if (!v->IsString()) return key + ": must be a string" + Got(*v);
+    NoteHostForms(key, StringOf(*v), notes);
     Interpolated expanded = Interpolate(StringOf(*v), env);
     Keep(expanded.env_values, secrets);
     if (!expanded.ok()) return key + ": " + expanded.error;
@@ -229,7 +230,7 @@ Entry ParseEntry(std::string name, const Value& value, const ParseEnv& env,
         ParseHeaders(FindLast(value, "headers"), env, secrets, remote.headers, entry.notes);
   }
   if (entry.refusal.empty()) {
-    entry.refusal = ParseOAuth(FindLast(value, "oauth"), env, secrets, remote.oauth);
+    entry.refusal = ParseOAuth(FindLast(value, "oauth"), env, secrets, remote.oauth, entry.notes);
   }
   for (const Header& h : remote.headers) {
     if (base::EqualsIgnoreCase(h.name, "authorization")) remote.oauth_allowed = false;
