@@ -178,6 +178,20 @@ StatusField() {
   printf '%s' "$OUT" | NS="$1" FIELD="$2" Json '(d.servers.find((s) => s.namespace === process.env.NS) || {})[process.env.FIELD]'
 }
 
+# Snapshot: reads `mcpgw status --json` once for the checks that follow
+# (one CLI and one node run, however many rows they look at).
+# SnapshotField NAMESPACE FIELD then prints status, reason or proxy of a
+# server's row ("null" for a null proxy; nothing when there is no such row).
+Snapshot() {
+  Cli status --json
+  printf '%s' "$OUT" | Json 'd.servers.map((s) => [s.namespace, s.status, s.reason, s.proxy === null ? "null" : s.proxy].join("\t")).join("\n")' >"$TMP/snapshot.tsv"
+}
+SnapshotField() {
+  local col
+  case "$2" in status) col=2 ;; reason) col=3 ;; proxy) col=4 ;; *) return 1 ;; esac
+  awk -F'\t' -v ns="$1" -v col="$col" '$1 == ns { print $col }' "$TMP/snapshot.tsv"
+}
+
 # WaitFor SECONDS COMMAND...: retries COMMAND every 0.2 s until it succeeds.
 WaitFor() {
   local deadline=$((SECONDS + $1))
