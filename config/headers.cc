@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "base/text.h"
+
 namespace mcpgw::config {
 namespace {
 
@@ -15,8 +17,6 @@ bool IsTchar(unsigned char c) {
   return std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
 }
 
-unsigned char Lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c; }
-
 }  // namespace
 
 bool IsHttpToken(std::string_view name) {
@@ -29,7 +29,7 @@ bool IsHttpToken(std::string_view name) {
 
 bool IsClientOwnedHeader(std::string_view name) {
   for (std::string_view owned : kClientOwned) {
-    if (EqualsIgnoreCase(name, owned)) return true;
+    if (base::EqualsIgnoreCase(name, owned)) return true;
   }
   return name.size() >= kParamPrefix.size() &&
          EqualsIgnoreCase(name.substr(0, kParamPrefix.size()), kParamPrefix);
@@ -37,14 +37,6 @@ bool IsClientOwnedHeader(std::string_view name) {
 
 bool HasForbiddenHeaderByte(std::string_view value) {
   return value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
-  return true;
 }
 
 }  // namespace mcpgw::config
