@@ -138,7 +138,7 @@ Entry ParseEntry(std::string name, const Value& value, const ParseEnv& env,
     entry.refusal = ParseOAuth(FindLast(value, "oauth"), env, secrets, remote.oauth);
   }
   for (const Header& h : remote.headers) {
-    if (EqualsIgnoreCase(h.name, "authorization")) remote.oauth_allowed = false;
+    if (base::EqualsIgnoreCase(h.name, "authorization")) remote.oauth_allowed = false;
   }
   if (entry.refusal.empty()) entry.remote = std::move(remote);
   return entry;

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/utf8.h"
 #include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/modern_wire.h"
 #include "daemon/mcp/param_headers.h"
@@ -22,11 +23,7 @@ namespace {
     if (!(cond)) abort(); \
   } while (0)
 
-bool IsUtf8(std::string_view s) {
-  std::string repaired;
-  mcpgw::mcp::AppendUtf8Replacing(repaired, s);
-  return repaired == s;
-}
+bool IsUtf8(std::string_view s) { return mcpgw::base::IsValidUtf8(s); }
 
 int Base64Value(char c) {
   if (c >= 'A' && c <= 'Z') return c - 'A';
