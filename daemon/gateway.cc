@@ -227,10 +227,11 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
   server->worker = next_worker_++ % workers_.size();
   by_host_[server->host] = server.get();
   spdlog::info("server \"{}\": loading ({})", entry.name, entry.remote->url_redacted);
-  OnWorker(server->worker, [id = server->host, name = entry.name, remote = *entry.remote,
-                            limits = options_.limits](HostTable& table) mutable {
-    table.Create(id, std::move(name), std::move(remote), limits);
-  });
+  OnWorker(server->worker,
+           [id = server->host, name = entry.name, remote = *entry.remote, limits = options_.limits,
+            hint = era_cache_.Lookup(entry.remote->url.Reveal())](HostTable& table) mutable {
+             table.Create(id, std::move(name), std::move(remote), limits, std::move(hint));
+           });
   return server;
 }
 
@@ -270,6 +271,10 @@ void Gateway::OnHostState(HostId id, ServerState state) {
   server.view.status = state.status;
   server.view.reason = std::move(state.reason);
   server.view.tools = std::move(state.tools);
+  if (server.remote && !state.protocol_version.empty() &&
+      state.protocol_version != server.protocol_version) {
+    era_cache_.Remember(server.remote->url.Reveal(), state.protocol_version);
+  }
   server.protocol_version = std::move(state.protocol_version);
   listing_literal_.clear();
   catalog_.Update(server.view);

@@ -39,7 +39,9 @@ class HostTable {
   HostTable& operator=(const HostTable&) = delete;
 
   // The worker's thread only (post these to env()).
-  void Create(HostId id, std::string name, config::RemoteServer server, mcp::SessionLimits limits);
+  // `era_hint` as ServerHost::Start takes it.
+  void Create(HostId id, std::string name, config::RemoteServer server, mcp::SessionLimits limits,
+              std::string era_hint = {});
   void Call(HostId id, mcp::CallId call, std::string tool, std::string arguments_json);
   void Cancel(HostId id, mcp::CallId call);
   // Shuts the host down; OnHostGone follows once it is done (bounded by `grace`).
