@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/json_text.h"
+#include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/jsonrpc.h"
 #include "daemon/mcp/param_headers.h"
 
@@ -43,11 +44,6 @@ bool HasLegacyVersion(const std::vector<std::string>& versions) {
 }
 
 }  // namespace
-
-bool IsModernErrorCode(int64_t code) {
-  return code == kHeaderMismatch || code == kMissingRequiredClientCapability ||
-         code == kUnsupportedProtocolVersion;
-}
 
 bool IsModernProtocolVersion(std::string_view version) { return version == kModernProtocolVersion; }
 
@@ -123,7 +119,10 @@ std::optional<ModernError> RecognizeModernError(const rapidjson::Value& message)
   if (code == nullptr || !code->IsInt64()) return std::nullopt;
   ModernError out;
   out.code = code->GetInt64();
-  if (!IsModernErrorCode(out.code)) return std::nullopt;
+  if (out.code != kHeaderMismatch && out.code != kMissingRequiredClientCapability &&
+      out.code != kUnsupportedProtocolVersion) {
+    return std::nullopt;
+  }
   if (const auto* text = Member(*error, "message"); text && text->IsString()) {
     out.message = CleanServerText(View(*text));
   }

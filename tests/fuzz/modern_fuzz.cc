@@ -23,7 +23,11 @@ namespace {
     if (!(cond)) abort(); \
   } while (0)
 
-bool IsUtf8(std::string_view s) { return mcpgw::base::IsValidUtf8(s); }
+bool IsUtf8(std::string_view s) {
+  std::string repaired;
+  mcpgw::base::AppendUtf8Replacing(s, &repaired);
+  return repaired == s;
+}
 
 int Base64Value(char c) {
   if (c >= 'A' && c <= 'Z') return c - 'A';

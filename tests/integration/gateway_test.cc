@@ -35,7 +35,7 @@ Answer Call(mcpgw_client* c, const std::string& args) {
 TEST_CASE("Several clients call at once, every call gets its own answer", "[gateway]") {
   TempDir dir;
   Upstream up(dir, "up");
-  REQUIRE_UPSTREAM(up);
+  REQUIRE_UPSTREAM(&up);
   Daemon d(dir, OneServer(up));
   REQUIRE(d.WaitListening());
   REQUIRE(WaitReady(d, "up"));
@@ -81,7 +81,7 @@ TEST_CASE("A live handle reports unavailable while the daemon is down, then reco
           "[gateway]") {
   TempDir dir;
   Upstream up(dir, "up");
-  REQUIRE_UPSTREAM(up);
+  REQUIRE_UPSTREAM(&up);
   auto first = std::make_unique<Daemon>(dir, OneServer(up));
   REQUIRE(first->WaitListening());
   REQUIRE(WaitReady(*first, "up"));

@@ -14,7 +14,7 @@ TEST_CASE("SIGTERM: the session is DELETEd, a call in flight fails clearly, exit
           "[service][shutdown]") {
   TempDir dir;
   Upstream up(dir, "up");
-  REQUIRE_UPSTREAM(up);
+  REQUIRE_UPSTREAM(&up);
   Daemon d(dir, OneServer(up));
   REQUIRE(d.WaitListening());
   REQUIRE(WaitReady(d, "up"));
@@ -45,7 +45,7 @@ TEST_CASE("SIGTERM with an upstream that stopped answering still exits 0 within 
           "[service][shutdown]") {
   TempDir dir;
   Upstream up(dir, "up");
-  REQUIRE_UPSTREAM(up);
+  REQUIRE_UPSTREAM(&up);
   Daemon d(dir, OneServer(up));
   REQUIRE(d.WaitListening());
   REQUIRE(WaitReady(d, "up"));
