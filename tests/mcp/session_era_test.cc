@@ -309,7 +309,7 @@ TEST_CASE("era: a modern server that is a 2025 one again is initialized", "[sess
   CHECK(h.session.protocol_version() == "2025-11-25");
 }
 
-TEST_CASE("era: a call refused twice fails; it is never sent a third time", "[session][era]") {
+TEST_CASE("era: a call refused twice fails and is never sent a third time", "[session][era]") {
   Harness h({}, "");
   BringUpModern(h);
   h.session.Call(1, "echo", "{}", h.now);
