@@ -17,7 +17,9 @@ std::string EntryLine(const Entry& entry) {
   } else {
     line += "refused: " + entry.refusal;
   }
-  return line + "\n";
+  line += "\n";
+  for (const Note& note : entry.notes) line += "  note: " + note.text + "\n";
+  return line;
 }
 
 }  // namespace
@@ -32,6 +34,7 @@ std::string FormatCheckReport(const ParseResult& result, std::string_view path) 
   std::string report = std::string(path) + ": " + Count(total, "server") + ": " +
                        std::to_string(accepted) + " accepted, " + std::to_string(total - accepted) +
                        " refused\n";
+  for (const Note& note : result.config.notes) report += "note: " + note.text + "\n";
   for (const Entry& entry : result.config.entries) report += EntryLine(entry);
   return report;
 }

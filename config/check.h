@@ -10,9 +10,11 @@
 
 namespace mcpgw::config {
 
-// A first line with the path and counts, then one line per entry in file order:
+// A first line with the path and counts, notes about the file, then one line
+// per entry in file order, each followed by its notes:
 //   <path>: 2 servers: 1 accepted, 1 refused
 //   github: accepted (https://api.example.com/mcp, 1 header)
+//     note: headers.Authorization: ${TOKEN} is not expanded; write ${env:TOKEN}
 //   local: refused: local MCP servers (command) are not supported yet
 // Names that are empty or hold control characters, spaces, '"', '\' or ':'
 // are printed JSON-escaped in double quotes. An unusable file gives

@@ -82,10 +82,19 @@ ParseResult Parse(std::string_view text, std::string_view path, const ParseEnv& 
   }
   ParseResult result;
   result.ok = true;
-  const Value* servers = FindLast(doc, "mcpServers");
+  // `mcpServers`; VS Code's `servers` only when `mcpServers` is absent.
+  const char* key = "mcpServers";
+  const Value* servers = FindLast(doc, key);
+  const Value* vscode = FindLast(doc, "servers");
+  if (servers == nullptr && vscode != nullptr) {
+    key = "servers";
+    servers = vscode;
+  } else if (servers != nullptr && vscode != nullptr) {
+    result.config.notes.push_back({"\"servers\" is ignored: \"mcpServers\" is present"});
+  }
   if (servers == nullptr || servers->IsNull()) return result;
   if (!servers->IsObject()) {
-    return Fail(std::string(path) + ": \"mcpServers\" must be an object (got " +
+    return Fail(std::string(path) + ": \"" + key + "\" must be an object (got " +
                 TypeName(*servers) + ")");
   }
   std::vector<std::string> secrets;

@@ -1,4 +1,5 @@
-// mcp.json → a list of server entries (SPEC §2). Pure: the text, the
+// mcp.json → a list of server entries (SPEC §2): the `mcpServers` object, or
+// VS Code's `servers` when `mcpServers` is absent; JSONC is accepted. Pure: the text, the
 // environment lookup and the home directory are inputs; no global reads, no
 // network. Each entry is parsed on its own: a bad entry becomes a refused
 // entry with a reason, never a failure of the whole file.
@@ -53,11 +54,22 @@ struct RemoteServer {
   friend bool operator==(const RemoteServer&, const RemoteServer&) = default;
 };
 
-// One entry of mcpServers, in file order.
+// Something `mcpgwd --check` and the start-up log point out without refusing
+// anything: another host's ${VAR} form, a `type` mcpgw does not know, keys it
+// ignores. Names keys and forms, never values.
+struct Note {
+  std::string text;
+  bool likely_mistake = false;  // another host's variable form: logged as a warning
+
+  friend bool operator==(const Note&, const Note&) = default;
+};
+
+// One entry of mcpServers (or `servers`), in file order.
 struct Entry {
   std::string name;                    // the namespace, exactly as written
   std::optional<RemoteServer> remote;  // set when accepted
   std::string refusal;                 // set when refused: a reason without secrets
+  std::vector<Note> notes;
 
   bool accepted() const { return remote.has_value(); }
 };
@@ -65,6 +77,7 @@ struct Entry {
 // The result of parsing one mcp.json text.
 struct Config {
   std::vector<Entry> entries;
+  std::vector<Note> notes;  // about the file as a whole
   // Every value that came from ${env:...} or a header value, for the
   // last-line-of-defence scrub of outgoing strings. Never printed.
   std::vector<Secret> secrets;
@@ -88,5 +101,7 @@ ParseEnv SystemParseEnv();
 // The exact refusal text for local (command) entries.
 inline constexpr std::string_view kLocalRefusal =
     "local MCP servers (command) are not supported yet";
+// The exact refusal text for `"disabled": true` and `"enabled": false`.
+inline constexpr std::string_view kDisabledRefusal = "disabled in the configuration";
 
 }  // namespace mcpgw::config

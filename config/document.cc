@@ -6,8 +6,11 @@ namespace mcpgw::config {
 namespace {
 
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
+// JSONC, as VS Code writes mcp.json: `//` and `/* */` comments and trailing
+// commas are accepted.
 constexpr unsigned kParseFlags =
-    rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
+    rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag |
+    rapidjson::kParseCommentsFlag | rapidjson::kParseTrailingCommasFlag;
 
 std::string At(std::string_view path, std::string_view text, size_t offset) {
   LineColumn lc = LineColumnAt(text, offset);

@@ -23,7 +23,8 @@ struct LineColumn {
 // Where byte `offset` of `text` sits.
 LineColumn LineColumnAt(std::string_view text, size_t offset);
 
-// Parses `text` (a leading UTF-8 byte order mark is skipped) into `doc`.
+// Parses `text` (a leading UTF-8 byte order mark is skipped; comments and
+// trailing commas are allowed, as in VS Code's JSONC) into `doc`.
 // Returns "" on success, else an error naming `path`, with line:column when
 // the text is not valid JSON. Invalid UTF-8 and NUL bytes are errors.
 // Nesting depth is not limited and cannot exhaust the stack.

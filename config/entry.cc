@@ -1,11 +1,13 @@
 #include "config/entry.h"
 
 #include <unordered_set>
+#include <utility>
 
 #include "base/text.h"
 #include "config/display.h"
 #include "config/document.h"
 #include "config/headers.h"
+#include "config/host_forms.h"
 #include "config/interpolate.h"
 #include "config/url.h"
 
@@ -20,33 +22,119 @@ void Keep(std::vector<std::string>& values, std::vector<std::string>& secrets) {
   for (std::string& v : values) secrets.push_back(std::move(v));
 }
 
-// The checks every entry goes through before its remote fields are read.
-std::string ShapeRefusal(const Value& entry) {
-  if (!entry.IsObject()) return "entry must be an object" + Got(entry);
-  bool has_url = FindLast(entry, "url") != nullptr;
-  bool has_command = FindLast(entry, "command") != nullptr;
-  if (has_url && has_command) {
-    return "entry has both \"url\" and \"command\"; a server is either remote (url) or local "
-           "(command)";
-  }
-  if (!has_url && !has_command) {
-    return "entry has neither \"url\" (remote server) nor \"command\" (local server)";
-  }
-  if (has_command) return std::string(kLocalRefusal);
-  const Value* type = FindLast(entry, "type");
-  if (type && type->IsString() && base::EqualsIgnoreCase(StringOf(*type), "sse")) {
-    return std::string(kSseRefusal);
+// The keys that name a remote server's URL: ours, Windsurf's, Gemini CLI's.
+constexpr std::string_view kUrlKeys[] = {"url", "serverUrl", "httpUrl"};
+// Keys mcpgw reads in a remote entry; any other is ignored with a note.
+constexpr std::string_view kRemoteKeys[] = {"url",       "serverUrl", "httpUrl", "headers", "type",
+                                            "transport", "disabled",  "enabled", "oauth"};
+// `type` / `transport` values that mean Streamable HTTP in some host's format.
+constexpr std::string_view kHttpTypes[] = {"http", "streamable-http", "streamablehttp",
+                                           "streamable_http"};
+
+std::string Quoted(std::string_view key) { return "\"" + std::string(key) + "\""; }
+
+// "disabled": true or "enabled": false. A value that is not a boolean refuses
+// the entry too: a server the user meant to switch off is never contacted.
+std::string DisabledRefusal(const Value& entry) {
+  for (auto [key, off] : {std::pair{"disabled", true}, std::pair{"enabled", false}}) {
+    const Value* v = FindLast(entry, key);
+    if (v == nullptr || v->IsNull()) continue;
+    if (!v->IsBool()) return Quoted(key) + " must be true or false" + Got(*v);
+    if (v->GetBool() == off) return std::string(kDisabledRefusal);
   }
   return "";
 }
 
-std::string ParseUrl(const Value& url, const ParseEnv& env, std::vector<std::string>& secrets,
-                     RemoteServer& out) {
-  if (!url.IsString()) return "\"url\" must be a string" + Got(url);
+// The url key the entry uses (nullptr when none); a second one is an error.
+const char* UrlKey(const Value& entry, std::string& refusal) {
+  const char* found = nullptr;
+  for (std::string_view key : kUrlKeys) {
+    if (FindLast(entry, key) == nullptr) continue;
+    if (found != nullptr) {
+      refusal = "entry has both " + Quoted(found) + " and " + Quoted(key) + "; keep one";
+      return nullptr;
+    }
+    found = key.data();
+  }
+  return found;
+}
+
+// "type" or "transport": "sse" (any case) is the legacy transport and refused;
+// values mcpgw does not know become notes.
+std::string TransportRefusal(const Value& entry, std::string_view key, std::vector<Note>& notes) {
+  const Value* v = FindLast(entry, key);
+  if (v == nullptr) return "";
+  if (!v->IsString()) {
+    notes.push_back({Quoted(key) + " is not a string" + Got(*v) + "; ignored"});
+    return "";
+  }
+  std::string_view value = StringOf(*v);
+  if (base::EqualsIgnoreCase(value, "sse")) return SseRefusal(key);
+  for (std::string_view known : kHttpTypes) {
+    if (base::EqualsIgnoreCase(value, known)) return "";
+  }
+  notes.push_back({std::string(key) + " " + JsonQuote(value) +
+                   " is not a transport mcpgw knows; the entry is read as Streamable HTTP"});
+  return "";
+}
+
+// The checks every entry goes through before its remote fields are read.
+// Sets `url_key` for a remote entry.
+std::string ShapeRefusal(const Value& entry, const char*& url_key, std::vector<Note>& notes) {
+  if (!entry.IsObject()) return "entry must be an object" + Got(entry);
+  std::string refusal = DisabledRefusal(entry);
+  if (!refusal.empty()) return refusal;
+  url_key = UrlKey(entry, refusal);
+  if (!refusal.empty()) return refusal;
+  bool has_command = FindLast(entry, "command") != nullptr;
+  if (url_key != nullptr && has_command) {
+    return "entry has both " + Quoted(url_key) +
+           " and \"command\"; a server is either remote (url) or local (command)";
+  }
+  if (url_key == nullptr && !has_command) {
+    return "entry has neither \"url\" (remote server) nor \"command\" (local server)";
+  }
+  if (has_command) return std::string(kLocalRefusal);
+  for (std::string_view key : {"type", "transport"}) {
+    refusal = TransportRefusal(entry, key, notes);
+    if (!refusal.empty()) return refusal;
+  }
+  return "";
+}
+
+// A note per other host's variable form in the string at `key`.
+void NoteHostForms(std::string_view key, std::string_view text, std::vector<Note>& notes) {
+  for (HostForm& form : FindHostForms(text)) {
+    notes.push_back(
+        {std::string(key) + ": " + form.shown + " is not expanded; " + form.advice, true});
+  }
+}
+
+// One note listing the keys of a remote entry that mcpgw does not read.
+void NoteIgnoredKeys(const Value& entry, std::vector<Note>& notes) {
+  std::string ignored;
+  std::unordered_set<std::string_view> seen;
+  for (const auto& member : entry.GetObject()) {
+    std::string_view key = StringOf(member.name);
+    bool read = false;
+    for (std::string_view known : kRemoteKeys) read = read || key == known;
+    if (read || !seen.insert(key).second) continue;
+    ignored += (ignored.empty() ? "" : ", ") + DisplayName(key);
+  }
+  if (!ignored.empty()) notes.push_back({"ignored keys: " + ignored});
+}
+
+std::string ParseUrl(std::string_view key, const Value& url, const ParseEnv& env,
+                     std::vector<std::string>& secrets, RemoteServer& out,
+                     std::vector<Note>& notes) {
+  if (!url.IsString()) return Quoted(key) + " must be a string" + Got(url);
+  NoteHostForms(key, StringOf(url), notes);
   Interpolated expanded = Interpolate(StringOf(url), env);
   Keep(expanded.env_values, secrets);
-  if (!expanded.ok()) return "url: " + expanded.error;
-  if (!IsServerUrl(expanded.value)) return "url: not an http:// or https:// URL with a host";
+  if (!expanded.ok()) return std::string(key) + ": " + expanded.error;
+  if (!IsServerUrl(expanded.value)) {
+    return std::string(key) + ": not an http:// or https:// URL with a host";
+  }
   out.url = Secret(std::move(expanded.value));
   out.url_redacted = std::move(expanded.redacted);
   return "";
@@ -54,7 +142,7 @@ std::string ParseUrl(const Value& url, const ParseEnv& env, std::vector<std::str
 
 std::string ParseHeader(std::string_view name, const Value& value, const ParseEnv& env,
                         std::vector<std::string>& secrets, std::unordered_set<std::string>& seen,
-                        std::vector<Header>& out) {
+                        std::vector<Header>& out, std::vector<Note>& notes) {
   std::string key = "headers." + DisplayName(name);
   if (!IsHttpToken(name)) return key + ": not a valid HTTP header name";
   if (IsClientOwnedHeader(name))
@@ -64,6 +152,7 @@ std::string ParseHeader(std::string_view name, const Value& value, const ParseEn
   if (!seen.insert(lower).second)
     return key + ": duplicate header name (names are case-insensitive)";
   if (!value.IsString()) return key + ": value must be a string" + Got(value);
+  NoteHostForms(key, StringOf(value), notes);
   Interpolated expanded = Interpolate(StringOf(value), env);
   Keep(expanded.env_values, secrets);
   if (!expanded.ok()) return key + ": " + expanded.error;
@@ -74,12 +163,14 @@ std::string ParseHeader(std::string_view name, const Value& value, const ParseEn
 }
 
 std::string ParseHeaders(const Value* headers, const ParseEnv& env,
-                         std::vector<std::string>& secrets, std::vector<Header>& out) {
+                         std::vector<std::string>& secrets, std::vector<Header>& out,
+                         std::vector<Note>& notes) {
   if (headers == nullptr || headers->IsNull()) return "";
   if (!headers->IsObject()) return "\"headers\" must be an object" + Got(*headers);
   std::unordered_set<std::string> seen;
   for (const auto& member : headers->GetObject()) {
-    std::string refusal = ParseHeader(StringOf(member.name), member.value, env, secrets, seen, out);
+    std::string refusal =
+        ParseHeader(StringOf(member.name), member.value, env, secrets, seen, out, notes);
     if (!refusal.empty()) return refusal;
   }
   return "";
@@ -127,12 +218,15 @@ Entry ParseEntry(std::string name, const Value& value, const ParseEnv& env,
                  std::vector<std::string>& secrets) {
   Entry entry;
   entry.name = std::move(name);
-  entry.refusal = ShapeRefusal(value);
+  const char* url_key = nullptr;
+  entry.refusal = ShapeRefusal(value, url_key, entry.notes);
   if (!entry.refusal.empty()) return entry;
+  NoteIgnoredKeys(value, entry.notes);
   RemoteServer remote;
-  entry.refusal = ParseUrl(*FindLast(value, "url"), env, secrets, remote);
+  entry.refusal = ParseUrl(url_key, *FindLast(value, url_key), env, secrets, remote, entry.notes);
   if (entry.refusal.empty()) {
-    entry.refusal = ParseHeaders(FindLast(value, "headers"), env, secrets, remote.headers);
+    entry.refusal =
+        ParseHeaders(FindLast(value, "headers"), env, secrets, remote.headers, entry.notes);
   }
   if (entry.refusal.empty()) {
     entry.refusal = ParseOAuth(FindLast(value, "oauth"), env, secrets, remote.oauth);

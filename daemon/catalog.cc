@@ -251,6 +251,12 @@ std::variant<const mcp::Tool*, GatewayError> Catalog::Resolve(std::string_view n
     return GatewayError{ErrorKind::kNotReady,
                         "server " + Quote(ns) + " is loading; try again shortly"};
   }
+  if (server->status == mcp::Status::kError && server->refused) {
+    return GatewayError{
+        ErrorKind::kNotReady,
+        "server " + Quote(ns) + " is in error: " + SafeText(server->reason) +
+            " (it is not retried: change its entry in the configuration to use it)"};
+  }
   if (server->status == mcp::Status::kError) {
     return GatewayError{ErrorKind::kNotReady, "server " + Quote(ns) +
                                                   " is in error: " + SafeText(server->reason) +

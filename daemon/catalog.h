@@ -32,6 +32,7 @@ struct ServerView {
   mcp::Status status = mcp::Status::kLoading;
   std::string reason;                          // set when kError
   std::shared_ptr<const mcp::ToolList> tools;  // sorted by name; may be null (= none)
+  bool refused = false;  // kError for good: the configuration refused the entry, no retries
 };
 
 struct GatewayError {

@@ -11,9 +11,11 @@
 #include <spdlog/spdlog.h>
 
 #include "base/utf8.h"
+#include "daemon/auth/manager.h"
 #include "daemon/guard/call_log.h"
 #include "daemon/guard/scrub.h"
 #include "daemon/mcp/bounded_json.h"
+#include "daemon/net/proxy.h"
 #include "proto/messages.h"
 
 namespace mcpgw {
@@ -74,6 +76,9 @@ struct Gateway::Server {
   std::string refusal;
   HostId host = 0;  // 0 for refused entries
   size_t worker = 0;
+  uint64_t auth_id = 0;     // how the AuthManager knows it (0: not added)
+  bool auth_asked = false;  // an authorization was asked for since it last succeeded
+  std::string proxy;        // the proxy its transfers go through, fit to show; "" = direct
   ServerView view;
   std::string protocol_version;
   double since_unix = 0;
@@ -219,6 +224,7 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
   if (!entry.accepted()) {
     server->view.status = mcp::Status::kError;
     server->view.reason = Scrubbed(entry.refusal);
+    server->view.refused = true;
     spdlog::warn("server \"{}\": refused: {}", entry.name, entry.refusal);
     return server;
   }
@@ -226,11 +232,21 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
   server->host = next_host_id_++;
   server->worker = next_worker_++ % workers_.size();
   by_host_[server->host] = server.get();
-  spdlog::info("server \"{}\": loading ({})", entry.name, entry.remote->url_redacted);
+  Secret authorization;
+  if (auth_) {
+    server->auth_id = next_auth_id_++;
+    // The Authorization a stored token gives is the session's from the start.
+    authorization = auth_->AddServer(server->auth_id, entry.name, *entry.remote);
+  }
+  server->proxy = http::ShowProxy(http::ProcessProxyEnv().For(entry.remote->url.Reveal()));
+  spdlog::info("server \"{}\": loading ({}{}{})", entry.name, entry.remote->url_redacted,
+               server->proxy.empty() ? "" : " through the proxy ", server->proxy);
   OnWorker(server->worker,
            [id = server->host, name = entry.name, remote = *entry.remote, limits = options_.limits,
+            authorization = std::move(authorization),
             hint = era_cache_.Lookup(entry.remote->url.Reveal())](HostTable& table) mutable {
-             table.Create(id, std::move(name), std::move(remote), limits, std::move(hint));
+             table.Create(id, std::move(name), std::move(remote), limits, std::move(authorization),
+                          std::move(hint));
            });
   return server;
 }
@@ -238,6 +254,8 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
 // The record goes; its host shuts down on its worker (calls still pending
 // there end as transport and are answered) and reports when it is gone.
 void Gateway::Retire(Server& server) {
+  if (auth_ && server.auth_id) auth_->RemoveServer(server.auth_id);
+  server.auth_id = 0;
   if (server.host == 0) return;
   by_host_.erase(server.host);
   retiring_[server.host] = server.worker;
@@ -267,6 +285,10 @@ void Gateway::OnHostState(HostId id, ServerState state) {
     }
   } else if (!server.view.tools || server.view.tools != state.tools) {
     spdlog::info("server \"{}\": tools listed again ({} tools)", server.name, tools);
+  }
+  if (state.status == mcp::Status::kReady && server.auth_asked && auth_) {
+    server.auth_asked = false;
+    auth_->Succeeded(server.auth_id);
   }
   server.view.status = state.status;
   server.view.reason = std::move(state.reason);
@@ -306,6 +328,10 @@ void Gateway::OnHostCallFinished(HostId id, mcp::CallId call_id, mcp::CallOutcom
       server->failing = false;
       spdlog::info("server \"{}\": calls succeed again", server->name);
     }
+    if (outcome.kind == mcp::CallErrorKind::kNone && server->auth_asked && auth_) {
+      server->auth_asked = false;
+      auth_->Succeeded(server->auth_id);
+    }
   }
   if (replies_) {
     switch (outcome.kind) {
@@ -328,6 +354,55 @@ void Gateway::OnHostCallFinished(HostId id, mcp::CallId call_id, mcp::CallOutcom
 void Gateway::OnHostGone(HostId id) {
   if (retiring_.erase(id) == 0) return;
   MaybeFinishShutdown();
+}
+
+// The AuthManager answers through the link (SetSessionAuthorization, then
+// SessionAuthorized or SessionAuthorizationFailed); without one the refusal
+// stands at once.
+void Gateway::OnHostAuthorizationNeeded(HostId id, int http_status, std::string www_authenticate) {
+  auto it = by_host_.find(id);
+  if (it == by_host_.end()) return;
+  Server& server = *it->second;
+  if (auth_ && server.auth_id != 0 && !shutting_down_) {
+    server.auth_asked = true;
+    auth_->AuthorizationNeeded(server.auth_id, http_status, www_authenticate);
+    return;
+  }
+  OnWorker(server.worker, [host = id, http_status](HostTable& table) {
+    table.AuthorizationFailed(host, "HTTP " + std::to_string(http_status) + " from server");
+  });
+}
+
+Gateway::Server* Gateway::ByAuthId(uint64_t auth_id) {
+  if (auth_id == 0) return nullptr;
+  for (auto& server : servers_) {
+    if (server->auth_id == auth_id) return server.get();
+  }
+  return nullptr;
+}
+
+void Gateway::SetSessionAuthorization(uint64_t auth_id, const Secret& value) {
+  Server* server = ByAuthId(auth_id);
+  if (server == nullptr || server->host == 0) return;
+  OnWorker(server->worker,
+           [host = server->host, value](HostTable& table) { table.SetAuthorization(host, value); });
+}
+
+void Gateway::SessionAuthorized(uint64_t auth_id) {
+  Server* server = ByAuthId(auth_id);
+  if (server == nullptr || server->host == 0) return;
+  spdlog::debug("server \"{}\": authorized", server->name);
+  OnWorker(server->worker, [host = server->host](HostTable& table) { table.Authorized(host); });
+}
+
+void Gateway::SessionAuthorizationFailed(uint64_t auth_id, const std::string& reason) {
+  Server* server = ByAuthId(auth_id);
+  if (server == nullptr || server->host == 0) return;
+  std::string why = Scrubbed(reason);
+  spdlog::debug("server \"{}\": authorization failed: {}", server->name, why);
+  OnWorker(server->worker, [host = server->host, why = std::move(why)](HostTable& table) {
+    table.AuthorizationFailed(host, why);
+  });
 }
 
 // --- requests ---
@@ -353,6 +428,8 @@ void Gateway::OnRequest(Ticket ticket, const Peer& peer, std::string_view method
     HandleCall(ticket, peer, params, frame);
   } else if (method == proto::kStatus) {
     replies_->ReplyJson(ticket, StatusJson());
+  } else if (method == proto::kLogin || method == proto::kLoginWait || method == proto::kLogout) {
+    HandleAuthRequest(ticket, method, params);
   } else {
     ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
                "unknown method; use get_dynamic_tools, call_dynamic_tool or status");
@@ -521,6 +598,11 @@ std::string Gateway::StatusJson() const {
     w.Key("last_error_unix");
     NumberOrNull(w, server.last_error.empty() ? std::nullopt
                                               : std::optional<double>(server.last_error_unix));
+    w.Key("proxy");
+    StringOrNull(w, server.proxy);
+    w.Key("oauth");
+    const std::string oauth = AuthStatusJson(server.auth_id);
+    w.RawValue(oauth.data(), oauth.size(), rapidjson::kObjectType);
     w.EndObject();
   }
   w.EndArray();

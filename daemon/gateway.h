@@ -34,6 +34,10 @@ namespace mcpgw {
 
 class CallLog;
 class Scrubber;
+namespace auth {
+class AuthManager;
+class SessionLink;
+}  // namespace auth
 
 struct GatewayOptions {
   std::string config_path;
@@ -60,6 +64,15 @@ class Gateway : public IpcHandler, private HostEvents {
   // The snapshot that reasons, errors and status are scrubbed with. Set it
   // before Load/Reload so the new servers' secrets are covered from the start.
   void SetScrubber(std::shared_ptr<const Scrubber> scrubber);
+  // The OAuth client (SPEC §9), set before Load; null: no OAuth, login,
+  // login_wait and logout are refused, and a refusal for lack of
+  // authorization stands.
+  void SetAuthManager(auth::AuthManager* manager) { auth_ = manager; }
+  // What the AuthManager reports to: it reaches sessions through the gateway.
+  auth::SessionLink* auth_link();
+  // Runs on the main loop for every secret the AuthManager learns (tokens,
+  // codes, verifiers, client secrets); the daemon extends its scrubbers.
+  void SetSecretSink(std::function<void(const Secret&)> sink) { secret_sink_ = std::move(sink); }
   // Starts a session per accepted entry; refused ones show as error.
   void Load(const config::Config& config);
   // A new configuration: unchanged servers keep their sessions and calls,
@@ -97,6 +110,17 @@ class Gateway : public IpcHandler, private HostEvents {
   void OnHostState(HostId id, ServerState state) override;
   void OnHostCallFinished(HostId id, mcp::CallId call, mcp::CallOutcome outcome) override;
   void OnHostGone(HostId id) override;
+  void OnHostAuthorizationNeeded(HostId id, int http_status, std::string www_authenticate) override;
+
+  // login, login_wait and logout, and the "oauth" status member (gateway_auth.cc).
+  void HandleAuthRequest(Ticket ticket, std::string_view method, const rapidjson::Value& params);
+  std::string AuthStatusJson(uint64_t auth_id) const;
+  class AuthLink;
+  // What the AuthManager tells a server's session, by its auth id.
+  Server* ByAuthId(uint64_t auth_id);
+  void SetSessionAuthorization(uint64_t auth_id, const Secret& value);
+  void SessionAuthorized(uint64_t auth_id);
+  void SessionAuthorizationFailed(uint64_t auth_id, const std::string& reason);
 
   void HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params,
                   std::string_view frame);
@@ -116,6 +140,10 @@ class Gateway : public IpcHandler, private HostEvents {
   GatewayOptions options_;
   IpcReplies* replies_ = nullptr;
   CallLog* call_log_ = nullptr;
+  auth::AuthManager* auth_ = nullptr;
+  std::shared_ptr<AuthLink> auth_link_;  // made by auth_link(), in gateway_auth.cc
+  std::function<void(const Secret&)> secret_sink_;
+  uint64_t next_auth_id_ = 1;
   std::shared_ptr<const Scrubber> scrubber_;
   Catalog catalog_;
   // The protocol version each origin's server spoke, for the daemon's life: a

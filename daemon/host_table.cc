@@ -18,6 +18,11 @@ struct HostTable::Slot : ServerHostListener {
           events->OnHostCallFinished(host, call, std::move(out));
         });
   }
+  void OnAuthorizationNeeded(int http_status, const std::string& www_authenticate) override {
+    table->main_->Post([events = table->events_, host = id, http_status, www = www_authenticate] {
+      events->OnHostAuthorizationNeeded(host, http_status, www);
+    });
+  }
   void OnShutdownComplete() override {
     // Called from inside the host: it is destroyed on the next turn.
     table->env_->Post([owner = table, host = id] { owner->Erase(host); });
@@ -35,10 +40,11 @@ HostTable::HostTable(Env* env, Env* main, HostEvents* events)
 HostTable::~HostTable() = default;
 
 void HostTable::Create(HostId id, std::string name, config::RemoteServer server,
-                       mcp::SessionLimits limits, std::string era_hint) {
+                       mcp::SessionLimits limits, Secret authorization, std::string era_hint) {
   auto slot = std::make_unique<Slot>(this, id);
   slot->host =
       std::make_unique<ServerHost>(env_, std::move(name), std::move(server), limits, slot.get());
+  if (!authorization.empty()) slot->host->SetAuthorization(std::move(authorization));
   Slot* raw = slot.get();
   slots_[id] = std::move(slot);
   raw->host->Start(era_hint);
@@ -61,6 +67,21 @@ void HostTable::Call(HostId id, mcp::CallId call, std::string tool, std::string 
 void HostTable::Cancel(HostId id, mcp::CallId call) {
   auto it = slots_.find(id);
   if (it != slots_.end()) it->second->host->Cancel(call);
+}
+
+void HostTable::SetAuthorization(HostId id, Secret value) {
+  auto it = slots_.find(id);
+  if (it != slots_.end()) it->second->host->SetAuthorization(std::move(value));
+}
+
+void HostTable::Authorized(HostId id) {
+  auto it = slots_.find(id);
+  if (it != slots_.end()) it->second->host->OnAuthorized();
+}
+
+void HostTable::AuthorizationFailed(HostId id, std::string reason) {
+  auto it = slots_.find(id);
+  if (it != slots_.end()) it->second->host->OnAuthorizationFailed(std::move(reason));
 }
 
 void HostTable::Retire(HostId id, mcp::Duration grace) {

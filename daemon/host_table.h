@@ -28,6 +28,10 @@ class HostEvents {
   virtual void OnHostCallFinished(HostId id, mcp::CallId call, mcp::CallOutcome outcome) = 0;
   // The host shut down and is destroyed: nothing more comes from it.
   virtual void OnHostGone(HostId id) = 0;
+  // A request was refused for lack of authorization (mcp::AuthorizationNeeded);
+  // the session waits for Authorized or AuthorizationFailed.
+  virtual void OnHostAuthorizationNeeded(HostId id, int http_status,
+                                         std::string www_authenticate) = 0;
 };
 
 class HostTable {
@@ -39,11 +43,16 @@ class HostTable {
   HostTable& operator=(const HostTable&) = delete;
 
   // The worker's thread only (post these to env()).
-  // `era_hint` as ServerHost::Start takes it.
+  // `authorization` is what every request carries from the start (a stored
+  // OAuth token), empty for none; `era_hint` as ServerHost::Start takes it.
   void Create(HostId id, std::string name, config::RemoteServer server, mcp::SessionLimits limits,
-              std::string era_hint = {});
+              Secret authorization = Secret(), std::string era_hint = {});
   void Call(HostId id, mcp::CallId call, std::string tool, std::string arguments_json);
   void Cancel(HostId id, mcp::CallId call);
+  // The session's authorization hooks (mcp::Session); unknown ids are ignored.
+  void SetAuthorization(HostId id, Secret value);
+  void Authorized(HostId id);
+  void AuthorizationFailed(HostId id, std::string reason);
   // Shuts the host down; OnHostGone follows once it is done (bounded by `grace`).
   void Retire(HostId id, mcp::Duration grace);
   // Destroys every host at once (daemon teardown, after Retire of all).

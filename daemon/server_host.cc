@@ -32,6 +32,18 @@ void ServerHost::Cancel(mcp::CallId id) {
   Pump();
 }
 
+void ServerHost::SetAuthorization(Secret value) { session_.SetAuthorization(std::move(value)); }
+
+void ServerHost::OnAuthorized() {
+  session_.OnAuthorized(env_->Now());
+  Pump();
+}
+
+void ServerHost::OnAuthorizationFailed(std::string reason) {
+  session_.OnAuthorizationFailed(std::move(reason), env_->Now());
+  Pump();
+}
+
 void ServerHost::Shutdown(mcp::Duration grace) {
   if (shutting_down_) return;
   shutting_down_ = true;
@@ -73,6 +85,7 @@ void ServerHost::Pump() {
         HttpRequest req;
         req.method = start->method;
         req.url = start->server->url.Reveal();
+        req.url_redacted = start->server->url_redacted;
         req.headers.reserve(start->server->headers.size() + start->headers.size());
         for (const config::Header& h : start->server->headers) {
           req.headers.emplace_back(h.name, h.value.Reveal());
@@ -90,9 +103,7 @@ void ServerHost::Pump() {
         listener_->OnStateChanged(ServerState{session_.status(), session_.reason(),
                                               session_.tools(), session_.protocol_version()});
       } else if (auto* need = std::get_if<mcp::AuthorizationNeeded>(&action)) {
-        // No credentials to offer yet: the refusal stands.
-        session_.OnAuthorizationFailed("HTTP " + std::to_string(need->http_status) + " from server",
-                                       env_->Now());
+        listener_->OnAuthorizationNeeded(need->http_status, need->www_authenticate);
       } else if (auto* line = std::get_if<mcp::LogLine>(&action)) {
         const spdlog::level::level_enum level =
             line->level == mcp::LogLevel::kWarn   ? spdlog::level::warn

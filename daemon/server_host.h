@@ -2,9 +2,8 @@
 // the HTTP events of its transfers, its timer and the calls handed to it, and
 // carries out the actions the session queues: transfers on the Env's HTTP
 // transport, log lines (prefixed with the server's name, scrubbed by the
-// log), finished calls and state changes to its listener. Until the daemon
-// holds OAuth credentials it answers every AuthorizationNeeded at once with
-// OnAuthorizationFailed. Created, used and destroyed on the loop's thread.
+// log), and finished calls, state changes and authorization requests to its
+// listener. Created, used and destroyed on the loop's thread.
 #pragma once
 
 #include <memory>
@@ -27,10 +26,12 @@ struct ServerState {
 class ServerHostListener {
  public:
   virtual ~ServerHostListener() = default;
-  // All three run on the loop's thread, from inside the ServerHost: a
-  // listener must not destroy the host there.
+  // All run on the loop's thread, from inside the ServerHost: a listener
+  // must not destroy the host there.
   virtual void OnStateChanged(const ServerState& state) = 0;
   virtual void OnCallFinished(mcp::CallId id, mcp::CallOutcome outcome) = 0;
+  // The session waits until OnAuthorized or OnAuthorizationFailed.
+  virtual void OnAuthorizationNeeded(int http_status, const std::string& www_authenticate) = 0;
   virtual void OnShutdownComplete() = 0;
 };
 
@@ -47,6 +48,10 @@ class ServerHost : private HttpSink {
   void Start(std::string_view era_hint = {});
   void Call(mcp::CallId id, std::string tool, std::string arguments_json);
   void Cancel(mcp::CallId id);
+  // The session's authorization hooks (mcp::Session).
+  void SetAuthorization(Secret value);
+  void OnAuthorized();
+  void OnAuthorizationFailed(std::string reason);
   // Shuts the session down (pending calls fail, DELETE is sent); the listener
   // hears OnShutdownComplete once every transfer has ended or `grace` passed.
   void Shutdown(mcp::Duration grace);

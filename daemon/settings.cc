@@ -176,8 +176,10 @@ class SettingsReader {
         if (!ReadCallLog(v, key, s.call_log)) return false;
       } else if (key == "policy") {
         if (!ReadPolicy(v, key, s.policy)) return false;
+      } else if (key == "tls") {
+        if (!ReadTls(v, key, s.tls)) return false;
       } else {
-        return Unknown(key, key, "limits, ipc, workers, call_log, policy");
+        return Unknown(key, key, "limits, ipc, workers, call_log, policy, tls");
       }
     }
     return true;
@@ -283,6 +285,27 @@ class SettingsReader {
         return Unknown(p, key, "allow, deny, read_only");
       }
       if (!ok) return false;
+    }
+    return true;
+  }
+
+  bool ReadTls(const Value& v, const std::string& at, TlsSettings& tls) {
+    if (!v.IsObject()) return Fail(at, "expected an object");
+    for (const auto& m : v.GetObject()) {
+      std::string key = m.name.GetString();
+      std::string p = at + "." + key;
+      std::string* out;
+      if (key == "ca_file") {
+        out = &tls.ca_file;
+      } else if (key == "ca_dir") {
+        out = &tls.ca_dir;
+      } else {
+        return Unknown(p, key, "ca_file, ca_dir");
+      }
+      if (!String(m.value, p, *out)) return false;
+      if (!out->empty() && out->front() != '/') {
+        return Fail(p, "expected an absolute path (or \"\" for none)");
+      }
     }
     return true;
   }
@@ -397,7 +420,7 @@ SettingsResult ParseSettings(std::string_view text, std::string_view path) {
 SettingsResult LoadSettingsFile(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "rbe");
   if (f == nullptr) {
-    if (errno == ENOENT) return SettingsResult{true, {}, {}};
+    if (errno == ENOENT) return SettingsResult{true, {}, {}, true};
     return SettingsResult{false, path + ": cannot read: " + std::strerror(errno), {}};
   }
   std::string text;

@@ -1,5 +1,5 @@
 // Settings: the gateway's own settings file (limits, local socket, workers,
-// call log, policy), distinct from mcp.json. Parsing is a pure function of the
+// call log, policy, TLS trust), distinct from mcp.json. Parsing is a pure function of the
 // text and the path that labels its messages; the daemon loads the file once
 // at start-up and on reload. Every setting and its default is documented in
 // docs/SETTINGS.md.
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "daemon/guard/policy.h"
+#include "daemon/net/tls_trust.h"
 #include "proto/proto.h"
 
 namespace mcpgw {
@@ -52,6 +53,7 @@ struct Settings {
   int workers = 0;  // worker threads; 0: the number of cores
   CallLogSettings call_log;
   PolicySettings policy;
+  TlsSettings tls;
 };
 
 struct SettingsResult {
@@ -59,6 +61,7 @@ struct SettingsResult {
   // When !ok: "<path>:<line>:<column>: <key path>: <what is wrong>".
   std::string error;
   Settings settings;
+  bool missing = false;  // the file does not exist (ok, with the defaults)
 };
 
 // Parses `text` (the contents of `path`; the path only labels messages).
@@ -66,8 +69,9 @@ struct SettingsResult {
 // `//` and `/* */` comments are allowed.
 SettingsResult ParseSettings(std::string_view text, std::string_view path);
 
-// Reads and parses `path`. A missing file gives the defaults; an unreadable
-// one is an error naming it.
+// Reads and parses `path`. A missing file gives the defaults (and `missing`;
+// mcpgwd refuses a missing file named by --settings); an unreadable one is an
+// error naming it.
 SettingsResult LoadSettingsFile(const std::string& path);
 
 // $XDG_CONFIG_HOME/mcpgw/settings.json, else <home>/.config/mcpgw/settings.json.

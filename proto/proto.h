@@ -18,6 +18,11 @@ inline constexpr std::string_view kHello = "hello";
 inline constexpr std::string_view kGetDynamicTools = "get_dynamic_tools";
 inline constexpr std::string_view kCallDynamicTool = "call_dynamic_tool";
 inline constexpr std::string_view kStatus = "status";
+// OAuth (SPEC §9): start a server's authorization for `mcpgw login`, wait for
+// it to end, forget its tokens.
+inline constexpr std::string_view kLogin = "login";
+inline constexpr std::string_view kLoginWait = "login_wait";
+inline constexpr std::string_view kLogout = "logout";
 // Notification from client to daemon: {"method":"cancel","params":{"id":<request id>}}.
 inline constexpr std::string_view kCancel = "cancel";
 

@@ -1,6 +1,7 @@
 // Socket path resolution shared by mcpgwd and its clients (see socket_path.h).
 #include "proto/socket_path.h"
 
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -8,7 +9,7 @@
 
 namespace mcpgw::proto {
 
-std::string DefaultSocketPath(const GetEnvFn& get_env, uid_t uid) {
+std::string DefaultSocketPath(const GetEnvFn& get_env, uid_t uid, const IsUserDirFn& is_user_dir) {
   auto value = [&](const char* name) -> std::string {
     const char* v = get_env ? get_env(name) : nullptr;
     return v != nullptr ? std::string(v) : std::string();
@@ -21,11 +22,20 @@ std::string DefaultSocketPath(const GetEnvFn& get_env, uid_t uid) {
     while (runtime.size() > 1 && runtime.back() == '/') runtime.pop_back();
     return runtime + "/mcpgw/mcpgw.sock";
   }
+  std::string user_runtime = "/run/user/" + std::to_string(uid);
+  if (is_user_dir && is_user_dir(user_runtime, uid)) return user_runtime + "/mcpgw/mcpgw.sock";
   return "/tmp/mcpgw-" + std::to_string(uid) + "/mcpgw.sock";
 }
 
 std::string DefaultSocketPath() {
-  return DefaultSocketPath([](const char* name) { return std::getenv(name); }, geteuid());
+  return DefaultSocketPath([](const char* name) { return std::getenv(name); }, geteuid(),
+                           IsUserRuntimeDir);
+}
+
+bool IsUserRuntimeDir(const std::string& dir, uid_t uid) {
+  struct stat st;
+  return lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid &&
+         (st.st_mode & 07777) == 0700;
 }
 
 std::string ResolveSocketPath(std::string_view flag) {

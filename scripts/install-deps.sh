@@ -8,12 +8,26 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
+# Every tool the build and the test suite run, named here: a fresh minimal
+# Debian 12 has none of them, and a test whose tool is missing fails.
+#   file            CPack's DEB generator (tests/service/package.sh)
+#   man-db          `man`: the man pages render, systemd-analyze checks them
+#   binutils        readelf: the installed binaries' library search path
+#   dpkg-dev        dpkg-shlibdeps: the .deb's dependencies
+#   util-linux      flock: tests that share /run/user/UID take turns
+#   openssl         test certificates for the TLS tests
+#   python3         the notify listener (service tests), the benchmark report
+#   systemd         systemd-analyze, systemd-socket-activate (service tests)
+#   valgrind, gnuplot-nox  the benchmark's instruction counts and plot
+#   curl, socat, procps, iproute2  not run by the suite: for looking at a
+#                   running daemon and its upstreams by hand
 pkgs=(
   build-essential g++ cmake ninja-build pkg-config git ca-certificates
   clang libclang-rt-dev clang-format
   libcurl4-openssl-dev rapidjson-dev libspdlog-dev libfmt-dev catch2 libuv1-dev
-  libssl-dev libsystemd-dev libcli11-dev
-  python3 curl socat procps iproute2 systemd valgrind gnuplot-nox
+  libssl-dev openssl libsystemd-dev libcli11-dev
+  file man-db binutils dpkg-dev util-linux
+  python3 curl socat procps iproute2 systemd valgrind gnuplot-nox strace
 )
 # Node.js and npm: keep an existing installation (it may come from elsewhere
 # and clash with Debian's npm); otherwise take Debian's.

@@ -13,17 +13,21 @@ inline constexpr int kExitMisuse = 2;
 // Exit code after SIGINT (128 + SIGINT), as shells report it.
 inline constexpr int kExitInterrupted = 130;
 inline constexpr double kDefaultWaitTimeoutS = 30;
+// `mcpgw login` waits this long for the authorization: the daemon's own
+// consent timeout (5 min) and a margin.
+inline constexpr double kDefaultLoginTimeoutS = 330;
 
-enum class Command { kTools, kCall, kStatus, kWait, kStdio };
+enum class Command { kTools, kCall, kStatus, kWait, kStdio, kLogin, kLogout };
 
 struct Invocation {
   Command command = Command::kStatus;
   std::string socket;  // empty: libmcpgw's default
   std::optional<std::string> ns;
   std::optional<std::string> tool;
-  std::optional<std::string> arguments;  // call: the ARGUMENTS_JSON text, or "-"
-  bool json = false;                     // status --json
-  double timeout_s = kDefaultWaitTimeoutS;
+  std::optional<std::string> arguments;     // call: the ARGUMENTS_JSON text, or "-"
+  bool json = false;                        // status --json, tools --json
+  bool no_browser = false;                  // login --no-browser
+  double timeout_s = kDefaultWaitTimeoutS;  // wait --timeout; login --timeout (default 330)
 };
 
 struct ParseResult {

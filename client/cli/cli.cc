@@ -12,11 +12,13 @@
 #include <vector>
 
 #include "client/cli/args.h"
+#include "client/cli/async_api.h"
 #include "client/cli/commands.h"
 #include "client/cli/daemon_api.h"
 #include "client/cli/interrupt.h"
+#include "client/cli/login.h"
 #include "client/cli/status_view.h"
-#include "client/cli/stdio_bridge.h"
+#include "client/cli/stdio_loop.h"
 
 namespace mcpgw::cli {
 namespace {
@@ -37,19 +39,13 @@ double WallClock() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-int RunStdio(DaemonApi& api) {
-  std::ios::sync_with_stdio(false);
-  StdioBridge bridge(api, [](const std::string& message) {
-    std::fwrite(message.data(), 1, message.size(), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
+int RunStdio(const std::string& socket) {
+  LibAsyncDaemonApi api(socket, static_cast<long>(kCallDeadline.count()));
+  StdioLoop loop(api, STDIN_FILENO, STDOUT_FILENO, [](const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
   });
-  if (!bridge.Run(std::cin)) {
-    // A call did not end within the grace period after cancellation: leave without it.
-    std::fflush(stdout);
-    std::_Exit(0);
-  }
-  return 0;
+  return loop.Run();
 }
 
 }  // namespace
@@ -88,7 +84,16 @@ int Main(int argc, char** argv) {
     case Command::kWait:
       return RunWait(api, inv, io, WaitClock::Real());
     case Command::kStdio:
-      return RunStdio(api);
+      return RunStdio(inv.socket);
+    case Command::kLogin: {
+      RawClient auth(inv.socket);
+      SystemUrlOpener opener;
+      return RunLogin(auth, api, inv, io, opener, WaitClock::Real());
+    }
+    case Command::kLogout: {
+      RawClient auth(inv.socket);
+      return RunLogout(auth, inv, io);
+    }
   }
   return kExitMisuse;
 }

@@ -8,8 +8,10 @@
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 
+#include "client/cli/hints.h"
 #include "client/cli/sanitize.h"
 #include "client/cli/status_view.h"
+#include "client/cli/tools_view.h"
 
 namespace mcpgw::cli {
 namespace {
@@ -17,6 +19,10 @@ namespace {
 // Longest the status call of one `wait` poll may take, so a wedged daemon cannot hold the
 // command past its timeout by much.
 constexpr double kMaxPollCallS = 2.0;
+// The first poll always gets a full round trip, whatever the timeout (even 0): a busy
+// daemon that answers in 50 ms is ready, not "never answered". A wedged one still cannot
+// hold `wait` for longer than this.
+constexpr double kFirstPollCallS = 10.0;
 
 // Results go out byte for byte to a pipe; on a terminal they are stripped like everything
 // else a server wrote (SPEC §8), keeping line breaks.
@@ -34,7 +40,9 @@ int Fail(CommandIo& io, const ApiResult& result) {
     io.err << "mcpgw: cancelled\n";
     return kExitInterrupted;
   }
-  io.err << "mcpgw: " << StripControls(ErrorText(result), {.keep_newlines = true}) << "\n";
+  // The daemon's hints are for a model; a person gets the command to run.
+  io.err << "mcpgw: " << StripControls(PersonHints(ErrorText(result)), {.keep_newlines = true})
+         << "\n";
   return ExitCodeFor(result.status);
 }
 
@@ -77,6 +85,14 @@ int CheckArgumentsJson(const std::string& text, std::string* message) {
 int RunTools(DaemonApi& api, const Invocation& inv, CommandIo& io) {
   const ApiResult result = api.GetDynamicTools(inv.ns, inv.tool, nullptr);
   if (result.status != MCPGW_OK) return Fail(io, result);
+  // A person at a terminal gets tables; a pipe (or --json) the daemon's exact text.
+  if (io.stdout_is_tty && !inv.json) {
+    if (const auto table = RenderTools(result.text, io.width)) {
+      io.out << *table;
+      io.out.flush();
+      return 0;
+    }
+  }
   PrintResult(io, result.text);
   return 0;
 }
@@ -123,9 +139,10 @@ int RunStatus(DaemonApi& api, const Invocation& inv, CommandIo& io) {
 int RunWait(DaemonApi& api, const Invocation& inv, CommandIo& io, const WaitClock& clock) {
   const double deadline = clock.now_s() + inv.timeout_s;
   std::string why = "the daemon never answered";
-  for (;;) {
+  for (bool first = true;; first = false) {
     const double left = deadline - clock.now_s();
-    api.SetTimeoutMs(static_cast<long>(std::clamp(left, 0.001, kMaxPollCallS) * 1000));
+    const double call_s = first ? kFirstPollCallS : std::clamp(left, 0.001, kMaxPollCallS);
+    api.SetTimeoutMs(static_cast<long>(call_s * 1000));
     const ApiResult result = api.Status(nullptr);
     if (result.status == MCPGW_OK) {
       const auto view = ParseStatus(result.text);

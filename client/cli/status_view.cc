@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include <rapidjson/document.h>
 #include <rapidjson/encodings.h>
@@ -21,6 +22,11 @@ constexpr size_t kMaxStatusWidth = 10;
 constexpr size_t kMaxNumberWidth = 12;
 constexpr size_t kMaxVersionWidth = 32;
 constexpr const char* kGap = "  ";
+// Where the header block's values start ("settings error: " is the longest label).
+constexpr size_t kHeaderLabelWidth = 16;
+// A server's detail lines: indented under its row, values in one column.
+constexpr std::string_view kDetailIndent = "  ";
+constexpr size_t kDetailLabelWidth = 14;
 
 constexpr const char* kGreen = "\x1b[32m";
 constexpr const char* kYellow = "\x1b[33m";
@@ -91,6 +97,79 @@ void RTrim(std::string* s) {
   while (!s->empty() && s->back() == ' ') s->pop_back();
 }
 
+// "label:" padded to `label_width`, then the text wrapped to the terminal with every
+// further line indented to the text's column.
+std::string Labelled(size_t label_width, std::string_view label, const std::string& text,
+                     size_t width, const char* color = nullptr) {
+  std::string head(label);
+  head.resize(std::max(label_width, head.size() + 1), ' ');
+  const size_t indent = DisplayWidth(head);
+  const size_t room = width > indent ? width - indent : 0;
+  std::string out;
+  // A terminal too narrow for any text after the label: wrap at the full width instead.
+  const std::vector<std::string> lines = Wrap(text, width > 0 && room == 0 ? width : room);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string body = color != nullptr ? color + lines[i] + kReset : lines[i];
+    out += (i == 0 ? head : std::string(indent, ' ')) + body;
+    RTrim(&out);
+    out += "\n";
+  }
+  return out;
+}
+
+// The lines under a server's row: why it is not ready, where it is, what last went wrong.
+std::string Details(const ServerRow& row, const RenderOptions& options) {
+  std::string out;
+  const auto add = [&](std::string_view label, const std::string& text) {
+    out += Labelled(kDetailLabelWidth, std::string(kDetailIndent) + std::string(label), text,
+                    options.width);
+  };
+  if (!row.reason.empty()) add("reason:", StripControls(row.reason));
+  if (!row.url.empty()) {
+    std::string url = StripControls(row.url);
+    if (!row.protocol_version.empty()) {
+      url += " (protocol " + StripControls(row.protocol_version) + ")";
+    }
+    add("url:", url);
+  }
+  if (!row.last_error.empty()) {
+    std::string error = StripControls(row.last_error);
+    if (row.last_error_unix)
+      error += " (" + RelativeTime(*row.last_error_unix, options.now_unix) + ")";
+    add("last error:", error);
+  }
+  return out;
+}
+
+// The OAuth block under the table: one line per server that uses OAuth.
+std::string RenderOAuth(const StatusView& view, const RenderOptions& options) {
+  size_t name_width = 0;
+  for (const ServerRow& row : view.servers) {
+    if (row.oauth)
+      name_width =
+          std::max(name_width, DisplayWidth(Truncate(StripControls(row.ns), kMaxNamespaceWidth)));
+  }
+  if (name_width == 0) return "";
+  std::string out = "\nOAUTH\n";
+  for (const ServerRow& row : view.servers) {
+    if (!row.oauth) continue;
+    std::string line =
+        Pad({Truncate(StripControls(row.ns), kMaxNamespaceWidth)}, name_width, false) + kGap +
+        StripControls(row.oauth_state);
+    if (!row.oauth_subject.empty()) line += " as " + StripControls(row.oauth_subject);
+    if (!row.oauth_scopes.empty()) line += ", scopes " + StripControls(row.oauth_scopes);
+    if (row.oauth_expires_unix) {
+      const double left = *row.oauth_expires_unix - options.now_unix;
+      line +=
+          left > 0 ? ", token expires in " + HumanDuration(left) : std::string(", token expired");
+    }
+    if (!row.oauth_error.empty()) line += ": " + StripControls(row.oauth_error);
+    if (options.width > 0) line = Truncate(line, options.width);
+    out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<StatusView> ParseStatus(std::string_view json) {
@@ -103,9 +182,11 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
     view.pid = Count(*d, "pid");
     view.uptime_s = Number(*d, "uptime_s");
     view.config = String(*d, "config");
+    view.settings = String(*d, "settings", "");
     view.socket = String(*d, "socket");
     view.last_reload_unix = Number(*d, "last_reload_unix");
     view.reload_error = String(*d, "reload_error", "");
+    view.settings_error = String(*d, "settings_error", "");
   }
   if (const Value* s = Member(doc, "servers"); s != nullptr && s->IsArray()) {
     for (const Value& server : s->GetArray()) {
@@ -120,6 +201,18 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
       row.errors = Count(server, "errors");
       row.p50_ms = Millis(server, "latency_p50_ms");
       row.since_unix = Number(server, "since_unix");
+      row.url = String(server, "url", "");
+      row.protocol_version = String(server, "protocol_version", "");
+      row.last_error = String(server, "last_error", "");
+      row.last_error_unix = Number(server, "last_error_unix");
+      if (const Value* o = Member(server, "oauth"); o != nullptr && o->IsObject()) {
+        row.oauth = true;
+        row.oauth_state = String(*o, "state");
+        row.oauth_subject = String(*o, "subject", "");
+        row.oauth_scopes = String(*o, "scopes", "");
+        row.oauth_expires_unix = Number(*o, "expires_unix");
+        row.oauth_error = String(*o, "error", "");
+      }
       view.servers.push_back(std::move(row));
     }
   }
@@ -188,17 +281,22 @@ std::string RenderStatus(const StatusView& view, const RenderOptions& options) {
   std::string uptime = view.uptime_s ? HumanDuration(*view.uptime_s) : "-";
   out += "mcpgwd " + Truncate(StripControls(view.version), kMaxVersionWidth) + "  pid " + view.pid +
          "  up " + uptime + "\n";
-  out += "config:       " + StripControls(view.config) + "\n";
-  out += "socket:       " + StripControls(view.socket) + "\n";
-  out += "last reload:  " +
-         (view.last_reload_unix ? RelativeTime(*view.last_reload_unix, options.now_unix)
-                                : std::string("never")) +
-         "\n";
+  out += Labelled(kHeaderLabelWidth, "config:", StripControls(view.config), options.width);
+  if (!view.settings.empty()) {
+    out += Labelled(kHeaderLabelWidth, "settings:", StripControls(view.settings), options.width);
+  }
+  out += Labelled(kHeaderLabelWidth, "socket:", StripControls(view.socket), options.width);
+  out += Labelled(kHeaderLabelWidth, "last reload:",
+                  view.last_reload_unix ? RelativeTime(*view.last_reload_unix, options.now_unix)
+                                        : std::string("never"),
+                  options.width);
   if (!view.reload_error.empty()) {
-    constexpr std::string_view kLabel = "reload error: ";
-    std::string error = StripControls(view.reload_error);
-    if (options.width > kLabel.size()) error = Truncate(error, options.width - kLabel.size());
-    out += std::string(kLabel) + (color ? kRed + error + kReset : error) + "\n";
+    out += Labelled(kHeaderLabelWidth, "reload error:", StripControls(view.reload_error),
+                    options.width, color ? kRed : nullptr);
+  }
+  if (!view.settings_error.empty()) {
+    out += Labelled(kHeaderLabelWidth, "settings error:", StripControls(view.settings_error),
+                    options.width, color ? kRed : nullptr);
   }
   out += "\n";
   if (view.servers.empty()) {
@@ -206,7 +304,7 @@ std::string RenderStatus(const StatusView& view, const RenderOptions& options) {
     return out;
   }
 
-  // Table: fixed columns first, then the reason in whatever width is left.
+  // Table: the fixed columns; each row's texts follow on lines of their own.
   static const char* kHeaders[] = {"NAMESPACE", "STATUS", "TOOLS",    "IN FLIGHT",
                                    "CALLS",     "ERRORS", "P50 (ms)", "SINCE"};
   constexpr size_t kColumns = sizeof kHeaders / sizeof kHeaders[0];
@@ -225,32 +323,36 @@ std::string RenderStatus(const StatusView& view, const RenderOptions& options) {
     });
   }
   std::vector<size_t> widths(kColumns);
-  size_t used = 0;
+  size_t total = 0;
   for (size_t c = 0; c < kColumns; ++c) {
     widths[c] = DisplayWidth(kHeaders[c]);
     for (const auto& row : rows) widths[c] = std::max(widths[c], DisplayWidth(row[c].text));
-    used += widths[c] + 2;
+    total += widths[c] + (c + 1 < kColumns ? std::strlen(kGap) : 0);
   }
-  const bool cut_reason = options.width > 0;
-  const size_t reason_width = options.width > used ? options.width - used : 0;
+  // On a narrow terminal long namespaces give way first, so each row fits on one line.
+  if (options.width > 0 && total > options.width) {
+    const size_t others = total - widths[0];
+    const size_t header = DisplayWidth(kHeaders[0]);
+    widths[0] = std::max(header, options.width > others ? options.width - others : 0);
+    for (auto& row : rows) row[0].text = Truncate(row[0].text, widths[0]);
+  }
 
   std::string header;
   for (size_t c = 0; c < kColumns; ++c) {
     const bool right = rows.front()[c].right;
     header += Pad({kHeaders[c], right}, widths[c], false) + kGap;
   }
-  header += cut_reason ? Truncate("REASON", reason_width) : "REASON";
   RTrim(&header);
   out += (color ? kBold + header + kReset : header) + "\n";
 
   for (size_t r = 0; r < rows.size(); ++r) {
     std::string line;
     for (size_t c = 0; c < kColumns; ++c) line += Pad(rows[r][c], widths[c], color) + kGap;
-    const std::string reason = StripControls(view.servers[r].reason);
-    line += cut_reason ? Truncate(reason, reason_width) : reason;
     RTrim(&line);
     out += line + "\n";
+    out += Details(view.servers[r], options);
   }
+  out += RenderOAuth(view, options);
   return out;
 }
 

@@ -22,6 +22,17 @@ struct ServerRow {
   std::string errors = "-";
   std::string p50_ms = "-";
   std::optional<double> since_unix;
+  std::string url;               // redacted by the daemon; empty: not sent
+  std::string protocol_version;  // empty: not sent
+  std::string last_error;        // empty: none
+  std::optional<double> last_error_unix;
+  // OAuth (SPEC §9): set when the server uses it.
+  bool oauth = false;
+  std::string oauth_state;
+  std::string oauth_subject;
+  std::string oauth_scopes;
+  std::optional<double> oauth_expires_unix;
+  std::string oauth_error;
 };
 
 struct StatusView {
@@ -29,9 +40,11 @@ struct StatusView {
   std::string pid = "-";
   std::optional<double> uptime_s;
   std::string config = "-";
+  std::string settings;  // empty: not sent
   std::string socket = "-";
   std::optional<double> last_reload_unix;
-  std::string reload_error;  // empty: none
+  std::string reload_error;    // empty: none
+  std::string settings_error;  // the last settings reload failed; empty: none
   std::vector<ServerRow> servers;
 };
 
@@ -47,11 +60,14 @@ std::vector<std::string> LoadingServers(const StatusView& view);
 
 struct RenderOptions {
   bool color = false;
-  // Terminal width in columns; 0 means "not a terminal": the reason column is not cut.
+  // Terminal width in columns; 0 means "not a terminal": long texts are not wrapped.
   size_t width = 0;
   double now_unix = 0;
 };
 
+// A header block (daemon, config, settings, socket, reload), then a table with a row per
+// server, each row followed by its details on their own lines (reason, url and protocol,
+// last error with its age), wrapped to the terminal's width so nothing is cut off.
 std::string RenderStatus(const StatusView& view, const RenderOptions& options);
 
 // "45s", "12m 5s", "3h 12m", "2d 4h".

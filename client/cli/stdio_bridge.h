@@ -1,25 +1,22 @@
-// `mcpgw stdio`: an MCP server (revision 2025-11-25) on newline-delimited JSON-RPC whose only
-// tools are get_dynamic_tools and call_dynamic_tool, bridged to the daemon through a
-// DaemonApi. The reader (Run or HandleLine) never blocks on the daemon: each tools/call runs on
-// its own thread, so notifications/cancelled can arrive while calls run. Every outgoing
-// message goes through one serialised writer.
+// `mcpgw stdio`'s protocol side: an MCP server (revision 2025-11-25) on newline-delimited
+// JSON-RPC whose only tools are get_dynamic_tools and call_dynamic_tool, bridged to the daemon
+// through an AsyncDaemonApi. Entirely passive and single-threaded: its owner (StdioLoop) hands
+// it each input line and drives the api; each answer goes to the Writer when it is ready, so
+// calls are answered in the order they finish. Methods are dispatched through a table.
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
-#include <iosfwd>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
-#include <vector>
+#include <unordered_map>
 
-#include "client/cli/daemon_api.h"
+#include "client/cli/async_api.h"
+#include "client/cli/stdio_request.h"
 
 namespace mcpgw::cli {
 
@@ -29,58 +26,80 @@ inline constexpr size_t kMaxStdioLineBytes = 32u << 20;
 inline constexpr int kMaxStdioDepth = 512;
 // Calls running at once; past it a tools/call is refused with kServerBusy.
 inline constexpr size_t kMaxConcurrentCalls = 256;
-// How long stdin EOF waits for cancelled calls to end.
-inline constexpr std::chrono::milliseconds kShutdownGrace{2000};
+// Every call is answered within this time, even if the daemon never answers: the daemon's
+// own deadline (5 minutes, SPEC §5) plus a margin so its clearer message normally wins.
+inline constexpr std::chrono::milliseconds kCallDeadline{5 * 60 * 1000 + 30 * 1000};
+
+// What to tell the host's log (stderr) when the daemon cannot be reached; `error` comes
+// from libmcpgw and names the socket it tried.
+std::string UnreachableNotice(std::string_view error);
 
 class StdioBridge {
  public:
-  // Receives one complete JSON-RPC message (no trailing newline); calls are serialised.
-  using Writer = std::function<void(const std::string& message)>;
+  // Receives one complete JSON-RPC message (no trailing newline).
+  using Writer = std::function<void(std::string message)>;
+  // Receives one line for stderr (no trailing newline).
+  using Notice = std::function<void(const std::string& line)>;
 
-  StdioBridge(DaemonApi& api, Writer writer);
-  // Cancels what still runs and joins every call thread.
+  StdioBridge(AsyncDaemonApi& api, Writer writer, Notice notice = nullptr);
+  // Cancels the calls still running; they are not answered.
   ~StdioBridge();
   StdioBridge(const StdioBridge&) = delete;
   StdioBridge& operator=(const StdioBridge&) = delete;
 
   // Handles one input line (a JSON-RPC message without its newline).
   void HandleLine(std::string_view line);
-  // Reads lines until EOF, then cancels in-flight calls and waits for them (Shutdown).
-  // Returns true when every call ended within the grace period.
-  bool Run(std::istream& in);
-  // Cancels every in-flight call (none of them is answered) and waits up to `grace`.
-  bool Shutdown(std::chrono::milliseconds grace);
-
-  size_t in_flight() const;
+  // Answers a line longer than kMaxStdioLineBytes, which its reader did not keep.
+  void RejectOversized();
+  // Calls started and not answered yet.
+  size_t in_flight() const { return calls_.size(); }
 
  private:
-  struct Call {
-    CancelToken cancel;
-    bool cancelled = false;  // the client gave up on it: nobody is answered
-    std::thread thread;
+  // One host message that passed the JSON-RPC checks.
+  struct Message {
+    const HostLine& line;
+    std::string id_json;             // "null" for a notification
+    const rapidjson::Value* params;  // nullptr when absent
   };
+  using Handler = void (StdioBridge::*)(const Message& m);
+  struct Method {
+    std::string_view name;
+    Handler handler;
+  };
+  static const Method kRequests[];
+  static const Method kNotifications[];
+
   // One validated tools/call: which of the two tools, and its arguments.
   struct ToolCall {
     bool call = false;  // call_dynamic_tool; else get_dynamic_tools
     std::optional<std::string> ns;
     std::optional<std::string> tool;
-    std::string arguments_json;  // call_dynamic_tool only
+    std::string_view arguments_json;  // call_dynamic_tool only: the host's bytes
+  };
+  struct Call {
+    uint64_t seq = 0;  // tells a call from a later one that reused its id
+    AsyncDaemonApi::RequestId request = 0;
   };
 
-  void Send(const std::string& message);
-  void StartCall(const std::string& id_json, ToolCall request);
-  void CancelCall(const std::string& id_json);
-  void RunCall(const std::string& id_json, Call* call, const ToolCall& request);
-  void JoinFinished();
+  void OnInitialize(const Message& m);
+  void OnPing(const Message& m);
+  void OnToolsList(const Message& m);
+  void OnToolsCall(const Message& m);
+  void OnCancelled(const Message& m);
 
-  DaemonApi& api_;
+  void StartCall(const std::string& id_json, const ToolCall& request);
+  void Finish(const std::string& id_json, uint64_t seq, const ApiResult& result);
+  void Send(std::string message) { writer_(std::move(message)); }
+
+  AsyncDaemonApi& api_;
   Writer writer_;
-  std::mutex write_mu_;
-
-  mutable std::mutex mu_;
-  std::condition_variable done_cv_;
-  std::map<std::string, std::unique_ptr<Call>> calls_;  // by request id as JSON text
-  std::vector<std::thread> finished_;                   // ended threads, joined by the reader
+  Notice notice_;
+  std::unordered_map<std::string, Call> calls_;  // by request id as JSON text
+  uint64_t next_seq_ = 1;
+  bool unreachable_noted_ = false;  // since the last call that reached the daemon
+  // Callbacks can outlive the bridge (the api delivers what was cancelled when it closes):
+  // they hold this weakly and do nothing once it is gone.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace mcpgw::cli

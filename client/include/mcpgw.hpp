@@ -1,11 +1,47 @@
 // mcpgw.hpp: a header-only C++ wrapper over libmcpgw's C ABI (mcpgw.h).
 // mcpgw::Client owns one handle (move-only, closed on destruction);
-// mcpgw::CancelToken owns one cancel token. Calls return a Result holding the
-// status and the text (the answer, or an error message a model can read).
+// mcpgw::CancelToken owns one cancel token. Blocking calls return a Result
+// holding the status and the text (the answer, or an error message a model
+// can read); the pollable interface (Start*, fd, timeout_ms, Process) hands
+// the same Result to a callback. An event loop drives it like this:
+//
+// EXAMPLE-BEGIN mcpgw_poll_example.cc
+//   #include <poll.h>
+//   #include <iostream>
+//   #include "mcpgw.hpp"
+//
+//   int main(int argc, char** argv) {
+//     mcpgw::Client client(argc > 1 ? argv[1] : "");
+//     int pending = 0;
+//     auto print = [&](const char* what) {
+//       ++pending;
+//       return [&pending, what](const mcpgw::Result& r) {
+//         std::cout << what << " " << r.status_name() << ": " << r.text << "\n";
+//         --pending;
+//       };
+//     };
+//     client.StartGetDynamicTools(std::nullopt, std::nullopt, print("tools"));
+//     client.StartStatus(print("status"));
+//     int events = 0;
+//     const int fd = client.fd(&events);
+//     if (fd < 0) return 1;
+//     while (pending > 0) {
+//       pollfd p{fd, 0, 0};
+//       if (events & MCPGW_WANT_READ) p.events |= POLLIN;
+//       if (events & MCPGW_WANT_WRITE) p.events |= POLLOUT;
+//       poll(&p, 1, static_cast<int>(client.timeout_ms()));
+//       client.Process();
+//       client.fd(&events);
+//     }
+//     return 0;
+//   }
+// EXAMPLE-END
 #ifndef MCPGW_HPP
 #define MCPGW_HPP
 
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -89,8 +125,59 @@ class Client {
     return Run([&](char** out) { return mcpgw_status_json(client_, Token(cancel), out); });
   }
 
+  // ---- The pollable interface (see mcpgw.h): nothing blocks; callbacks run
+  // inside Process(), exactly once per started request.
+  using Callback = std::function<void(const Result&)>;
+
+  // Each returns the request's id, or 0 (then `done` never runs) when the
+  // handle is closing.
+  mcpgw_request StartGetDynamicTools(const std::optional<std::string>& ns,
+                                     const std::optional<std::string>& tool, Callback done) {
+    return Start(std::move(done), [&](mcpgw_done fn, void* user) {
+      return mcpgw_start_get_dynamic_tools(client_, ns ? ns->c_str() : nullptr,
+                                           tool ? tool->c_str() : nullptr, fn, user);
+    });
+  }
+  mcpgw_request StartCallDynamicTool(const std::string& ns, const std::string& tool,
+                                     const std::string& arguments_json, Callback done) {
+    return Start(std::move(done), [&](mcpgw_done fn, void* user) {
+      return mcpgw_start_call_dynamic_tool(
+          client_, ns.c_str(), tool.c_str(),
+          arguments_json.empty() ? nullptr : arguments_json.c_str(), fn, user);
+    });
+  }
+  mcpgw_request StartStatus(Callback done) {
+    return Start(std::move(done),
+                 [&](mcpgw_done fn, void* user) { return mcpgw_start_status(client_, fn, user); });
+  }
+  // True if it was pending; its callback then runs with MCPGW_CANCELLED.
+  bool Cancel(mcpgw_request request) {
+    return client_ != nullptr && mcpgw_cancel_request(client_, request) == 1;
+  }
+  // The descriptor to watch and, in *events, MCPGW_WANT_READ/WRITE.
+  int fd(int* events = nullptr) { return client_ ? mcpgw_fd(client_, events) : -1; }
+  // Milliseconds until Process() must run anyway; -1: no deadline.
+  long timeout_ms() { return client_ ? mcpgw_timeout(client_) : -1; }
+  // Does the ready I/O, runs finished callbacks; returns requests still pending.
+  int Process() { return client_ ? mcpgw_process(client_) : 0; }
+
  private:
   static mcpgw_cancel* Token(CancelToken* cancel) { return cancel ? cancel->get() : nullptr; }
+
+  static void Deliver(void* user_data, mcpgw_request, mcpgw_status status, const char* text,
+                      size_t len) {
+    std::unique_ptr<Callback> done(static_cast<Callback*>(user_data));
+    Result result{status, std::string(text, len)};
+    if (*done) (*done)(result);
+  }
+  template <typename StartFn>
+  mcpgw_request Start(Callback done, StartFn&& start) {
+    if (client_ == nullptr) return 0;
+    auto owned = std::make_unique<Callback>(std::move(done));
+    const mcpgw_request id = start(&Client::Deliver, owned.get());
+    if (id != 0) owned.release();  // Deliver() takes it back
+    return id;
+  }
 
   template <typename Fn>
   Result Run(Fn&& fn) {

@@ -1,11 +1,13 @@
-// The C ABI of libmcpgw (client/include/mcpgw.h): handles, cancel tokens and
-// the three calls, on top of connection.cc (see client_impl.h).
+// The C ABI of libmcpgw (client/include/mcpgw.h): handles, cancel tokens, the
+// request parameters and the checks made before anything is sent, on top of
+// the Core (client_impl.h).
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
-#include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
 
 #include "client/lib/client_impl.h"
 #include "proto/messages.h"
@@ -14,7 +16,9 @@
 namespace mcpgw::client {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+// The frame wraps the arguments in two levels (envelope, params) that count
+// towards the daemon's nesting limit.
+constexpr int kMaxArgumentsDepth = proto::kMaxJsonDepth - 2;
 
 char* Dup(std::string_view s) {
   char* out = static_cast<char*>(std::malloc(s.size() + 1));
@@ -25,144 +29,64 @@ char* Dup(std::string_view s) {
   return out;
 }
 
-mcpgw_status Finish(mcpgw_status status, std::string_view text, char** out) {
-  if (out != nullptr) *out = Dup(text);
-  return status;
+mcpgw_status Finish(const Outcome& outcome, char** out) {
+  if (out != nullptr) *out = Dup(outcome.text);
+  return outcome.status;
 }
 
-// Registers a waiting call with a cancel token for its duration.
-class CancelRegistration {
- public:
-  CancelRegistration(mcpgw_cancel* cancel, mcpgw_client* client) : cancel_(cancel) {
-    if (cancel_ == nullptr) return;
-    std::lock_guard lock(cancel_->mu);
-    waiter_ = Waiter{&client->mu, &client->cv};
-    cancel_->waiters.push_back(waiter_);
-  }
-  ~CancelRegistration() {
-    if (cancel_ == nullptr) return;
-    std::lock_guard lock(cancel_->mu);
-    for (auto it = cancel_->waiters.begin(); it != cancel_->waiters.end(); ++it) {
-      if (it->mu == waiter_.mu && it->cv == waiter_.cv) {
-        cancel_->waiters.erase(it);
-        break;
-      }
-    }
-  }
-  CancelRegistration(const CancelRegistration&) = delete;
-  CancelRegistration& operator=(const CancelRegistration&) = delete;
+// Checks the syntax of a JSON text without building it: numbers are taken as
+// written (no range limit), nesting is counted, the root must be an object.
+struct ShapeChecker : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, ShapeChecker> {
+  int depth = 0;
+  int max_depth = 0;
+  bool root_is_object = false;
+  bool seen_root = false;
 
- private:
-  mcpgw_cancel* cancel_;
-  Waiter waiter_{};
+  bool Default() {
+    seen_root = true;
+    return true;
+  }
+  bool Open(bool object) {
+    if (!seen_root) root_is_object = object;
+    seen_root = true;
+    max_depth = std::max(max_depth, ++depth);
+    return depth <= kMaxArgumentsDepth;  // stops a hostile input early
+  }
+  bool StartObject() { return Open(true); }
+  bool StartArray() { return Open(false); }
+  bool Close() {
+    --depth;
+    return true;
+  }
+  bool EndObject(rapidjson::SizeType) { return Close(); }
+  bool EndArray(rapidjson::SizeType) { return Close(); }
 };
 
-// Counts a call as running so mcpgw_close() waits for it to leave.
-class ActiveCall {
- public:
-  explicit ActiveCall(mcpgw_client* client) : client_(client) {}
-  ~ActiveCall() {
-    std::lock_guard lock(client_->mu);
-    --client_->active_calls;
-    client_->cv.notify_all();
+// Why `arguments_json` cannot be sent, or "" when it can.
+std::string CheckArguments(const char* arguments_json) {
+  const size_t size = std::strlen(arguments_json);
+  // Checked here: a frame the daemon cannot read gets an answer that names
+  // no request, and the call would never hear back.
+  if (size + 256 > proto::kMaxFrameBytes) {
+    return "arguments are too large: " + std::to_string(size) +
+           " bytes do not fit mcpgwd's frame limit of " + std::to_string(proto::kMaxFrameBytes);
   }
-  ActiveCall(const ActiveCall&) = delete;
-  ActiveCall& operator=(const ActiveCall&) = delete;
-
- private:
-  mcpgw_client* client_;
-};
-
-// Sends one request and waits for its reply, the token, the timeout, or
-// mcpgw_close().
-mcpgw_status Call(mcpgw_client* client, std::string_view method, std::string_view params,
-                  bool want_json, mcpgw_cancel* cancel, char** out) {
-  if (out != nullptr) *out = nullptr;
-  if (client == nullptr) return Finish(MCPGW_INVALID_REQUEST, "no client handle", out);
-  auto cancelled = [&] { return cancel != nullptr && cancel->triggered.load(); };
-  if (cancelled()) return Finish(MCPGW_CANCELLED, "cancelled", out);
-  {
-    std::lock_guard lock(client->mu);
-    if (client->closing) return Finish(MCPGW_CANCELLED, "the client handle is closing", out);
-    ++client->active_calls;
+  ShapeChecker checker;
+  rapidjson::Reader reader;
+  rapidjson::StringStream stream(arguments_json);
+  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag |
+                              rapidjson::kParseValidateEncodingFlag |
+                              rapidjson::kParseNumbersAsStringsFlag;
+  const rapidjson::ParseResult ok = reader.Parse<kFlags>(stream, checker);
+  if (checker.max_depth > kMaxArgumentsDepth) {
+    return "arguments are nested deeper than " + std::to_string(kMaxArgumentsDepth) + " levels";
   }
-  ActiveCall active(client);
-  CancelRegistration registration(cancel, client);
-  long timeout_ms = client->timeout_ms.load();
-  std::optional<Clock::time_point> deadline;
-  if (timeout_ms > 0) deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-
-  auto abort = [&] {
-    return cancelled() || client->closing.load() || (deadline && Clock::now() >= *deadline);
-  };
-  std::shared_ptr<Connection> conn;
-  std::string id;
-  std::shared_ptr<Pending> pending;
-  bool sent = false;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    {
-      std::lock_guard lock(client->mu);
-      if (client->closing) return Finish(MCPGW_CANCELLED, "the client handle was closed", out);
-      if (client->conn == nullptr || client->conn->dead) {
-        if (client->conn != nullptr) {
-          // Its reader has failed everything and is exiting without the lock.
-          if (client->conn->reader.joinable()) client->conn->reader.join();
-          client->conn.reset();
-        }
-        std::string error;
-        client->conn = Connect(client, &error);
-        if (client->conn == nullptr) return Finish(MCPGW_UNAVAILABLE, error, out);
-      }
-      conn = client->conn;
-      id = std::to_string(client->next_id++);
-      pending = std::make_shared<Pending>();
-      pending->want_json = want_json;
-      conn->pending.emplace(id, pending);
-    }
-    WriteResult written = WriteFrame(*conn, proto::EncodeRequest(id, method, params), abort);
-    sent = written == WriteResult::kOk;
-    if (written != WriteResult::kFailed || attempt > 0) break;
-    // The daemon was gone before it saw a byte of this request (a Unix
-    // socket refuses writes once its peer closed), so retrying on a new
-    // connection is safe: this is how a handle survives a daemon restart.
-    std::unique_lock lock(client->mu);
-    client->cv.wait(lock, [&] { return conn->dead; });
+  if (!ok) {
+    return std::string("arguments are not valid JSON: ") + rapidjson::GetParseError_En(ok.Code()) +
+           " (at byte " + std::to_string(ok.Offset()) + ")";
   }
-
-  std::unique_lock lock(client->mu);
-  enum { kDone, kCancelled, kClosing, kTimedOut } outcome = kDone;
-  while (!pending->done) {
-    if (cancelled()) {
-      outcome = kCancelled;
-    } else if (client->closing) {
-      outcome = kClosing;
-    } else if (deadline && Clock::now() >= *deadline) {
-      outcome = kTimedOut;
-    } else {
-      if (deadline) {
-        client->cv.wait_until(lock, *deadline);
-      } else {
-        client->cv.wait(lock);
-      }
-      continue;
-    }
-    break;
-  }
-  if (pending->done) return Finish(pending->status, pending->text, out);
-  conn->pending.erase(id);
-  bool tell_daemon = sent && !conn->dead;
-  lock.unlock();
-  if (tell_daemon) WriteFrame(*conn, proto::EncodeCancel(id), [] { return false; });
-  switch (outcome) {
-    case kTimedOut:
-      return Finish(MCPGW_TRANSPORT,
-                    "timed out waiting for mcpgwd after " + std::to_string(timeout_ms) + " ms",
-                    out);
-    case kClosing:
-      return Finish(MCPGW_CANCELLED, "the client handle was closed", out);
-    default:
-      return Finish(MCPGW_CANCELLED, "cancelled", out);
-  }
+  if (!checker.root_is_object) return "arguments must be a JSON object";
+  return "";
 }
 
 void AddString(std::string* json, std::string_view key, const char* value) {
@@ -173,6 +97,34 @@ void AddString(std::string* json, std::string_view key, const char* value) {
   proto::AppendJsonString(json, value);
 }
 
+std::string ToolsParams(const char* ns, const char* tool) {
+  std::string params = "{";
+  AddString(&params, "namespace", ns);
+  AddString(&params, "toolName", tool);
+  params.push_back('}');
+  return params;
+}
+
+// The call's params with the caller's arguments embedded verbatim; "" and
+// *error set when they cannot be sent.
+std::string CallParams(const char* ns, const char* tool, const char* arguments_json,
+                       std::string* error) {
+  std::string params = "{";
+  AddString(&params, "namespace", ns);
+  AddString(&params, "toolName", tool);
+  if (arguments_json != nullptr) {
+    if (std::string why = CheckArguments(arguments_json); !why.empty()) {
+      *error = std::move(why);
+      return "";
+    }
+    if (params.size() > 1) params.push_back(',');
+    params.append("\"arguments\":");
+    params.append(arguments_json);
+  }
+  params.push_back('}');
+  return params;
+}
+
 }  // namespace
 }  // namespace mcpgw::client
 
@@ -181,31 +133,27 @@ using namespace mcpgw;
 extern "C" {
 
 mcpgw_client* mcpgw_open(const char* socket_path) {
-  auto* client = new (std::nothrow) mcpgw_client;
-  if (client == nullptr) return nullptr;
-  client->path = socket_path != nullptr && *socket_path != '\0' ? std::string(socket_path)
-                                                                : proto::DefaultSocketPath();
-  return client;
+  std::string path = socket_path != nullptr && *socket_path != '\0' ? std::string(socket_path)
+                                                                    : proto::DefaultSocketPath();
+  return new (std::nothrow) mcpgw_client(std::move(path));
 }
 
 void mcpgw_close(mcpgw_client* client) {
   if (client == nullptr) return;
-  std::shared_ptr<client::Connection> conn;
-  {
-    std::unique_lock lock(client->mu);
-    client->closing = true;
-    if (client->conn != nullptr) client::Shutdown(*client->conn);
-    client->cv.notify_all();
-    client->cv.wait(lock, [&] { return client->active_calls == 0; });
-    conn = std::move(client->conn);
-  }
-  if (conn != nullptr && conn->reader.joinable()) conn->reader.join();
-  conn.reset();
+  client->core.Close();
   delete client;
 }
 
 void mcpgw_set_timeout_ms(mcpgw_client* client, long timeout_ms) {
-  if (client != nullptr) client->timeout_ms = timeout_ms < 0 ? 0 : timeout_ms;
+  if (client != nullptr) client->core.SetTimeoutMs(timeout_ms);
+}
+
+mcpgw_status mcpgw_connect(mcpgw_client* client, char** error) {
+  if (error != nullptr) *error = nullptr;
+  if (client == nullptr) return MCPGW_INVALID_REQUEST;
+  client::Outcome outcome = client->core.ConnectNow();
+  if (outcome.status != MCPGW_OK && error != nullptr) *error = client::Dup(outcome.text);
+  return outcome.status;
 }
 
 mcpgw_cancel* mcpgw_cancel_new(void) { return new (std::nothrow) mcpgw_cancel; }
@@ -214,66 +162,70 @@ void mcpgw_cancel_trigger(mcpgw_cancel* cancel) {
   if (cancel == nullptr) return;
   cancel->triggered = true;
   std::lock_guard lock(cancel->mu);
-  for (const client::Waiter& w : cancel->waiters) {
-    // Taking the waiter's lock orders this wake-up after its last check.
-    { std::lock_guard waiter_lock(*w.mu); }
-    w.cv->notify_all();
-  }
+  for (auto& [core, waiter] : cancel->waiters) core->Interrupt(waiter);
 }
 
 void mcpgw_cancel_free(mcpgw_cancel* cancel) { delete cancel; }
 
 mcpgw_status mcpgw_get_dynamic_tools(mcpgw_client* client, const char* ns, const char* tool,
                                      mcpgw_cancel* cancel, char** out) {
-  std::string params = "{";
-  client::AddString(&params, "namespace", ns);
-  client::AddString(&params, "toolName", tool);
-  params.push_back('}');
-  return client::Call(client, proto::kGetDynamicTools, params, false, cancel, out);
+  if (out != nullptr) *out = nullptr;
+  if (client == nullptr) return client::Finish({MCPGW_INVALID_REQUEST, "no client handle"}, out);
+  return client::Finish(
+      client->core.Run(proto::kGetDynamicTools, client::ToolsParams(ns, tool), false, cancel), out);
 }
 
 mcpgw_status mcpgw_call_dynamic_tool(mcpgw_client* client, const char* ns, const char* tool,
                                      const char* arguments_json, mcpgw_cancel* cancel, char** out) {
-  std::string params = "{";
-  client::AddString(&params, "namespace", ns);
-  client::AddString(&params, "toolName", tool);
-  if (arguments_json != nullptr) {
-    // Checked here: a frame the daemon cannot read gets an answer that names
-    // no request, and this call would never hear back.
-    if (params.size() > 1) params.push_back(',');
-    rapidjson::Document args;
-    args.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(
-        arguments_json);
-    if (args.HasParseError()) {
-      return client::Finish(MCPGW_INVALID_REQUEST,
-                            std::string("arguments are not valid JSON: ") +
-                                rapidjson::GetParseError_En(args.GetParseError()) + " (at byte " +
-                                std::to_string(args.GetErrorOffset()) + ")",
-                            out);
-    }
-    params.append("\"arguments\":");
-    params.append(arguments_json);
-    params.push_back('}');
-    std::string frame = proto::EncodeRequest("0", proto::kCallDynamicTool, params);
-    if (frame.size() > proto::kMaxFrameBytes) {
-      return client::Finish(MCPGW_INVALID_REQUEST,
-                            "arguments are too large: the request would be " +
-                                std::to_string(frame.size()) + " bytes, over mcpgwd's limit of " +
-                                std::to_string(proto::kMaxFrameBytes),
-                            out);
-    }
-    frame.pop_back();
-    if (proto::Decoded checked = proto::DecodeMessage(frame); !checked.ok) {
-      return client::Finish(MCPGW_INVALID_REQUEST, "arguments: " + checked.error.message, out);
-    }
-  } else {
-    params.push_back('}');
-  }
-  return client::Call(client, proto::kCallDynamicTool, params, false, cancel, out);
+  if (out != nullptr) *out = nullptr;
+  if (client == nullptr) return client::Finish({MCPGW_INVALID_REQUEST, "no client handle"}, out);
+  std::string error;
+  const std::string params = client::CallParams(ns, tool, arguments_json, &error);
+  if (!error.empty()) return client::Finish({MCPGW_INVALID_REQUEST, error}, out);
+  return client::Finish(client->core.Run(proto::kCallDynamicTool, params, false, cancel), out);
 }
 
 mcpgw_status mcpgw_status_json(mcpgw_client* client, mcpgw_cancel* cancel, char** out) {
-  return client::Call(client, proto::kStatus, "{}", true, cancel, out);
+  if (out != nullptr) *out = nullptr;
+  if (client == nullptr) return client::Finish({MCPGW_INVALID_REQUEST, "no client handle"}, out);
+  return client::Finish(client->core.Run(proto::kStatus, "{}", true, cancel), out);
+}
+
+int mcpgw_fd(mcpgw_client* client, int* events) {
+  if (client == nullptr) return -1;
+  return client->core.HostFd(events);
+}
+
+long mcpgw_timeout(mcpgw_client* client) {
+  return client == nullptr ? -1 : client->core.TimeoutMs();
+}
+
+int mcpgw_process(mcpgw_client* client) { return client == nullptr ? 0 : client->core.Process(); }
+
+mcpgw_request mcpgw_start_get_dynamic_tools(mcpgw_client* client, const char* ns, const char* tool,
+                                            mcpgw_done done, void* user_data) {
+  if (client == nullptr) return 0;
+  return client->core.Start(proto::kGetDynamicTools, client::ToolsParams(ns, tool), false, done,
+                            user_data);
+}
+
+mcpgw_request mcpgw_start_call_dynamic_tool(mcpgw_client* client, const char* ns, const char* tool,
+                                            const char* arguments_json, mcpgw_done done,
+                                            void* user_data) {
+  if (client == nullptr) return 0;
+  std::string error;
+  const std::string params = client::CallParams(ns, tool, arguments_json, &error);
+  if (!error.empty()) return client->core.Refuse(MCPGW_INVALID_REQUEST, error, done, user_data);
+  return client->core.Start(proto::kCallDynamicTool, params, false, done, user_data);
+}
+
+mcpgw_request mcpgw_start_status(mcpgw_client* client, mcpgw_done done, void* user_data) {
+  if (client == nullptr) return 0;
+  return client->core.Start(proto::kStatus, "{}", true, done, user_data);
+}
+
+int mcpgw_cancel_request(mcpgw_client* client, mcpgw_request request) {
+  return client != nullptr && client->core.Cancel(request) ? 1 : 0;
 }
 
 void mcpgw_free(char* s) { std::free(s); }

@@ -177,9 +177,10 @@ struct CallbackListener::Impl {
     return port;
   }
 
-  void Close() {
-    std::unordered_set<Conn*> all = conns;
-    for (Conn* c : all) CloseConn(c);
+  // Stops listening. Connections already accepted finish their answer (each
+  // is bounded by its timer): the handler may close the listener while the
+  // page for that very request is still to be sent.
+  void StopListening() {
     if (server) {
       uv_close(reinterpret_cast<uv_handle_t*>(server),
                [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
@@ -195,7 +196,11 @@ CallbackListener::CallbackListener(uv_loop_t* loop, Handler handler)
   impl_->handler = std::move(handler);
 }
 
-CallbackListener::~CallbackListener() { impl_->Close(); }
+CallbackListener::~CallbackListener() {
+  std::unordered_set<Impl::Conn*> all = impl_->conns;
+  for (Impl::Conn* c : all) impl_->CloseConn(c);
+  impl_->StopListening();
+}
 
 int CallbackListener::Open(int preferred_port, std::string* error) {
   if (impl_->server) return impl_->port;
@@ -206,7 +211,7 @@ int CallbackListener::Open(int preferred_port, std::string* error) {
   return impl_->Bind(0, error);
 }
 
-void CallbackListener::Close() { impl_->Close(); }
+void CallbackListener::Close() { impl_->StopListening(); }
 bool CallbackListener::open() const { return impl_->server != nullptr; }
 int CallbackListener::port() const { return impl_->port; }
 

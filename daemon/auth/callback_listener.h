@@ -33,7 +33,7 @@ class CallbackListener {
   // Returns the port, or 0 with `error` set. Open again while open: the
   // current port (preferred ports are only a wish).
   int Open(int preferred_port, std::string* error);
-  // Stops listening and drops connections in progress.
+  // Stops listening; a request already accepted still gets its page.
   void Close();
   bool open() const;
   int port() const;

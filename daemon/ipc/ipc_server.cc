@@ -277,12 +277,14 @@ struct IpcServer::Impl {
                     "\"params\":{\"version\":1,\"client\":\"<name>\"}}");
     }
     if (m.method != proto::kGetDynamicTools && m.method != proto::kCallDynamicTool &&
-        m.method != proto::kStatus) {
+        m.method != proto::kStatus && m.method != proto::kLogin && m.method != proto::kLoginWait &&
+        m.method != proto::kLogout) {
       std::string quoted;
       proto::AppendJsonString(&quoted, m.method);
       return refuse(proto::kCodeMethodNotFound,
                     "unknown method " + quoted +
-                        "; methods: hello, get_dynamic_tools, call_dynamic_tool, status");
+                        "; methods: hello, get_dynamic_tools, call_dynamic_tool, status, login, "
+                        "login_wait, logout");
     }
     if (conn->in_flight.count(m.id) != 0) {
       return refuse(

@@ -53,7 +53,9 @@ struct HttpClient::Impl {
     Impl* owner = nullptr;
     HttpSink* sink = nullptr;
     uint64_t tag = 0;
-    HttpRequest request;  // kept alive: curl reads the body from it
+    HttpRequest request;                          // kept alive: curl reads the body from it
+    std::shared_ptr<const http::TlsTrust> trust;  // kept alive: curl's SSL_CTX callback reads it
+    bool proxied = false;
     CURL* easy = nullptr;
     curl_slist* headers = nullptr;
     http::HeadParser head;
@@ -249,10 +251,8 @@ struct HttpClient::Impl {
       }
       mcp::TransferResult result;
       if (code != CURLE_OK) {
-        long os_errno = 0;
-        curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &os_errno);
         result.ok = false;
-        result.error = http::ErrorText(code, os_errno);
+        result.error = FailureText(t, code);
         // Header bytes sent: the request may have reached the server.
         long sent = 0;
         curl_easy_getinfo(t->easy, CURLINFO_REQUEST_SIZE, &sent);
@@ -267,6 +267,18 @@ struct HttpClient::Impl {
       stats.finished++;
       sink->OnHttpDone(tag, result);
     }
+  }
+
+  static std::string FailureText(Transfer* t, CURLcode code) {
+    http::Failure f;
+    f.code = code;
+    curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &f.os_errno);
+    curl_easy_getinfo(t->easy, CURLINFO_SSL_VERIFYRESULT, &f.verify_result);
+    curl_easy_getinfo(t->easy, CURLINFO_HTTP_CONNECTCODE, &f.proxy_status);
+    f.proxied = t->proxied;
+    f.curl_text = t->error_buffer;
+    f.host = http::ShowableHost(t->request.url_redacted);
+    return http::FailureText(f);
   }
 
   void ReportHead(Transfer* t) {
@@ -345,7 +357,11 @@ struct HttpClient::Impl {
       Fail(raw, "out of memory");
       return;
     }
-    CURLcode rc = http::ConfigureEasy(raw->easy, raw->request, options, &raw->headers);
+    raw->trust = options.trust;
+    const std::string& proxy =
+        (options.proxies ? *options.proxies : http::ProcessProxyEnv()).For(raw->request.url);
+    raw->proxied = !proxy.empty();
+    CURLcode rc = http::ConfigureEasy(raw->easy, raw->request, options, proxy, &raw->headers);
     auto set = [&](CURLoption option, auto value) {
       if (rc == CURLE_OK) rc = curl_easy_setopt(raw->easy, option, value);
     };
@@ -402,6 +418,10 @@ void HttpClient::Abort(HttpSink* sink, uint64_t tag) { impl_->Abort(sink, tag); 
 void HttpClient::AbortAll(HttpSink* sink) { impl_->AbortAll(sink); }
 
 size_t HttpClient::active() const { return impl_->live.size(); }
+
+void HttpClient::SetTrust(std::shared_ptr<const http::TlsTrust> trust) {
+  impl_->options.trust = std::move(trust);
+}
 
 HttpClient::Stats HttpClient::stats() const { return impl_->stats; }
 

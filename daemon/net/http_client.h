@@ -6,7 +6,10 @@
 // Policy baked in for MCP (SPEC §6): redirects are never followed (a 3xx is
 // reported as a normal response head), only http and https, connections are
 // reused, HTTP/2 is negotiated where the server offers it (ALPN), no signals.
-// Error texts are short, human and never contain the url or a header value.
+// Proxies come from the environment (proxy.h), chosen per url by us, not by
+// libcurl; trusted CAs from a TlsTrust (tls_trust.h) the daemon can replace.
+// Error texts are short, human and never contain the url or a header value;
+// a TLS host name mismatch names the host of `url_redacted` when it is clean.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +22,8 @@
 #include <uv.h>
 
 #include "daemon/mcp/session.h"
+#include "daemon/net/proxy.h"
+#include "daemon/net/tls_trust.h"
 
 namespace mcpgw {
 
@@ -40,11 +45,18 @@ struct HttpRequest {
   std::string url;                                           // a revealed secret: never log it
   std::vector<std::pair<std::string, std::string>> headers;  // revealed values: never log
   std::string body;
+  // The url as it may be shown (config::RemoteServer::url_redacted); reasons
+  // name its host. Must outlive the transfer. Empty: no host is named.
+  std::string_view url_redacted;
 };
 
 struct HttpClientOptions {
   long connect_timeout_ms = 30000;
   bool verbose = false;  // curl's debug output (never enabled in production: it prints headers)
+  // Trusted CAs; null: libcurl's built-in defaults. SetTrust replaces it.
+  std::shared_ptr<const http::TlsTrust> trust;
+  // Proxies per url; null: the process environment's (ProcessProxyEnv()).
+  std::shared_ptr<const http::ProxyEnv> proxies;
 };
 
 // Where transfers go: HttpClient for real, a scripted fake in tests.
@@ -70,6 +82,8 @@ class HttpClient : public HttpTransport {
   void Abort(HttpSink* sink, uint64_t tag) override;
   void AbortAll(HttpSink* sink) override;
   size_t active() const;
+  // Trust for transfers started from now on (running ones keep theirs).
+  void SetTrust(std::shared_ptr<const http::TlsTrust> trust);
 
   // Transfer-side counters for status and benchmarks.
   struct Stats {

@@ -4,6 +4,9 @@
 #include <cstdio>
 
 #include "base/text.h"
+#include "daemon/net/proxy.h"
+#include "daemon/net/tls_reason.h"
+#include "daemon/net/tls_trust.h"
 
 namespace mcpgw::http {
 namespace {
@@ -41,7 +44,7 @@ bool IsHttps(std::string_view url) {
 }  // namespace
 
 CURLcode ConfigureEasy(CURL* easy, const HttpRequest& request, const HttpClientOptions& options,
-                       curl_slist** headers) {
+                       const std::string& proxy, curl_slist** headers) {
   *headers = nullptr;
   // Values are secrets: build each line once and hand it to curl, nothing else.
   for (const auto& [name, value] : request.headers) {
@@ -73,6 +76,11 @@ CURLcode ConfigureEasy(CURL* easy, const HttpRequest& request, const HttpClientO
   set(CURLOPT_TCP_KEEPALIVE, 1L);
   set(CURLOPT_CONNECTTIMEOUT_MS, options.connect_timeout_ms);
   set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);  // a proxy's CONNECT reply is not the response
+  // The proxy was chosen for this url (proxy.h); "" and an empty no-proxy
+  // list keep libcurl from choosing again from the environment.
+  set(CURLOPT_PROXY, proxy.c_str());
+  set(CURLOPT_NOPROXY, "");
+  if (options.trust && rc == CURLE_OK) rc = options.trust->Apply(easy);
   set(CURLOPT_VERBOSE, options.verbose ? 1L : 0L);
   switch (request.method) {
     case mcp::HttpMethod::kPost:
@@ -126,44 +134,33 @@ bool HeadParser::Feed(std::string_view line) {
   return false;
 }
 
-std::string ErrorText(CURLcode code, long os_errno) {
-  switch (code) {
+std::string FailureText(const Failure& f) {
+  std::string tls = http::TlsReason({f.code, f.verify_result, f.curl_text, f.os_errno, f.host});
+  if (!tls.empty()) return tls;
+  if (f.proxied) {
+    if (f.proxy_status == 407) return "the proxy requires authentication (HTTP 407 from the proxy)";
+    if (f.proxy_status >= 300) {
+      return "the proxy refused the tunnel (HTTP " + std::to_string(f.proxy_status) +
+             " from the proxy)";
+    }
+    if (f.code == CURLE_COULDNT_CONNECT) {
+      return f.os_errno == 0 || f.os_errno == ECONNREFUSED
+                 ? "could not connect to the proxy (connection refused)"
+                 : "could not connect to the proxy";
+    }
+  }
+  switch (f.code) {
     case CURLE_OK:
       return "";
     case CURLE_COULDNT_CONNECT:
-      return os_errno == 0 || os_errno == ECONNREFUSED ? "connection refused" : "could not connect";
+      return f.os_errno == 0 || f.os_errno == ECONNREFUSED ? "connection refused"
+                                                           : "could not connect";
     case CURLE_COULDNT_RESOLVE_HOST:
       return "could not resolve host";
     case CURLE_COULDNT_RESOLVE_PROXY:
-      return "could not resolve proxy";
+      return "could not resolve the proxy's host";
     case CURLE_OPERATION_TIMEDOUT:
       return "timed out connecting";
-    case CURLE_PEER_FAILED_VERIFICATION:
-      return "TLS: certificate verify failed";
-    case CURLE_SSL_CONNECT_ERROR:
-      return "TLS: handshake failed";
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CLIENTCERT:
-      return "TLS: client certificate problem";
-    case CURLE_SSL_CIPHER:
-      return "TLS: no usable cipher";
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_CRL_BADFILE:
-      return "TLS: could not load CA certificates";
-    case CURLE_SSL_ISSUER_ERROR:
-      return "TLS: certificate issuer check failed";
-    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-      return "TLS: pinned public key does not match";
-    case CURLE_SSL_INVALIDCERTSTATUS:
-      return "TLS: certificate status invalid";
-    case CURLE_SSL_ENGINE_NOTFOUND:
-    case CURLE_SSL_ENGINE_SETFAILED:
-    case CURLE_SSL_ENGINE_INITFAILED:
-      return "TLS: crypto engine error";
-    case CURLE_SSL_SHUTDOWN_FAILED:
-      return "TLS: shutdown failed";
-    case CURLE_USE_SSL_FAILED:
-      return "TLS: could not be used";
     case CURLE_GOT_NOTHING:
       return "server closed the connection without a response";
     case CURLE_RECV_ERROR:
@@ -184,10 +181,22 @@ std::string ErrorText(CURLcode code, long os_errno) {
       return "out of memory";
     default: {
       char text[48];
-      std::snprintf(text, sizeof text, "transfer failed (curl error %d)", static_cast<int>(code));
+      std::snprintf(text, sizeof text, "transfer failed (curl error %d)", static_cast<int>(f.code));
       return text;
     }
   }
+}
+
+std::string ErrorText(CURLcode code, long os_errno) {
+  Failure f;
+  f.code = code;
+  f.os_errno = os_errno;
+  return FailureText(f);
+}
+
+std::string_view ShowableHost(std::string_view url_redacted) {
+  std::string_view host = UrlHost(url_redacted);
+  return host.find('<') == std::string_view::npos ? host : std::string_view();
 }
 
 }  // namespace mcpgw::http

@@ -1,7 +1,7 @@
 // Pure helpers of HttpClient: how an easy handle is configured for MCP, how a
-// response's header lines become one final head, and how a CURLcode becomes a
-// short, secret-free error text. HttpClient (http_client.cc) drives them; they
-// hold no loop and no multi handle, so unit tests call them directly.
+// response's header lines become one final head, and how a failed transfer
+// becomes a short, secret-free error text a user can act on. HttpClient (http_client.cc) drives
+// them; they hold no loop and no multi handle, so unit tests call them directly.
 #pragma once
 
 #include <curl/curl.h>
@@ -14,11 +14,13 @@
 namespace mcpgw::http {
 
 // Sets every per-transfer option except the callbacks and CURLOPT_PRIVATE.
-// `request` must outlive the transfer (its body is sent without a copy);
+// `request` must outlive the transfer (its body is sent without a copy), and
+// so must options.trust; `proxy` is the proxy url for the request ("" for a
+// direct connection: libcurl then ignores the environment's proxies).
 // `*headers` receives the header list to free after the transfer. Returns the
 // first failing code.
 CURLcode ConfigureEasy(CURL* easy, const HttpRequest& request, const HttpClientOptions& options,
-                       curl_slist** headers);
+                       const std::string& proxy, curl_slist** headers);
 
 // Follows the header lines of one transfer (as CURLOPT_HEADERFUNCTION hands
 // them over, CRLF included) and recognises the end of the FINAL response's
@@ -42,7 +44,24 @@ class HeadParser {
   bool complete_ = false;
 };
 
-// Text for TransferResult::error. `os_errno` is CURLINFO_OS_ERRNO (0 if unknown).
+// What a failed transfer left behind, read with curl_easy_getinfo.
+struct Failure {
+  CURLcode code = CURLE_OK;
+  long os_errno = 0;           // CURLINFO_OS_ERRNO
+  long verify_result = 0;      // CURLINFO_SSL_VERIFYRESULT: an X509_V_ERR_* code
+  long proxy_status = 0;       // CURLINFO_HTTP_CONNECTCODE: the proxy's answer to CONNECT
+  bool proxied = false;        // the transfer went through a proxy
+  std::string_view curl_text;  // libcurl's error buffer: only OpenSSL's error code is read
+  std::string_view host;       // the server's host, safe to show; "" names none
+};
+
+// Text for TransferResult::error: TLS reasons (tls_reason.h), proxy
+// reasons, then the connection's.
+std::string FailureText(const Failure& failure);
+// FailureText of a bare code; `os_errno` is CURLINFO_OS_ERRNO (0 if unknown).
 std::string ErrorText(CURLcode code, long os_errno);
+
+// The host of `url_redacted` when it holds nothing redacted, else "".
+std::string_view ShowableHost(std::string_view url_redacted);
 
 }  // namespace mcpgw::http

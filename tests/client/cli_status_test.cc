@@ -43,17 +43,16 @@ TEST_CASE("status renders a header block and a row per server", "[cli][status]")
   INFO(out);
   const std::vector<std::string> lines = Lines(out);
   CHECK(lines[0] == "mcpgwd 0.1.0  pid 1234  up 3h 12m");
-  CHECK(lines[1] == "config:       /home/u/.config/mcpgw/mcp.json");
-  CHECK(lines[2] == "socket:       /run/user/1000/mcpgw/mcpgw.sock");
-  CHECK(lines[3] == "last reload:  never");
+  CHECK(lines[1] == "config:         /home/u/.config/mcpgw/mcp.json");
+  CHECK(lines[2] == "socket:         /run/user/1000/mcpgw/mcpgw.sock");
+  CHECK(lines[3] == "last reload:    never");
   CHECK(lines[4].empty());
-  CHECK(lines[5] ==
-        "NAMESPACE  STATUS   TOOLS  IN FLIGHT  CALLS  ERRORS  P50 (ms)  SINCE   REASON");
+  CHECK(lines[5] == "NAMESPACE  STATUS   TOOLS  IN FLIGHT  CALLS  ERRORS  P50 (ms)  SINCE");
   CHECK(lines[6] == "alpha      ready        3          0     10       1      1.25  5m ago");
   CHECK(lines[7] == "beta       loading      0          0      0       0         -  5s ago");
-  CHECK(lines[8] ==
-        "gamma      error        0          2      5       5    250.00  2h ago  connect: "
-        "connection refused");
+  CHECK(lines[8] == "gamma      error        0          2      5       5    250.00  2h ago");
+  CHECK(lines[9] == "  reason:     connect: connection refused");
+  CHECK(lines.size() == 10);
   CHECK(out.find('\x1b') == std::string::npos);  // no colour unless asked
 }
 
@@ -90,33 +89,87 @@ TEST_CASE("server texts are stripped of control characters and escape sequences"
   CHECK(out.find("\xc2\x9b") == std::string::npos);
   CHECK(out.find("\xc2\x85") == std::string::npos);
   CHECK(out.find("mcpgwd 0.1.0") != std::string::npos);
-  CHECK(out.find("reload error: bad json") != std::string::npos);
+  CHECK(out.find("reload error:   bad json") != std::string::npos);
   CHECK(out.find("evil ") != std::string::npos);
   CHECK(out.find("boom red c1next") != std::string::npos);
 }
 
-TEST_CASE("long cells are cut with an ellipsis, the reason fits the terminal", "[cli][status]") {
+TEST_CASE("a long reason wraps to an 80-column terminal and is never cut", "[cli][status]") {
   const std::string long_ns(50, 'n');
-  const std::string long_reason(300, 'r');
-  const std::string json = R"({"daemon":{},"servers":[{"namespace":")" + long_ns +
+  std::string long_reason;
+  for (int i = 0; i < 40; ++i) long_reason += "word" + std::to_string(i) + " ";
+  long_reason += std::string(100, 'x');  // one word wider than a line
+  const std::string json = R"({"daemon":{"reload_error":")" + long_reason +
+                           R"("},"servers":[{"namespace":")" + long_ns +
                            R"(","status":"error","reason":")" + long_reason + R"("}]})";
   const auto view = ParseStatus(json);
   REQUIRE(view);
 
   RenderOptions tty;
-  tty.width = 120;
-  const std::vector<std::string> lines = Lines(RenderStatus(*view, tty));
-  const std::string& row = lines.back();
-  std::string cut(31, 'n');
-  cut.append("…");
-  CHECK(row.rfind(cut, 0) == 0);
-  CHECK(DisplayWidth(row) == 120);
-  CHECK(row.substr(row.size() - 3) == "…");
+  tty.width = 80;
+  const std::string out = RenderStatus(*view, tty);
+  INFO(out);
+  std::string words;  // every word of the reason, in order, from the wrapped lines
+  for (const std::string& line : Lines(out)) {
+    CHECK(DisplayWidth(line) <= 80);
+    const bool continued = line.rfind("              ", 0) == 0 && line[14] != ' ';
+    if (line.rfind("  reason:     ", 0) == 0 || continued) {
+      words += line.substr(14) + " ";
+    }
+  }
+  std::string compact_reason = long_reason.substr(0, long_reason.size() - 100);
+  CHECK(words.find(compact_reason) == 0);
+  CHECK(out.find(std::string(66, 'x')) != std::string::npos);  // the long word, cut at 80
+  // The namespace gives way so its row fits too.
+  CHECK(out.find("\n" + std::string(21, 'n') + "…  error") != std::string::npos);
+  // The reload error wraps the same way under its label.
+  CHECK(out.find("reload error:   word0 word1") != std::string::npos);
 
-  RenderOptions pipe;  // width 0: not a terminal, the reason is kept whole
-  const std::string piped = Lines(RenderStatus(*view, pipe)).back();
-  CHECK(piped.find(long_reason) != std::string::npos);
+  RenderOptions pipe;  // width 0: not a terminal, nothing is wrapped
+  const std::string piped = RenderStatus(*view, pipe);
+  CHECK(piped.find("  reason:     " + long_reason.substr(0, long_reason.size())) !=
+        std::string::npos);
   CHECK(piped.find(long_ns) == std::string::npos);  // the namespace is still capped
+  CHECK(piped.find(std::string(31, 'n') + "…") != std::string::npos);
+}
+
+TEST_CASE("status shows each server's url, protocol and last error with its age", "[cli][status]") {
+  const char* json = R"({"daemon":{"version":"0.1.0","pid":7,"uptime_s":60,
+    "config":"/home/u/.config/mcpgw/mcp.json","settings":"/home/u/.config/mcpgw/settings.json",
+    "socket":"/run/user/1000/mcpgw/mcpgw.sock","last_reload_unix":1764469990.0,
+    "reload_error":null,"settings_error":"/home/u/.config/mcpgw/settings.json:3:5: policy.deny: expected an array of patterns"},
+    "servers":[
+     {"namespace":"alpha","status":"ready","reason":"","tools":3,"in_flight":0,"calls":10,
+      "errors":1,"latency_p50_ms":1.25,"since_unix":1764469700.0,
+      "url":"https://api.example.com/mcp?key=<redacted>","protocol_version":"2025-11-25",
+      "last_error":"transport: HTTP 502 Bad Gateway","last_error_unix":1764469820.0},
+     {"namespace":"beta","status":"loading","tools":0,"url":"http://127.0.0.1:9/mcp",
+      "protocol_version":null,"last_error":null,"last_error_unix":null}]})";
+  const std::vector<std::string> lines = Lines(Render(json));
+  INFO(Render(json));
+  CHECK(lines[1] == "config:         /home/u/.config/mcpgw/mcp.json");
+  CHECK(lines[2] == "settings:       /home/u/.config/mcpgw/settings.json");
+  CHECK(lines[3] == "socket:         /run/user/1000/mcpgw/mcpgw.sock");
+  CHECK(lines[4] == "last reload:    10s ago");
+  CHECK(lines[5] ==
+        "settings error: /home/u/.config/mcpgw/settings.json:3:5: policy.deny: expected an array "
+        "of patterns");
+  CHECK(lines[6].empty());
+  CHECK(lines[8] == "alpha      ready        3          0     10       1      1.25  5m ago");
+  CHECK(lines[9] ==
+        "  url:        https://api.example.com/mcp?key=<redacted> (protocol 2025-11-25)");
+  CHECK(lines[10] == "  last error: transport: HTTP 502 Bad Gateway (3m ago)");
+  CHECK(lines[11] == "beta       loading      0          -      -       -         -  -");
+  CHECK(lines[12] == "  url:        http://127.0.0.1:9/mcp");
+  CHECK(lines.size() == 13);
+}
+
+TEST_CASE("status without the newer fields renders as before", "[cli][status]") {
+  // An older daemon sends neither url nor last_error nor settings: no empty lines appear.
+  const std::string out = Render(kStatus);
+  CHECK(out.find("settings") == std::string::npos);
+  CHECK(out.find("url:") == std::string::npos);
+  CHECK(out.find("last error:") == std::string::npos);
 }
 
 TEST_CASE("missing or odd fields render as '-'", "[cli][status]") {
@@ -125,7 +178,7 @@ TEST_CASE("missing or odd fields render as '-'", "[cli][status]") {
       "latency_p50_ms":null}, 42, {"namespace":"bare"}]})";
   const std::vector<std::string> lines = Lines(Render(json));
   CHECK(lines[0] == "mcpgwd -  pid -  up -");
-  CHECK(lines[1] == "config:       -");
+  CHECK(lines[1] == "config:         -");
   CHECK(lines[6] == "odd        -           -          -      -       -         -  -");
   CHECK(lines[7] == "bare       -           -          -      -       -         -  -");
   CHECK(lines.size() == 8);

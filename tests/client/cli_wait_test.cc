@@ -129,5 +129,34 @@ TEST_CASE("a daemon with no servers is ready", "[cli][wait]") {
   CHECK(api.polls == 1);
 }
 
+// A daemon that needs `answer_ms` for a status round trip: a call given less fails as a
+// timeout would.
+class SlowApi : public PollingApi {
+ public:
+  ApiResult Status(CancelToken* cancel) override {
+    timeouts_ms.push_back(last_timeout_ms);
+    if (last_timeout_ms > 0 && last_timeout_ms < answer_ms) {
+      now += last_timeout_ms / 1000.0;
+      ++polls;
+      return {MCPGW_TRANSPORT, "timed out"};
+    }
+    now += answer_ms / 1000.0;
+    return PollingApi::Status(cancel);
+  }
+  long answer_ms = 300;
+  std::vector<long> timeouts_ms;
+};
+
+TEST_CASE("wait with timeout 0 succeeds against a slow but ready daemon", "[cli][wait]") {
+  SlowApi api;
+  api.script = {{MCPGW_OK, kSettled}};
+  Run run;
+  Wait(api, 0, &run);
+  CHECK(run.code == 0);
+  CHECK(run.err.str().empty());
+  REQUIRE(!api.timeouts_ms.empty());
+  CHECK(api.timeouts_ms.front() >= 10000);  // the first round trip is never cut short
+}
+
 }  // namespace
 }  // namespace mcpgw::cli

@@ -1,106 +1,119 @@
-// `mcpgw stdio`: the MCP server side of the bridge, driven line by line against a fake daemon
-// whose calls can block until released or cancelled.
-#include <condition_variable>
+// `mcpgw stdio`: the MCP server side of the bridge, driven line by line against a fake
+// daemon whose requests finish when the test says (the bridge is single-threaded and passive,
+// so every test here is deterministic).
 #include <map>
-#include <mutex>
+#include <memory>
 #include <set>
-#include <sstream>
 
 #include <rapidjson/document.h>
 #include <catch2/catch.hpp>
 
 #include "client/cli/stdio_bridge.h"
+#include "client/cli/stdio_messages.h"
 
 namespace mcpgw::cli {
 namespace {
 
-using namespace std::chrono_literals;
-
-// Scripted daemon. Calls to namespace "slow*" block until Release(ns) or their token fires.
-class FakeApi : public DaemonApi {
+// Scripted daemon. Process() answers every request but those to namespaces "slow*", which
+// wait for Release(ns); a cancelled request is answered MCPGW_CANCELLED, as libmcpgw does.
+class FakeApi : public AsyncDaemonApi {
  public:
-  ApiResult GetDynamicTools(const std::optional<std::string>& ns,
-                            const std::optional<std::string>& tool, CancelToken*) override {
-    std::lock_guard<std::mutex> lock(mu_);
+  struct Started {
+    RequestId id = 0;
+    bool call = false;
+    std::optional<std::string> ns, tool;
+    std::string arguments;
+    Done done;
+    bool cancelled = false;
+    bool finished = false;
+  };
+
+  RequestId StartGetDynamicTools(const std::optional<std::string>& ns,
+                                 const std::optional<std::string>& tool, Done done) override {
     last_get_ns = ns;
     last_get_tool = tool;
-    return get_result;
+    return Add(Started{0, false, ns, tool, "", std::move(done)});
   }
-  ApiResult CallDynamicTool(const std::string& ns, const std::string& tool,
-                            const std::string& arguments_json, CancelToken* cancel) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      last_call = ns + "/" + tool + " " + arguments_json;
-      ++started_;
-      cv_.notify_all();
-    }
-    if (ns.rfind("slow", 0) == 0) {
-      // The token runs its callbacks under its own lock: never call into it holding mu_.
-      bool triggered = false;
-      const int id = cancel->Subscribe([&] {
-        std::lock_guard<std::mutex> l(mu_);
-        triggered = true;
-        cv_.notify_all();
-      });
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return released_.count(ns) > 0 || triggered; });
-      lock.unlock();
-      cancel->Unsubscribe(id);
-      lock.lock();
-      if (triggered) {
-        cancelled_.insert(ns);
-        cv_.notify_all();
-        return {MCPGW_CANCELLED, "cancelled"};
+  RequestId StartCallDynamicTool(const std::string& ns, const std::string& tool,
+                                 std::string_view arguments_json, Done done) override {
+    last_call = ns + "/" + tool + " " + std::string(arguments_json);
+    return Add(Started{0, true, ns, tool, std::string(arguments_json), std::move(done)});
+  }
+  void Cancel(RequestId id) override {
+    for (Started& s : started_) {
+      if (s.id == id && !s.finished) {
+        s.cancelled = true;
+        cancelled.insert(s.ns.value_or(""));
       }
-      return {MCPGW_OK, "done " + ns};
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    const auto it = results.find(ns);
-    return it != results.end() ? it->second : ApiResult{MCPGW_OK, "result of " + tool};
   }
-  ApiResult Status(CancelToken*) override { return {}; }
+  bool Connect(std::string* error) override {
+    *error = "cannot connect";
+    return true;
+  }
+  int fd() override { return -1; }
+  long timeout_ms() override { return -1; }
+  // Runs the callbacks of everything that can finish now.
+  void Process() override {
+    for (size_t i = 0; i < started_.size(); ++i) {
+      Started& s = started_[i];
+      if (s.finished) continue;
+      const std::string ns = s.ns.value_or("");
+      ApiResult result;
+      if (s.cancelled) {
+        result = {MCPGW_CANCELLED, "cancelled"};
+      } else if (ns.rfind("slow", 0) == 0) {
+        if (released_.count(ns) == 0) continue;
+        result = {MCPGW_OK, "done " + ns};
+      } else if (!s.call) {
+        result = get_result;
+      } else if (const auto it = results.find(ns); it != results.end()) {
+        result = it->second;
+      } else {
+        result = {MCPGW_OK, "result of " + s.tool.value_or("")};
+      }
+      s.finished = true;
+      Done done = s.done;  // a callback may start requests (and grow started_)
+      done(result);
+    }
+  }
 
   void Release(const std::string& ns) {
-    std::lock_guard<std::mutex> lock(mu_);
     released_.insert(ns);
-    cv_.notify_all();
+    Process();
   }
-  bool WaitStarted(int n) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, 5s, [&] { return started_ >= n; });
+  size_t pending() const {
+    size_t n = 0;
+    for (const Started& s : started_) n += !s.finished;
+    return n;
   }
-  bool WaitCancelled(const std::string& ns) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, 5s, [&] { return cancelled_.count(ns) > 0; });
-  }
+  size_t started() const { return started_.size(); }
 
   ApiResult get_result{MCPGW_OK, "{\"servers\":[]}"};
   std::map<std::string, ApiResult> results;
   std::optional<std::string> last_get_ns, last_get_tool;
   std::string last_call;
+  std::set<std::string> cancelled;
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int started_ = 0;
+  RequestId Add(Started s) {
+    s.id = started_.size() + 1;
+    started_.push_back(std::move(s));
+    return started_.back().id;
+  }
+  std::vector<Started> started_;
   std::set<std::string> released_;
-  std::set<std::string> cancelled_;
 };
 
 // Collects what the bridge writes; every message must be a single line.
 class Output {
  public:
   StdioBridge::Writer Writer() {
-    return [this](const std::string& message) {
-      std::lock_guard<std::mutex> lock(mu_);
-      messages_.push_back(message);
-      cv_.notify_all();
-    };
+    return [this](std::string message) { messages_.push_back(std::move(message)); };
   }
-  // The n-th message (0-based), waiting for it to arrive.
+  // The n-th message (0-based).
   rapidjson::Document At(size_t n) {
-    std::unique_lock<std::mutex> lock(mu_);
-    REQUIRE(cv_.wait_for(lock, 5s, [&] { return messages_.size() > n; }));
+    REQUIRE(messages_.size() > n);
     const std::string& text = messages_[n];
     CHECK(text.find('\n') == std::string::npos);
     rapidjson::Document doc;
@@ -108,21 +121,31 @@ class Output {
     REQUIRE_FALSE(doc.HasParseError());
     return doc;
   }
-  size_t count() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return messages_.size();
+  const std::string& Raw(size_t n) {
+    REQUIRE(messages_.size() > n);
+    return messages_[n];
   }
+  size_t count() const { return messages_.size(); }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
   std::vector<std::string> messages_;
 };
 
+// Hands the bridge one line, then lets the fake daemon answer what it can.
+void Feed(StdioBridge& bridge, FakeApi& api, std::string_view line) {
+  bridge.HandleLine(line);
+  api.Process();
+}
+
+// A tools/call line; `id_json` is the id's JSON text.
+std::string CallWithId(const std::string& id_json, const std::string& tool,
+                       const std::string& arguments) {
+  return R"({"jsonrpc":"2.0","id":)" + id_json + R"(,"method":"tools/call","params":{"name":")" +
+         tool + R"(","arguments":)" + arguments + "}}";
+}
+
 std::string Call(int id, const std::string& tool, const std::string& arguments) {
-  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
-         R"(,"method":"tools/call","params":{"name":")" + tool + R"(","arguments":)" + arguments +
-         "}}";
+  return CallWithId(std::to_string(id), tool, arguments);
 }
 
 std::string Text(const rapidjson::Document& doc) {
@@ -135,13 +158,14 @@ TEST_CASE("initialize negotiates the protocol version and describes the server",
   FakeApi api;
   Output out;
   StdioBridge bridge(api, out.Writer());
-  bridge.HandleLine(
-      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
-      R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
-  bridge.HandleLine(
+  Feed(bridge, api,
+       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
+       R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+  Feed(
+      bridge, api,
       R"({"jsonrpc":"2.0","id":"two","method":"initialize","params":{"protocolVersion":"2024-11-05"}})");
-  bridge.HandleLine(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
-  bridge.HandleLine(R"({"jsonrpc":"2.0","id":3,"method":"ping"})");
+  Feed(bridge, api, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id":3,"method":"ping"})");
 
   const auto first = out.At(0);
   CHECK(first["id"].GetInt() == 1);
@@ -170,7 +194,7 @@ TEST_CASE("tools/list offers exactly the two gateway tools", "[stdio]") {
   FakeApi api;
   Output out;
   StdioBridge bridge(api, out.Writer());
-  bridge.HandleLine(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}})");
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}})");
   const auto doc = out.At(0);
   const auto& tools = doc["result"]["tools"];
   REQUIRE(tools.Size() == 2);
@@ -202,27 +226,27 @@ TEST_CASE("tools/call is bridged to the daemon", "[stdio]") {
   api.get_result = {MCPGW_OK, "{\"namespace\":\"alpha\",\"tools\":[]}"};
   Output out;
   StdioBridge bridge(api, out.Writer());
-  bridge.HandleLine(
-      Call(1, "call_dynamic_tool",
-           R"({"namespace":"alpha","toolName":"add","arguments":{"a":1,"b":"x\ny"}})"));
+  Feed(bridge, api,
+       Call(1, "call_dynamic_tool",
+            R"({"namespace":"alpha","toolName":"add","arguments":{"a":1,"b":"x\ny"}})"));
   const auto called = out.At(0);
   CHECK(called["id"].GetInt() == 1);
   CHECK(Text(called) == "result of add");
   CHECK_FALSE(IsError(called));
   CHECK(api.last_call == R"(alpha/add {"a":1,"b":"x\ny"})");
 
-  bridge.HandleLine(Call(2, "get_dynamic_tools", R"({"namespace":"alpha"})"));
+  Feed(bridge, api, Call(2, "get_dynamic_tools", R"({"namespace":"alpha"})"));
   const auto listed = out.At(1);
   CHECK(Text(listed) == "{\"namespace\":\"alpha\",\"tools\":[]}");
   CHECK(api.last_get_ns == "alpha");
   CHECK_FALSE(api.last_get_tool);
 
   // Arguments left out mean {} for call_dynamic_tool and "everything" for get_dynamic_tools.
-  bridge.HandleLine(
-      R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_dynamic_tools"}})");
+  Feed(bridge, api,
+       R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_dynamic_tools"}})");
   CHECK_FALSE(IsError(out.At(2)));
   CHECK_FALSE(api.last_get_ns);
-  bridge.HandleLine(Call(4, "call_dynamic_tool", R"({"namespace":"alpha","toolName":"now"})"));
+  Feed(bridge, api, Call(4, "call_dynamic_tool", R"({"namespace":"alpha","toolName":"now"})"));
   CHECK_FALSE(IsError(out.At(3)));
   CHECK(api.last_call == "alpha/now {}");
 }
@@ -249,8 +273,8 @@ TEST_CASE("every gateway error becomes an isError result naming its kind", "[std
   StdioBridge bridge(api, out.Writer());
   int id = 0;
   for (const auto& [ns, text] : expected) {
-    bridge.HandleLine(
-        Call(id, "call_dynamic_tool", R"({"namespace":")" + ns + R"(","toolName":"t"})"));
+    Feed(bridge, api,
+         Call(id, "call_dynamic_tool", R"({"namespace":")" + ns + R"(","toolName":"t"})"));
     const auto doc = out.At(id);
     CHECK(doc["id"].GetInt() == id);
     CHECK(IsError(doc));
@@ -264,13 +288,13 @@ TEST_CASE("bad tool arguments are tool errors, bad tools/call params are protoco
   FakeApi api;
   Output out;
   StdioBridge bridge(api, out.Writer());
-  bridge.HandleLine(Call(1, "call_dynamic_tool", R"({"toolName":"add"})"));
-  bridge.HandleLine(
-      Call(2, "call_dynamic_tool", R"({"namespace":"a","toolName":"t","arguments":[1]})"));
-  bridge.HandleLine(Call(3, "get_dynamic_tools", R"({"namespace":7})"));
-  bridge.HandleLine(Call(4, "no_such_tool", "{}"));
-  bridge.HandleLine(Call(5, "call_dynamic_tool", "[]"));
-  bridge.HandleLine(R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}})");
+  Feed(bridge, api, Call(1, "call_dynamic_tool", R"({"toolName":"add"})"));
+  Feed(bridge, api,
+       Call(2, "call_dynamic_tool", R"({"namespace":"a","toolName":"t","arguments":[1]})"));
+  Feed(bridge, api, Call(3, "get_dynamic_tools", R"({"namespace":7})"));
+  Feed(bridge, api, Call(4, "no_such_tool", "{}"));
+  Feed(bridge, api, Call(5, "call_dynamic_tool", "[]"));
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}})");
 
   for (int i = 0; i < 3; ++i) {
     const auto doc = out.At(i);
@@ -294,28 +318,33 @@ TEST_CASE("notifications/cancelled cancels the call at the daemon and nothing is
   FakeApi api;
   Output out;
   StdioBridge bridge(api, out.Writer());
-  bridge.HandleLine(Call(7, "call_dynamic_tool", R"({"namespace":"slow1","toolName":"t"})"));
-  REQUIRE(api.WaitStarted(1));
+  Feed(bridge, api, Call(7, "call_dynamic_tool", R"({"namespace":"slow1","toolName":"t"})"));
+  REQUIRE(api.pending() == 1);
   CHECK(bridge.in_flight() == 1);
-  bridge.HandleLine(
+  Feed(
+      bridge, api,
       R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}})");
-  CHECK(api.WaitCancelled("slow1"));
-  bridge.HandleLine(R"({"jsonrpc":"2.0","id":8,"method":"ping"})");
+  CHECK(api.cancelled.count("slow1") == 1);
+  CHECK(bridge.in_flight() == 0);
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id":8,"method":"ping"})");
   const auto next = out.At(0);
   CHECK(next["id"].GetInt() == 8);  // the first message is the ping's answer, not call 7's
-  for (int i = 0; i < 100 && bridge.in_flight() > 0; ++i) std::this_thread::sleep_for(10ms);
-  CHECK(bridge.in_flight() == 0);
+  CHECK(api.pending() == 0);        // the daemon's cancelled callback came and went
   CHECK(out.count() == 1);
+  // The id is free again at once.
+  Feed(bridge, api, Call(7, "call_dynamic_tool", R"({"namespace":"fast","toolName":"t"})"));
+  CHECK(out.At(1)["id"].GetInt() == 7);
+  CHECK(Text(out.At(1)) == "result of t");
 }
 
 TEST_CASE("a cancel for a different id leaves the call running", "[stdio]") {
   FakeApi api;
   Output out;
   StdioBridge bridge(api, out.Writer());
-  bridge.HandleLine(Call(1, "call_dynamic_tool", R"({"namespace":"slowA","toolName":"t"})"));
-  REQUIRE(api.WaitStarted(1));
-  bridge.HandleLine(
-      R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"1"}})");
+  Feed(bridge, api, Call(1, "call_dynamic_tool", R"({"namespace":"slowA","toolName":"t"})"));
+  REQUIRE(api.pending() == 1);
+  Feed(bridge, api,
+       R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"1"}})");
   api.Release("slowA");
   const auto doc = out.At(0);
   CHECK(doc["id"].GetInt() == 1);
@@ -326,10 +355,10 @@ TEST_CASE("concurrent calls are answered as they finish, not in order", "[stdio]
   FakeApi api;
   Output out;
   StdioBridge bridge(api, out.Writer());
-  bridge.HandleLine(Call(1, "call_dynamic_tool", R"({"namespace":"slowA","toolName":"t"})"));
-  bridge.HandleLine(Call(2, "call_dynamic_tool", R"({"namespace":"slowB","toolName":"t"})"));
-  REQUIRE(api.WaitStarted(2));  // both run at once: the reader was not blocked by call 1
-  bridge.HandleLine(Call(3, "call_dynamic_tool", R"({"namespace":"fast","toolName":"t"})"));
+  Feed(bridge, api, Call(1, "call_dynamic_tool", R"({"namespace":"slowA","toolName":"t"})"));
+  Feed(bridge, api, Call(2, "call_dynamic_tool", R"({"namespace":"slowB","toolName":"t"})"));
+  REQUIRE(api.pending() == 2);  // both run at once: call 1 does not hold up the reader
+  Feed(bridge, api, Call(3, "call_dynamic_tool", R"({"namespace":"fast","toolName":"t"})"));
   CHECK(out.At(0)["id"].GetInt() == 3);
   api.Release("slowB");
   CHECK(out.At(1)["id"].GetInt() == 2);
@@ -342,9 +371,9 @@ TEST_CASE("a duplicate id of a running call is refused", "[stdio]") {
   FakeApi api;
   Output out;
   StdioBridge bridge(api, out.Writer());
-  bridge.HandleLine(Call(1, "call_dynamic_tool", R"({"namespace":"slowA","toolName":"t"})"));
-  REQUIRE(api.WaitStarted(1));
-  bridge.HandleLine(Call(1, "call_dynamic_tool", R"({"namespace":"fast","toolName":"t"})"));
+  Feed(bridge, api, Call(1, "call_dynamic_tool", R"({"namespace":"slowA","toolName":"t"})"));
+  REQUIRE(api.pending() == 1);
+  Feed(bridge, api, Call(1, "call_dynamic_tool", R"({"namespace":"fast","toolName":"t"})"));
   const auto doc = out.At(0);
   CHECK(doc["error"]["code"].GetInt() == -32600);
   api.Release("slowA");
@@ -355,17 +384,18 @@ TEST_CASE("malformed lines get JSON-RPC errors, blank lines and responses are ig
   FakeApi api;
   Output out;
   StdioBridge bridge(api, out.Writer());
-  bridge.HandleLine("{not json");
-  bridge.HandleLine("   ");
-  bridge.HandleLine("[1,2]");
-  bridge.HandleLine(R"({"jsonrpc":"2.0","id":1,"result":{}})");  // a response: nothing to do
-  bridge.HandleLine(R"({"jsonrpc":"2.0","id":2,"method":"resources/list"})");
-  bridge.HandleLine(R"({"jsonrpc":"2.0","id":{"x":1},"method":"ping"})");
-  bridge.HandleLine(R"({"jsonrpc":"1.0","id":3,"method":"ping"})");
-  bridge.HandleLine("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"x\":\"\xff\"}");
-  bridge.HandleLine(R"({"jsonrpc":"2.0","method":"notifications/unknown"})");
-  bridge.HandleLine(R"({"jsonrpc":"2.0","id":5,"method":"ping"})"
-                    "\r");
+  Feed(bridge, api, "{not json");
+  Feed(bridge, api, "   ");
+  Feed(bridge, api, "[1,2]");
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id":1,"result":{}})");  // a response: nothing to do
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id":2,"method":"resources/list"})");
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id":{"x":1},"method":"ping"})");
+  Feed(bridge, api, R"({"jsonrpc":"1.0","id":3,"method":"ping"})");
+  Feed(bridge, api, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"x\":\"\xff\"}");
+  Feed(bridge, api, R"({"jsonrpc":"2.0","method":"notifications/unknown"})");
+  Feed(bridge, api,
+       R"({"jsonrpc":"2.0","id":5,"method":"ping"})"
+       "\r");
 
   const auto parse = out.At(0);
   CHECK(parse["id"].IsNull());
@@ -395,8 +425,9 @@ TEST_CASE("absurdly deep nesting is refused without crashing", "[stdio]") {
   Output out;
   StdioBridge bridge(api, out.Writer());
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
-  bridge.HandleLine(Call(1, "call_dynamic_tool",
-                         R"({"namespace":"a","toolName":"t","arguments":{"x":)" + deep + "}}"));
+  Feed(bridge, api,
+       Call(1, "call_dynamic_tool",
+            R"({"namespace":"a","toolName":"t","arguments":{"x":)" + deep + "}}"));
   const auto doc = out.At(0);
   CHECK(doc["id"].GetInt() == 1);
   CHECK(doc["error"]["code"].GetInt() == -32600);
@@ -408,26 +439,112 @@ TEST_CASE("results with newlines, controls and bad UTF-8 stay one valid JSON lin
   api.results = {{"odd", {MCPGW_OK, std::string("a\nb\r\n\x1b[31m\0z\xff", 13)}}};
   Output out;
   StdioBridge bridge(api, out.Writer());
-  bridge.HandleLine(Call(1, "call_dynamic_tool", R"({"namespace":"odd","toolName":"t"})"));
+  Feed(bridge, api, Call(1, "call_dynamic_tool", R"({"namespace":"odd","toolName":"t"})"));
   const auto doc = out.At(0);  // At() checks: single line, valid JSON
   const auto& text = doc["result"]["content"][0]["text"];
   CHECK(std::string(text.GetString(), text.GetStringLength()) ==
         std::string("a\nb\r\n\x1b[31m\0z\xef\xbf\xbd", 15));
 }
 
-TEST_CASE("stdin EOF cancels what is in flight, answers none of it and returns", "[stdio]") {
+TEST_CASE("tool arguments reach the daemon byte for byte", "[stdio]") {
   FakeApi api;
   Output out;
   StdioBridge bridge(api, out.Writer());
-  std::istringstream in(Call(1, "call_dynamic_tool", R"({"namespace":"slowA","toolName":"t"})") +
-                        "\n" + R"({"jsonrpc":"2.0","id":2,"method":"ping"})" + "\n" +
-                        Call(3, "call_dynamic_tool", R"({"namespace":"slowB","toolName":"t"})"));
-  CHECK(bridge.Run(in));  // the last line has no newline and is still handled
-  CHECK(api.WaitCancelled("slowA"));
-  CHECK(api.WaitCancelled("slowB"));
+  // Digits beyond a double, an underflow, an escape, keys out of order, odd spacing, and a
+  // tool argument that is itself named "arguments".
+  const std::string args = R"({ "z" : 123456789012345678901234567890, "tiny":1e-400 ,"e":"\u00e9",)"
+                           R"( "arguments" : {"arguments":[1 ,2]}, "a" :[ 1.50, -0 ] })";
+  Feed(bridge, api,
+       R"({"jsonrpc":"2.0","params":{ "arguments" : { "arguments" :)" + args +
+           R"( , "toolName":"t","namespace":"n"}, "name":"call_dynamic_tool"},"id":5,)"
+           R"("method":"tools/call"})");
+  CHECK(api.last_call == "n/t " + args);
+  CHECK(Text(out.At(0)) == "result of t");
+
+  // The first of duplicate keys counts, as for every other field.
+  Feed(
+      bridge, api,
+      Call(6, "call_dynamic_tool",
+           R"({"namespace":"n","toolName":"t","arguments":{"first":1},"arguments":{"second":2}})"));
+  CHECK(api.last_call == R"(n/t {"first":1})");
+}
+
+TEST_CASE("request ids are answered as the host wrote them", "[stdio]") {
+  FakeApi api;
+  Output out;
+  StdioBridge bridge(api, out.Writer());
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id":12345678901234567890123,"method":"ping"})");
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id": 1.0 ,"method":"ping"})");
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id":"a\u0062","method":"ping"})");
+  CHECK(out.Raw(0) == R"({"jsonrpc":"2.0","id":12345678901234567890123,"result":{}})");
+  CHECK(out.Raw(1) == R"({"jsonrpc":"2.0","id":1.0,"result":{}})");
+  CHECK(out.Raw(2) == R"({"jsonrpc":"2.0","id":"ab","result":{}})");
+
+  // A cancel names its call the same way.
+  Feed(bridge, api,
+       CallWithId("98765432109876543210987", "call_dynamic_tool",
+                  R"({"namespace":"slow","toolName":"t"})"));
+  REQUIRE(bridge.in_flight() == 1);
+  Feed(bridge, api,
+       R"({"jsonrpc":"2.0","method":"notifications/cancelled",)"
+       R"("params":{"requestId":98765432109876543210987}})");
   CHECK(bridge.in_flight() == 0);
-  CHECK(out.count() == 1);
-  CHECK(out.At(0)["id"].GetInt() == 2);
+  CHECK(api.cancelled.count("slow") == 1);
+}
+
+TEST_CASE("an unreachable daemon is noted on stderr when a call first fails that way", "[stdio]") {
+  FakeApi api;
+  const std::string why =
+      "mcpgwd is not running (cannot connect to /run/x.sock: No such file or directory): start "
+      "it with `mcpgwd --config FILE`";
+  api.results = {{"down", {MCPGW_UNAVAILABLE, why}},
+                 {"lost", {MCPGW_UNAVAILABLE, "lost the connection to mcpgwd at /run/x.sock"}}};
+  Output out;
+  std::vector<std::string> notes;
+  StdioBridge bridge(api, out.Writer(), [&](const std::string& line) { notes.push_back(line); });
+  Feed(bridge, api, Call(1, "call_dynamic_tool", R"({"namespace":"down","toolName":"t"})"));
+  Feed(bridge, api, Call(2, "call_dynamic_tool", R"({"namespace":"down","toolName":"t"})"));
+  REQUIRE(notes.size() == 1);  // once, not for every call
+  CHECK(notes[0] == "mcpgw stdio: cannot reach mcpgwd: " + why);
+  CHECK(IsError(out.At(0)));
+  CHECK(Text(out.At(0)) == "unavailable: " + why);
+
+  // After a call got through, the next outage is noted again, with how to start it.
+  Feed(bridge, api, Call(3, "call_dynamic_tool", R"({"namespace":"up","toolName":"t"})"));
+  Feed(bridge, api, Call(4, "call_dynamic_tool", R"({"namespace":"lost","toolName":"t"})"));
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[1].find("/run/x.sock") != std::string::npos);
+  CHECK(notes[1].find("start it with `mcpgwd --config FILE`") != std::string::npos);
+}
+
+TEST_CASE("calls past the limit in flight are refused as busy", "[stdio]") {
+  FakeApi api;
+  Output out;
+  StdioBridge bridge(api, out.Writer());
+  for (size_t i = 0; i < kMaxConcurrentCalls; ++i) {
+    Feed(bridge, api,
+         Call(static_cast<int>(i), "call_dynamic_tool", R"({"namespace":"slow","toolName":"t"})"));
+  }
+  CHECK(out.count() == 0);
+  Feed(bridge, api, Call(-1, "call_dynamic_tool", R"({"namespace":"fast","toolName":"t"})"));
+  CHECK(out.At(0)["error"]["code"].GetInt() == kServerBusy);
+  api.Release("slow");
+  CHECK(out.count() == kMaxConcurrentCalls + 1);
+  CHECK(bridge.in_flight() == 0);
+}
+
+TEST_CASE("answers that arrive after the bridge is gone are dropped safely", "[stdio]") {
+  FakeApi api;
+  Output out;
+  auto bridge = std::make_unique<StdioBridge>(api, out.Writer());
+  Feed(*bridge, api, Call(1, "call_dynamic_tool", R"({"namespace":"slow","toolName":"t"})"));
+  Feed(*bridge, api, Call(2, "call_dynamic_tool", R"({"namespace":"slowB","toolName":"t"})"));
+  Feed(*bridge, api,
+       R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}})");
+  bridge.reset();  // cancels call 1; the api still holds both callbacks
+  CHECK(api.cancelled.count("slow") == 1);
+  api.Process();  // runs them (as libmcpgw does when its handle closes)
+  CHECK(out.count() == 0);
 }
 
 }  // namespace

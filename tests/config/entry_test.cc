@@ -68,7 +68,7 @@ TEST_CASE("other type values are ignored", "[config][entry]") {
 
 TEST_CASE("unknown entry fields are ignored", "[config][entry]") {
   Entry e = OnlyEntry(
-      "{\"url\": \"http://x\", \"disabled\": true, \"args\": 5, \"env\": [], \"nested\": "
+      "{\"url\": \"http://x\", \"disabled\": false, \"args\": 5, \"env\": [], \"nested\": "
       "{\"a\": [1,2,{}]}}");
   CHECK(e.accepted());
 }

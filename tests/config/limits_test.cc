@@ -105,9 +105,12 @@ TEST_CASE("a raw NUL byte is invalid JSON even after a complete object", "[confi
   CHECK_FALSE(P(std::string("{\"a\0\": 1}", 9)).ok);
 }
 
-TEST_CASE("comments and trailing commas are not JSON", "[config][limits]") {
-  CHECK_FALSE(P("{// c\n\"mcpServers\": {}}").ok);
-  CHECK_FALSE(P("{\"mcpServers\": {},}").ok);
+TEST_CASE("comments and trailing commas are accepted (JSONC)", "[config][limits]") {
+  CHECK(P("{// c\n\"mcpServers\": {}}").ok);
+  CHECK(P("{\"mcpServers\": {},}").ok);
+  CHECK(P("/* a */ {} // the end, no newline").ok);
+  CHECK_FALSE(P("{\"mcpServers\": {},,}").ok);
+  CHECK_FALSE(P("{/* unterminated }").ok);
 }
 
 }  // namespace

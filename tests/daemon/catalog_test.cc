@@ -18,13 +18,17 @@ mcp::Tool MakeTool(std::string name, std::string description = "d",
 
 ServerView Ready(std::string name, mcp::ToolList tools) {
   return ServerView{std::move(name), mcp::Status::kReady, "",
-                    std::make_shared<const mcp::ToolList>(std::move(tools))};
+                    std::make_shared<const mcp::ToolList>(std::move(tools)), false};
 }
 ServerView Loading(std::string name) {
-  return ServerView{std::move(name), mcp::Status::kLoading, "", nullptr};
+  return ServerView{std::move(name), mcp::Status::kLoading, "", nullptr, false};
 }
 ServerView Failed(std::string name, std::string reason) {
-  return ServerView{std::move(name), mcp::Status::kError, std::move(reason), nullptr};
+  return ServerView{std::move(name), mcp::Status::kError, std::move(reason), nullptr, false};
+}
+// An entry the configuration refused: in error for good.
+ServerView Refused(std::string name, std::string reason) {
+  return ServerView{std::move(name), mcp::Status::kError, std::move(reason), nullptr, true};
 }
 
 rapidjson::Document Params(const char* json) {
@@ -150,6 +154,25 @@ TEST_CASE("one-tool form on a server not ready is not_ready with status and reas
   auto failed = LookupError(c, R"({"namespace":"gamma","toolName":"x"})");
   CHECK(failed.kind == proto::ErrorKind::kNotReady);
   CHECK_THAT(failed.message, Catch::StartsWith("server \"gamma\" is in error: connection refused"));
+  CHECK_THAT(failed.message, Catch::Contains("keeps retrying"));
+}
+
+TEST_CASE("a refused entry's not_ready says to change the entry, not that it retries",
+          "[catalog]") {
+  Catalog c;
+  c.Reset({Refused("local", "local MCP servers (command) are not supported yet"),
+           Refused("off", "disabled in the configuration")});
+  for (const char* params :
+       {R"({"namespace":"local","toolName":"x"})", R"({"namespace":"off","toolName":"x"})"}) {
+    auto e = LookupError(c, params);
+    CHECK(e.kind == proto::ErrorKind::kNotReady);
+    CHECK_THAT(e.message, Catch::Contains("change its entry in the configuration"));
+    CHECK_THAT(e.message, !Catch::Contains("retrying"));
+  }
+  auto e = LookupError(c, R"({"namespace":"off","toolName":"x"})");
+  CHECK(e.message ==
+        "server \"off\" is in error: disabled in the configuration (it is not retried: change "
+        "its entry in the configuration to use it)");
 }
 
 TEST_CASE("lookup errors tell the model what to do", "[catalog]") {

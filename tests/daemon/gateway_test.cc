@@ -354,6 +354,7 @@ TEST_CASE("gateway: a call to a host that is gone is answered, not lost", "[gate
       finished.emplace_back(call, std::move(outcome));
     }
     void OnHostGone(HostId id) override { gone.push_back(id); }
+    void OnHostAuthorizationNeeded(HostId, int, std::string) override {}
     std::vector<std::pair<mcp::CallId, mcp::CallOutcome>> finished;
     std::vector<HostId> gone;
   } events;

@@ -47,6 +47,8 @@ TEST_CASE("an empty object gives the documented defaults", "[settings]") {
   CHECK(s.policy.allow.empty());
   CHECK(s.policy.deny.empty());
   CHECK(s.policy.read_only.empty());
+  CHECK(s.tls.ca_file.empty());
+  CHECK(s.tls.ca_dir.empty());
 }
 
 TEST_CASE("every key is read", "[settings]") {
@@ -60,7 +62,8 @@ TEST_CASE("every key is read", "[settings]") {
     "workers": 4,
     /* block comment */
     "call_log": {"path": "/var/log/mcpgw/calls.jsonl", "max_bytes": 1048576, "keep": 5},
-    "policy": {"allow": ["github/*", "docs"], "deny": ["*/delete_*"], "read_only": ["prod-*"]}
+    "policy": {"allow": ["github/*", "docs"], "deny": ["*/delete_*"], "read_only": ["prod-*"]},
+    "tls": {"ca_file": "/etc/mcpgw/corp-ca.pem", "ca_dir": "/etc/mcpgw/ca.d"}
   })");
   CHECK(s.limits.max_response_bytes == 2048);
   CHECK(s.limits.max_json_depth == 64);
@@ -80,6 +83,8 @@ TEST_CASE("every key is read", "[settings]") {
   CHECK(s.policy.allow == std::vector<std::string>{"github/*", "docs"});
   CHECK(s.policy.deny == std::vector<std::string>{"*/delete_*"});
   CHECK(s.policy.read_only == std::vector<std::string>{"prod-*"});
+  CHECK(s.tls.ca_file == "/etc/mcpgw/corp-ca.pem");
+  CHECK(s.tls.ca_dir == "/etc/mcpgw/ca.d");
 }
 
 TEST_CASE("a JSON syntax error names the file, line and column", "[settings]") {
@@ -134,6 +139,18 @@ TEST_CASE("wrong types and ranges name the key path and position", "[settings]")
   CHECK_THAT(Error(R"({"call_log": {"keep": 101}})"), Catch::Contains("call_log.keep"));
   CHECK_THAT(Error(R"({"call_log": null})"), Catch::Contains("call_log: expected an object"));
   CHECK_THAT(Error("[]"), Catch::Contains("the settings must be a JSON object"));
+}
+
+TEST_CASE("tls keys take absolute paths and nothing else", "[settings]") {
+  CHECK(Error("{\"tls\": {\"ca_file\": \"ca.pem\"}}") ==
+        "/home/u/.config/mcpgw/settings.json:1:21: tls.ca_file: expected an absolute path (or "
+        "\"\" for none)");
+  CHECK_THAT(Error(R"({"tls": {"ca_dir": 1}})"), Catch::Contains("tls.ca_dir: expected a string"));
+  CHECK(Error(R"({"tls": {"cafile": "/x"}})") ==
+        "/home/u/.config/mcpgw/settings.json:1:20: tls.cafile: unknown key \"cafile\" (known "
+        "keys: ca_file, ca_dir)");
+  CHECK_THAT(Error(R"({"tls": []})"), Catch::Contains("tls: expected an object"));
+  CHECK(Parsed(R"({"tls": {"ca_file": ""}})").tls.ca_file.empty());
 }
 
 TEST_CASE("the default path follows XDG_CONFIG_HOME", "[settings]") {

@@ -5,29 +5,57 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <rapidjson/document.h>
 
-#include "client/cli/daemon_api.h"
+#include "client/cli/async_api.h"
 #include "client/cli/sanitize.h"
 #include "client/cli/stdio_bridge.h"
 
 namespace {
 
-// Answers at once, echoing what it was asked, so replies carry fuzzed text back out.
-class EchoApi : public mcpgw::cli::DaemonApi {
+// Answers on the next Process(), echoing what it was asked, so replies carry fuzzed text back
+// out. The arguments the bridge forwards must be one JSON object, cut from the line exactly.
+class EchoApi : public mcpgw::cli::AsyncDaemonApi {
  public:
-  mcpgw::cli::ApiResult GetDynamicTools(const std::optional<std::string>& ns,
-                                        const std::optional<std::string>& tool,
-                                        mcpgw::cli::CancelToken*) override {
-    return {MCPGW_NOT_READY, ns.value_or("") + "\n" + tool.value_or("")};
+  RequestId StartGetDynamicTools(const std::optional<std::string>& ns,
+                                 const std::optional<std::string>& tool, Done done) override {
+    return Add({MCPGW_NOT_READY, ns.value_or("") + "\n" + tool.value_or("")}, std::move(done));
   }
-  mcpgw::cli::ApiResult CallDynamicTool(const std::string& ns, const std::string& tool,
-                                        const std::string& arguments_json,
-                                        mcpgw::cli::CancelToken*) override {
-    return {MCPGW_OK, ns + tool + arguments_json};
+  RequestId StartCallDynamicTool(const std::string& ns, const std::string& tool,
+                                 std::string_view arguments_json, Done done) override {
+    rapidjson::Document args;
+    args.Parse<rapidjson::kParseValidateEncodingFlag>(arguments_json.data(), arguments_json.size());
+    if (args.HasParseError() || !args.IsObject()) std::abort();
+    return Add({MCPGW_OK, ns + tool + std::string(arguments_json)}, std::move(done));
   }
-  mcpgw::cli::ApiResult Status(mcpgw::cli::CancelToken*) override { return {}; }
+  void Cancel(RequestId id) override {
+    for (auto& p : pending_) {
+      if (p.id == id) p.result = {MCPGW_CANCELLED, "cancelled"};
+    }
+  }
+  bool Connect(std::string*) override { return true; }
+  int fd() override { return -1; }
+  long timeout_ms() override { return -1; }
+  void Process() override {
+    std::vector<Pending> batch;
+    batch.swap(pending_);
+    for (auto& p : batch) p.done(p.result);
+  }
+
+ private:
+  struct Pending {
+    RequestId id;
+    mcpgw::cli::ApiResult result;
+    Done done;
+  };
+  RequestId Add(mcpgw::cli::ApiResult result, Done done) {
+    pending_.push_back({++next_, std::move(result), std::move(done)});
+    return next_;
+  }
+  RequestId next_ = 0;
+  std::vector<Pending> pending_;
 };
 
 void CheckReply(const std::string& message) {
@@ -36,6 +64,8 @@ void CheckReply(const std::string& message) {
   doc.Parse<rapidjson::kParseValidateEncodingFlag>(message.c_str(), message.size());
   if (doc.HasParseError() || !doc.IsObject()) std::abort();
 }
+
+void CheckMessage(std::string message) { CheckReply(message); }
 
 void CheckStripped(std::string_view text) {
   const std::string stripped = mcpgw::cli::StripControls(text);
@@ -58,14 +88,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckStripped(input);
   EchoApi api;
   {
-    mcpgw::cli::StdioBridge bridge(api, CheckReply);
+    mcpgw::cli::StdioBridge bridge(api, CheckMessage);
     size_t start = 0;
     while (start <= input.size()) {
       size_t end = input.find('\n', start);
       if (end == std::string_view::npos) end = input.size();
       bridge.HandleLine(input.substr(start, end - start));
+      api.Process();
       start = end + 1;
     }
-  }  // joins every call thread
+  }
   return 0;
 }

@@ -1,5 +1,5 @@
-// Reloading mcpgwd as a service is reloaded: SIGHUP, or mcp.json saved on
-// disk. Against real upstreams (tests/fixtures/sdk-server.mjs, one process
+// Reloading mcpgwd as a service is reloaded: SIGHUP, or mcp.json (or the
+// settings file) saved on disk. Against real upstreams (tests/fixtures/sdk-server.mjs, one process
 // per server so each one's log is its own): added servers connect, removed
 // ones get their session DELETEd, changed ones start a new session, and
 // untouched ones keep theirs (no second initialize). A broken file keeps the
@@ -179,4 +179,32 @@ TEST_CASE("reload: mcp.json saved on disk is picked up without SIGHUP, once per 
   CHECK(b.SessionsOf("DELETE").size() == 1);
   CHECK(a.InitializeCount() == 1);
   CHECK(Echo(d, "a", "after the edits"));
+}
+
+TEST_CASE("reload: settings.json saved on disk is picked up without SIGHUP", "[service][reload]") {
+  TempDir dir;
+  Upstream a(dir, "a");
+  REQUIRE_UPSTREAMS(&a);
+  const std::string settings = dir / "settings.json";
+  WriteFile(settings, "{}");
+  Daemon d(dir, Config({{"a", Remote(a)}}), {"--settings", settings});
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "a"));
+  REQUIRE(Echo(d, "a", "before"));
+
+  // The policy of the saved file applies to the next call, the session stays.
+  SaveByRename(settings, R"({"policy": {"deny": ["a/echo"]}})");
+  auto denied = [&] {
+    auto r = d.Cli({"call", "a", "echo", R"({"text":"x"})"});
+    return r.code != 0 && r.err.find("deny rule \"a/echo\"") != std::string::npos;
+  };
+  CHECK(WaitFor(denied, std::chrono::seconds(10)));
+  CHECK(d.Log().find("reload (file)") != std::string::npos);
+  CHECK(a.InitializeCount() == 1);
+
+  // A settings file that does not parse keeps the previous policy.
+  SaveByRename(settings, R"({"policy": {"denny": []}})");
+  auto refused = [&] { return d.Log().find("keeping the previous policy") != std::string::npos; };
+  CHECK(WaitFor(refused, std::chrono::seconds(10)));
+  CHECK(denied());
 }

@@ -44,7 +44,8 @@ StartServer() {
   PIDS+=($!)
   local pid=$! port=""
   for _ in $(seq 150); do
-    port="$(sed -n 's/^LISTENING \([0-9]*\)$/\1/p' "$TMP/$name.out" | head -n 1)"
+    # The file may not exist yet (the child opens it): no output, no error.
+    port="$(sed -n 's/^LISTENING \([0-9]*\)$/\1/p' "$TMP/$name.out" 2>/dev/null | head -n 1 || true)"
     [ -n "$port" ] && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1

@@ -11,12 +11,15 @@
 // the call log's digest can be checked against the bytes that arrived.
 // Every echo is also printed to stdout as `ECHO <text>`, so the test can show
 // that the secrets really reached the server (and so could leak).
-// Usage: node echo-server.mjs [--port N]
+// With --tls-dir DIR --tls-listen ITEMS it also serves HTTPS, one port per
+// item (tests/fixtures/lib/common.mjs ListenTls), printing "TLS <item> <port>"
+// for each; ECHO lines then say "ECHO[<item>]" for what came over TLS.
+// Usage: node echo-server.mjs [--port N] [--tls-dir DIR --tls-listen good,expired]
 
 import { randomUUID } from 'node:crypto';
-import { Listen, ParseFlags, ReadBody, SendJson } from '../fixtures/lib/common.mjs';
+import { Listen, ListenTls, ParseFlags, ReadBody, SendJson } from '../fixtures/lib/common.mjs';
 
-const flags = ParseFlags(process.argv.slice(2), { port: 0 });
+const flags = ParseFlags(process.argv.slice(2), { port: 0, 'tls-dir': '', 'tls-listen': '' });
 const kMaxSessions = 256;
 const sessions = new Set();
 
@@ -26,7 +29,7 @@ function Echo(req) {
   const text =
     `you sent authorization=${auth} x-api-key=${key} url=${req.url} ` +
     `decoded=${decodeURIComponent(req.url)} encoded=${encodeURIComponent(auth)}`;
-  process.stdout.write(`ECHO ${text}\n`);
+  process.stdout.write(`ECHO${req.listener ? `[${req.listener}]` : ''} ${text}\n`);
   return text;
 }
 
@@ -96,4 +99,10 @@ async function Handle(req, res) {
   }
 }
 
+if (flags['tls-dir']) {
+  const items = flags['tls-listen'].split(',').filter((item) => item);
+  for (const { item, port } of await ListenTls(Handle, flags['tls-dir'], items)) {
+    process.stdout.write(`TLS ${item} ${port}\n`);
+  }
+}
 Listen(Handle, flags.port);

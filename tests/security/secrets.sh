@@ -7,15 +7,30 @@
 # every CLI output and the call log are searched: no sentinel, raw or
 # URL-encoded. Each failure is checked to have happened, and the echo server's
 # own output to hold the sentinels, so a leak would be seen.
+# Over TLS too: the echo server behind HTTPS fronts (certificates from a
+# private CA trusted through tls.ca_file: good, expired, for another host,
+# from an untrusted CA), reached through a CONNECT proxy whose password is a
+# sentinel (HTTPS_PROXY), one of them at a host name that comes from
+# ${env:...}, which the host-mismatch reason must not name.
 # Usage: tests/security/secrets.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/../interop/lib.sh" "$@"
 source "$ROOT/tests/security/lib.sh"
 
+unset http_proxy https_proxy all_proxy no_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY NO_PROXY
+unset SSL_CERT_FILE SSL_CERT_DIR
+CERTS="$TMP/certs"
+bash "$FIXTURES/make-certs.sh" "$CERTS"
 StartServer FAULT_PORT fault-server "$NODE" "$FIXTURES/fault-server.mjs" --port 0
 StartServer ECHO_PORT echo-server "$NODE" "$ROOT/tests/security/echo-server.mjs" --port 0
+StartServer ECHO_TLS_PORT echo-tls "$NODE" "$ROOT/tests/security/echo-server.mjs" --port 0 \
+  --tls-dir "$CERTS" --tls-listen good,expired,wronghost,untrusted
+PROXY_PASSWORD='SENTINEL_PRX_6d1e'
+StartServer PROXY_PORT proxy "$NODE" "$FIXTURES/connect-proxy.mjs" --port 0 --auth "tester:$PROXY_PASSWORD"
 F="http://127.0.0.1:$FAULT_PORT"
 E="http://127.0.0.1:$ECHO_PORT"
+TlsPort() { sed -n "s/^TLS $1 \([0-9]*\)$/\1/p" "$TMP/echo-tls.out"; }
+T="https://mcp.localhost:$(TlsPort good)"
 CLOSED_PORT="$(ClosedPort)"
 
 # Every sentinel starts with SENTINEL_, so one grep for that word finds any of
@@ -24,6 +39,7 @@ CLOSED_PORT="$(ClosedPort)"
 export MCPGW_SEC_QUERY='SENTINEL_QRY_51d0/x=y'
 export MCPGW_SEC_PATH='SENTINEL_PTH_93be'
 export MCPGW_SEC_KEY='SENTINEL_KEY_c4e2+/= x'
+export MCPGW_SEC_HOST='SENTINEL-HOST-8a1f.localhost'
 HDR='Bearer SENTINEL_HDR_7f3a9c21'
 
 Entry() {  # Entry URL → a server entry carrying all three kinds of secret
@@ -45,16 +61,25 @@ WriteConfig() {
   "refused":   $(Entry "http://127.0.0.1:$CLOSED_PORT/$P/mcp?$Q"),
   "tls":       $(Entry "https://127.0.0.1:$FAULT_PORT/$P/mcp?$Q"),
   "echo-init": $(Entry "$E/init-error/$P?$Q"),
-  "echo":      $(Entry "$E/$P/mcp?$Q")
+  "echo":      $(Entry "$E/$P/mcp?$Q"),
+  "tls-echo":      $(Entry "$T/$P/mcp?$Q"),
+  "tls-echo-init": $(Entry "$T/init-error/$P?$Q"),
+  "tls-expired":   $(Entry "https://localhost:$(TlsPort expired)/$P/mcp?$Q"),
+  "tls-untrusted": $(Entry "https://localhost:$(TlsPort untrusted)/$P/mcp?$Q"),
+  "tls-wronghost": $(Entry "https://mcp.localhost:$(TlsPort wronghost)/$P/mcp?$Q"),
+  "tls-envhost":   $(Entry "https://\${env:MCPGW_SEC_HOST}:$(TlsPort wronghost)/mcp?$Q")
 }}
 EOF
 }
 WriteConfig
 cat >"$TMP/settings.json" <<EOF
 {"limits": {"call_timeout_s": 2, "listing_timeout_s": 4},
- "call_log": {"path": "$TMP/calls.jsonl"}}
+ "call_log": {"path": "$TMP/calls.jsonl"},
+ "tls": {"ca_file": "$CERTS/ca.pem"}}
 EOF
-StartDaemonWith "$TMP/mcp.json" "$TMP/settings.json"
+# https servers go through the proxy; the fault server (127.0.0.1) does not.
+HTTPS_PROXY="http://tester:$PROXY_PASSWORD@127.0.0.1:$PROXY_PORT" NO_PROXY=127.0.0.1 \
+  StartDaemonWith "$TMP/mcp.json" "$TMP/settings.json"
 : >"$TMP/collected"
 
 Cli wait --timeout 60
@@ -77,6 +102,22 @@ ExpectReason refused "refused|connect"
 ExpectReason tls "ssl|tls"
 ExpectReason slow-init "time|deadline"
 ExpectReason echo-init "redacted"
+ExpectExact() {  # ExpectExact NAMESPACE REASON
+  local reason
+  reason="$(StatusField "$1" reason)"
+  if [ "$(StatusField "$1" status)" = error ] && [ "$reason" = "$2" ]; then
+    Pass "$1 is in error: $reason"
+  else
+    Fail "$1 reason" "\"$reason\", want \"$2\""
+  fi
+}
+ExpectReason tls-echo-init "redacted"
+ExpectExact tls-expired "TLS: the server's certificate (or one of its CAs) has expired"
+ExpectExact tls-untrusted "TLS: the server's certificate is from an unknown issuer (a private CA not trusted here, or the server does not send its intermediate certificate)"
+ExpectExact tls-wronghost "TLS: the server's certificate is not valid for host mcp.localhost"
+ExpectExact tls-envhost "TLS: the server's certificate is not valid for its host name"
+Check "status shows the proxy of the TLS servers, its password redacted" \
+  test "$(StatusField tls-echo proxy)" = "http://<redacted>@127.0.0.1:$PROXY_PORT"
 
 CallExpect() {  # CallExpect RC NAMESPACE TOOL NAME
   Cli call "$2" "$3" '{"note":"an argument value"}'
@@ -94,6 +135,8 @@ CallExpect 1 echo rpc "a JSON-RPC error echoing the secrets is a backend error"
 Check "the echoed JSON-RPC error reaches the caller, redacted" grep -q "redacted" "$TMP/cli.err"
 CallExpect 1 echo text "an isError result echoing the secrets is a backend error"
 Check "the echoed isError text reaches the caller, redacted" grep -q "authorization=<redacted>" "$TMP/cli.err"
+CallExpect 1 tls-echo text "over TLS through the proxy, an isError result echoing the secrets is a backend error"
+Check "the echo over TLS reaches the caller, redacted" grep -q "authorization=<redacted>" "$TMP/cli.err"
 
 # A reload that changes a secret: the new value is redacted too.
 HDR='Bearer SENTINEL_HDR_rotated_0b5e'
@@ -120,6 +163,13 @@ Check "the echo server received the header sentinel" grep -q "SENTINEL_HDR_7f3a9
 Check "the echo server received the env header sentinel" grep -q "SENTINEL_KEY_c4e2" "$TMP/echo-server.out"
 Check "the echo server received the query sentinel" grep -q "SENTINEL_QRY_51d0" "$TMP/echo-server.out"
 Check "the echo server received the path sentinel" grep -q "SENTINEL_PTH_93be" "$TMP/echo-server.out"
+for sentinel in SENTINEL_HDR_7f3a9c21 SENTINEL_KEY_c4e2 SENTINEL_QRY_51d0 SENTINEL_PTH_93be; do
+  Check "the echo server received $sentinel over TLS" grep -q "^ECHO\[good\] .*$sentinel" "$TMP/echo-tls.out"
+done
+EnvHostTunnel() {
+  HttpJson GET "http://127.0.0.1:$PROXY_PORT/__log" | Json 'd.tunnels.some((t) => t.target.toLowerCase().startsWith("sentinel-host-8a1f.localhost:") && t.authorized)' | grep -qx true
+}
+Check "the proxy tunnelled to the env host name, with the sentinel password" EnvHostTunnel
 Check "the daemon log holds the failures" grep -q "redirect refused" "$TMP/mcpgwd.log"
 Check "the call log has lines" test -s "$TMP/calls.jsonl"
 

@@ -11,13 +11,14 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/common.sh" "$@"
 SERVICE_DIR="$ROOT/tests/service"
 CLI_TIMEOUT=30
 
-# Skips the script (exit 77, CTest's SKIP_RETURN_CODE) when a tool is missing.
+# Fails the script when a tool is missing: a test that cannot run on a machine
+# set up with scripts/install-deps.sh is a broken test, not a skipped one.
 NeedTools() {
   local t
   for t in "$@"; do
     if ! command -v "$t" >/dev/null 2>&1; then
-      echo "$SCRIPT_NAME: SKIP: $t is not installed (scripts/install-deps.sh installs it)" >&2
-      exit 77
+      echo "$SCRIPT_NAME: FAIL: $t is not installed (scripts/install-deps.sh installs it)" >&2
+      exit 1
     fi
   done
 }

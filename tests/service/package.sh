@@ -4,11 +4,12 @@
 # systemd units, the launchd plist, the man pages, the pkg-config and CMake
 # files, and the docs; the extracted unit must name /usr/bin/mcpgwd; the
 # extracted binaries must run (--version); the package must depend on the
-# shared libraries the binaries use.
+# shared libraries the binaries use; nothing in it carries a library search
+# path (the .deb installs into /usr).
 # Usage: tests/service/package.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
-NeedTools cpack dpkg-deb dpkg-shlibdeps
+NeedTools cpack dpkg-deb dpkg-shlibdeps file readelf man
 
 if ! cpack -G DEB -B "$TMP/pkg" --config "$BUILD/CPackConfig.cmake" >"$TMP/cpack.log" 2>&1; then
   echo "$SCRIPT_NAME: cpack failed:" >&2
@@ -44,6 +45,12 @@ dpkg-deb -x "$DEB" "$X"
 Check "the packaged unit starts /usr/bin/mcpgwd" grep -qx 'ExecStart=/usr/bin/mcpgwd' \
   "$X/usr/lib/systemd/user/mcpgwd.service"
 Check "the packaged unit names no build path" bash -c "! grep -q -e '$BUILD' -e '$TMP' '$X/usr/lib/systemd/user/mcpgwd.service'"
+# Installed into /usr, the binaries need no library search path (lintian's
+# binary-or-shlib-defines-rpath): none is set.
+for bin in "$X/usr/bin/mcpgw" "$X/usr/bin/mcpgwd" "$X/usr/$LIBDIR/libmcpgw.so.0"; do
+  Check "the packaged $(basename "$bin") has no RPATH or RUNPATH" \
+    bash -c "! readelf -d '$bin' | grep -q -e RPATH -e RUNPATH"
+done
 version="$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' "$BUILD/CMakeCache.txt")"
 out="$(LD_LIBRARY_PATH="$X/usr/$LIBDIR" "$X/usr/bin/mcpgwd" --version 2>&1 || true)"
 Check "the packaged mcpgwd runs: '$out'" test "$out" = "mcpgwd $version"

@@ -52,6 +52,8 @@ Check "ExecStart names the installed daemon" test "$(Key "$SERVICE" ExecStart)" 
 Check "the service is Type=notify" test "$(Key "$SERVICE" Type)" = notify
 Check "the service restarts on failure" test "$(Key "$SERVICE" Restart)" = on-failure
 Check "the service reloads with SIGHUP" grep -q '^ExecReload=.*-HUP \$MAINPID' "$SERVICE"
+Check "the service reads proxies and SSL_CERT_FILE from an optional environment file" \
+  test "$(Key "$SERVICE" EnvironmentFile)" = "-%E/mcpgw/environment"
 Check "the service sets NoNewPrivileges" test "$(Key "$SERVICE" NoNewPrivileges)" = yes
 Check "the service may use only unix, inet and inet6 sockets" \
   test "$(Key "$SERVICE" RestrictAddressFamilies)" = "AF_UNIX AF_INET AF_INET6"

@@ -1,0 +1,81 @@
+// LibAsyncDaemonApi: AsyncDaemonApi over libmcpgw's pollable interface. Each request's Done
+// lives on the heap from its start until libmcpgw runs its callback (exactly once).
+#include <memory>
+
+#include "client/cli/async_api.h"
+
+namespace mcpgw::cli {
+namespace {
+
+void Deliver(void* user_data, mcpgw_request, mcpgw_status status, const char* text, size_t len) {
+  std::unique_ptr<AsyncDaemonApi::Done> done(static_cast<AsyncDaemonApi::Done*>(user_data));
+  (*done)(ApiResult{status, std::string(text, len)});
+}
+
+// Hands `done` to a start function; it comes back through Deliver().
+template <typename StartFn>
+AsyncDaemonApi::RequestId Start(AsyncDaemonApi::Done done, StartFn&& start) {
+  auto owned = std::make_unique<AsyncDaemonApi::Done>(std::move(done));
+  const mcpgw_request id = start(owned.get());
+  if (id != 0) owned.release();
+  return id;
+}
+
+}  // namespace
+
+LibAsyncDaemonApi::LibAsyncDaemonApi(const std::string& socket_path, long timeout_ms)
+    : client_(mcpgw_open(socket_path.empty() ? nullptr : socket_path.c_str())) {
+  if (client_ != nullptr) mcpgw_set_timeout_ms(client_, timeout_ms);
+}
+
+LibAsyncDaemonApi::~LibAsyncDaemonApi() {
+  if (client_ != nullptr) mcpgw_close(client_);
+}
+
+AsyncDaemonApi::RequestId LibAsyncDaemonApi::StartGetDynamicTools(
+    const std::optional<std::string>& ns, const std::optional<std::string>& tool, Done done) {
+  if (client_ == nullptr) return 0;
+  return Start(std::move(done), [&](Done* user) {
+    return mcpgw_start_get_dynamic_tools(client_, ns ? ns->c_str() : nullptr,
+                                         tool ? tool->c_str() : nullptr, Deliver, user);
+  });
+}
+
+AsyncDaemonApi::RequestId LibAsyncDaemonApi::StartCallDynamicTool(const std::string& ns,
+                                                                  const std::string& tool,
+                                                                  std::string_view arguments_json,
+                                                                  Done done) {
+  if (client_ == nullptr) return 0;
+  const std::string arguments(arguments_json);
+  return Start(std::move(done), [&](Done* user) {
+    return mcpgw_start_call_dynamic_tool(client_, ns.c_str(), tool.c_str(),
+                                         arguments.empty() ? nullptr : arguments.c_str(), Deliver,
+                                         user);
+  });
+}
+
+void LibAsyncDaemonApi::Cancel(RequestId id) {
+  if (client_ != nullptr) mcpgw_cancel_request(client_, id);
+}
+
+bool LibAsyncDaemonApi::Connect(std::string* error) {
+  if (client_ == nullptr) {
+    *error = "out of memory";
+    return false;
+  }
+  char* message = nullptr;
+  const mcpgw_status status = mcpgw_connect(client_, &message);
+  if (message != nullptr) *error = message;
+  mcpgw_free(message);
+  return status == MCPGW_OK;
+}
+
+int LibAsyncDaemonApi::fd() { return client_ != nullptr ? mcpgw_fd(client_, nullptr) : -1; }
+
+long LibAsyncDaemonApi::timeout_ms() { return client_ != nullptr ? mcpgw_timeout(client_) : -1; }
+
+void LibAsyncDaemonApi::Process() {
+  if (client_ != nullptr) mcpgw_process(client_);
+}
+
+}  // namespace mcpgw::cli

@@ -1,0 +1,281 @@
+#include "daemon/net/tls_trust.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+namespace mcpgw::http {
+namespace {
+
+// A CA bundle is well under a megabyte; this only bounds a wrong path.
+constexpr long kMaxBundleBytes = 64L << 20;
+
+std::string Plural(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// The whole file, or an error naming it.
+std::optional<std::string> ReadFile(const std::string& path, std::string* error) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    *error = "cannot read " + path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    *error = path + " is not a file";
+    return std::nullopt;
+  }
+  if (st.st_size > kMaxBundleBytes) {
+    *error = path + " is larger than 64 MiB: not a certificate bundle";
+    return std::nullopt;
+  }
+  FILE* f = std::fopen(path.c_str(), "rbe");
+  if (!f) {
+    *error = "cannot read " + path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  std::string text;
+  char chunk[16384];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0 &&
+         static_cast<long>(text.size()) <= kMaxBundleBytes) {
+    text.append(chunk, n);
+  }
+  bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) {
+    *error = "cannot read " + path;
+    return std::nullopt;
+  }
+  return text;
+}
+
+// Every certificate of a PEM bundle (other PEM blocks are skipped), or the
+// one certificate of a DER file.
+bool ParseCertificates(const std::string& path, const std::string& text, std::vector<x509_st*>& out,
+                       std::string* error) {
+  BIO* bio = BIO_new_mem_buf(text.data(), static_cast<int>(text.size()));
+  if (!bio) {
+    *error = "out of memory";
+    return false;
+  }
+  STACK_OF(X509_INFO)* infos = PEM_X509_INFO_read_bio(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  if (!infos) {
+    unsigned long code = ERR_peek_last_error();
+    const char* why = ERR_reason_error_string(code);
+    ERR_clear_error();
+    *error = path + " is not a valid PEM certificate bundle" +
+             (why ? std::string(" (") + why + ")" : std::string());
+    return false;
+  }
+  for (int i = 0; i < sk_X509_INFO_num(infos); i++) {
+    X509_INFO* info = sk_X509_INFO_value(infos, i);
+    if (info->x509) {
+      out.push_back(info->x509);
+      info->x509 = nullptr;  // now ours
+    }
+  }
+  sk_X509_INFO_pop_free(infos, X509_INFO_free);
+  ERR_clear_error();
+  if (out.empty()) {
+    const auto* der = reinterpret_cast<const unsigned char*>(text.data());
+    if (X509* cert = d2i_X509(nullptr, &der, static_cast<long>(text.size()))) {
+      out.push_back(cert);
+    }
+    ERR_clear_error();
+  }
+  if (out.empty()) {
+    *error = path + " holds no certificate (expected PEM \"BEGIN CERTIFICATE\" blocks)";
+    return false;
+  }
+  return true;
+}
+
+// "5d30f3c2.0": the name `openssl rehash` gives a certificate (".r0" a CRL).
+bool IsHashedName(const char* name) {
+  size_t len = std::strlen(name);
+  if (len < 10 || name[8] != '.') return false;
+  for (size_t i = 0; i < 8; i++) {
+    if (!std::isxdigit(static_cast<unsigned char>(name[i]))) return false;
+  }
+  size_t i = name[9] == 'r' ? 10 : 9;
+  if (i >= len) return false;
+  for (; i < len; i++) {
+    if (name[i] < '0' || name[i] > '9') return false;
+  }
+  return true;
+}
+
+bool CheckHashedDir(const std::string& path, std::string* error) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    *error = "cannot read " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    *error = path + " is not a directory";
+    return false;
+  }
+  DIR* dir = opendir(path.c_str());
+  if (!dir) {
+    *error = "cannot read " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  bool hashed = false;
+  while (dirent* entry = readdir(dir)) {
+    if (IsHashedName(entry->d_name)) {
+      hashed = true;
+      break;
+    }
+  }
+  closedir(dir);
+  if (!hashed) {
+    *error = path + " holds no hashed certificate names (run: openssl rehash " + path + ")";
+    return false;
+  }
+  return true;
+}
+
+// The callback hands over OpenSSL objects: only libcurl built on OpenSSL
+// can take the extra certificates.
+bool CurlUsesOpenssl(std::string* backend) {
+  const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
+  *backend = info && info->ssl_version ? info->ssl_version : "no TLS library";
+  return backend->find("OpenSSL") != std::string::npos;
+}
+
+}  // namespace
+
+TlsTrust::~TlsTrust() {
+  for (x509_st* cert : certs_) X509_free(cert);
+}
+
+TlsTrust::Result TlsTrust::Load(const TlsSettings& settings, const GetEnv& get_env) {
+  auto trust = std::make_shared<TlsTrust>();
+  if (auto file = get_env("SSL_CERT_FILE"); file && !file->empty()) trust->env_file_ = *file;
+  if (auto dir = get_env("SSL_CERT_DIR"); dir && !dir->empty()) trust->env_dir_ = *dir;
+  std::string error;
+  if (!settings.ca_file.empty()) {
+    std::optional<std::string> text = ReadFile(settings.ca_file, &error);
+    if (!text || !ParseCertificates(settings.ca_file, *text, trust->certs_, &error)) {
+      return {nullptr, "tls.ca_file: " + error};
+    }
+    trust->extra_file_ = settings.ca_file;
+  }
+  if (!settings.ca_dir.empty()) {
+    if (!CheckHashedDir(settings.ca_dir, &error)) return {nullptr, "tls.ca_dir: " + error};
+    trust->extra_dir_ = settings.ca_dir;
+  }
+  std::string backend;
+  if ((!trust->certs_.empty() || !trust->extra_dir_.empty()) && !CurlUsesOpenssl(&backend)) {
+    return {nullptr, std::string(settings.ca_file.empty() ? "tls.ca_dir" : "tls.ca_file") +
+                         ": needs libcurl built with OpenSSL (this one uses " + backend + ")"};
+  }
+  return {std::move(trust), ""};
+}
+
+std::shared_ptr<const TlsTrust> TlsTrust::FromProcessEnv() {
+  return Load({},
+              [](std::string_view name) -> std::optional<std::string> {
+                const char* v = std::getenv(std::string(name).c_str());
+                return v ? std::optional<std::string>(v) : std::nullopt;
+              })
+      .trust;
+}
+
+CURLcode TlsTrust::Apply(CURL* easy) const {
+  CURLcode rc = CURLE_OK;
+  auto set = [&](CURLoption option, auto value) {
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, option, value);
+  };
+  if (!env_file_.empty()) {
+    set(CURLOPT_CAINFO, env_file_.c_str());
+    set(CURLOPT_PROXY_CAINFO, env_file_.c_str());
+  }
+  if (!env_dir_.empty()) {
+    set(CURLOPT_CAPATH, env_dir_.c_str());
+    set(CURLOPT_PROXY_CAPATH, env_dir_.c_str());
+  }
+  if (!certs_.empty() || !extra_dir_.empty()) {
+    set(CURLOPT_SSL_CTX_FUNCTION, &TlsTrust::OnSslContext);
+    set(CURLOPT_SSL_CTX_DATA, const_cast<TlsTrust*>(this));
+#if LIBCURL_VERSION_NUM >= 0x075700
+    // A store libcurl caches would carry these certificates to transfers of
+    // another trust (and its cached store would replace the one we fill).
+    set(CURLOPT_CA_CACHE_TIMEOUT, 0L);
+#endif
+  }
+  return rc;
+}
+
+// Runs while libcurl sets up a new connection's SSL_CTX. libcurl loads the
+// system (or SSL_CERT_*) certificates into the same store, before or after
+// this depending on its version; either way the store ends up with both.
+CURLcode TlsTrust::OnSslContext(CURL*, void* ssl_ctx, void* self) {
+  const auto* trust = static_cast<const TlsTrust*>(self);
+  X509_STORE* store = SSL_CTX_get_cert_store(static_cast<SSL_CTX*>(ssl_ctx));
+  if (!store) return CURLE_SSL_CACERT_BADFILE;
+  bool failed = false;
+  for (x509_st* cert : trust->certs_) {
+    // A certificate already in the store is not an error worth failing on.
+    if (X509_STORE_add_cert(store, cert) != 1) failed = true;
+  }
+  if (!trust->extra_dir_.empty()) {
+#if OPENSSL_VERSION_NUMBER >= 0x30000000L
+    if (X509_STORE_load_path(store, trust->extra_dir_.c_str()) != 1) failed = true;
+#else
+    if (X509_STORE_load_locations(store, nullptr, trust->extra_dir_.c_str()) != 1) failed = true;
+#endif
+  }
+  if (failed) ERR_clear_error();  // not libcurl's to report
+  return CURLE_OK;
+}
+
+std::string TlsTrust::Describe() const {
+  std::string out;
+  if (env_file_.empty() && env_dir_.empty()) {
+    out = "the system store";
+  } else {
+    out = env_file_.empty() ? "the system bundle" : "SSL_CERT_FILE=" + env_file_;
+    out += env_dir_.empty() ? " and the system directory" : " and SSL_CERT_DIR=" + env_dir_;
+  }
+  if (!certs_.empty()) {
+    out += " + " + Plural(certs_.size(), "certificate", "certificates") + " from " + extra_file_ +
+           " (tls.ca_file)";
+  }
+  if (!extra_dir_.empty()) out += " + " + extra_dir_ + " (tls.ca_dir)";
+  return out;
+}
+
+std::vector<std::string> TlsTrust::Warnings() const {
+  std::vector<std::string> out;
+  std::string error;
+  if (!env_file_.empty() && !ReadFile(env_file_, &error)) {
+    out.push_back("SSL_CERT_FILE: " + error + " (every HTTPS server will fail)");
+  }
+  size_t start = 0;
+  while (!env_dir_.empty() && start <= env_dir_.size()) {
+    size_t end = env_dir_.find(':', start);
+    if (end == std::string::npos) end = env_dir_.size();
+    std::string dir = env_dir_.substr(start, end - start);
+    struct stat st;
+    if (!dir.empty() && (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
+      out.push_back("SSL_CERT_DIR: " + dir + " is not a directory");
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace mcpgw::http

@@ -1,0 +1,85 @@
+// TlsTrust: which certificate authorities HTTPS transfers trust, as one
+// immutable value. The daemon loads it at start-up and on every reload and
+// hands it to each worker's HttpClient; a transfer keeps the value it started
+// with, so a reload changes trust for new connections only.
+//
+// Composition, in the order OpenSSL tools follow:
+//   - the system store libcurl was built with (a bundle file and, on Debian
+//     and most Linux systems, a hashed directory);
+//   - SSL_CERT_FILE replaces the bundle file and SSL_CERT_DIR the directory
+//     (':'-separated), as for `openssl`, Python or Git built on OpenSSL;
+//   - the settings' tls.ca_file (a PEM bundle) and tls.ca_dir (a hashed
+//     directory) are added on top of that, so a private CA does not cut off
+//     public servers.
+// The extra certificates are added to each new connection's store from a
+// CURLOPT_SSL_CTX_FUNCTION callback (libcurl built with OpenSSL); libcurl's
+// shared CA cache is then turned off for those transfers, so certificates
+// of one trust never leak into another's.
+#pragma once
+
+#include <curl/curl.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct x509_st;  // OpenSSL's X509
+
+namespace mcpgw {
+
+// The settings file's "tls" object (docs/SETTINGS.md). Parsing checks only
+// the form; TlsTrust::Load reads the files.
+struct TlsSettings {
+  std::string ca_file;  // absolute path of a PEM (or DER) bundle; empty: none
+  std::string ca_dir;   // absolute path of a hashed directory (openssl rehash); empty: none
+};
+
+namespace http {
+
+using GetEnv = std::function<std::optional<std::string>(std::string_view name)>;
+
+class TlsTrust {
+ public:
+  struct Result {
+    std::shared_ptr<const TlsTrust> trust;  // null when `error` is set
+    std::string error;  // "tls.ca_file: cannot read /etc/x.pem: No such file or directory"
+  };
+  // Reads every certificate of settings.ca_file and checks settings.ca_dir;
+  // takes SSL_CERT_FILE and SSL_CERT_DIR from `get_env`. Only the settings'
+  // files can make it fail: a bad SSL_CERT_FILE is reported by Warnings()
+  // and by the transfers that need it, as it would be for OpenSSL tools.
+  static Result Load(const TlsSettings& settings, const GetEnv& get_env);
+  // The process environment's SSL_CERT_FILE / SSL_CERT_DIR, no extras.
+  static std::shared_ptr<const TlsTrust> FromProcessEnv();
+
+  TlsTrust() = default;  // libcurl's defaults
+  ~TlsTrust();
+  TlsTrust(const TlsTrust&) = delete;
+  TlsTrust& operator=(const TlsTrust&) = delete;
+
+  // Sets the CA options of one transfer (also for an HTTPS proxy). The
+  // TlsTrust must outlive the transfer.
+  CURLcode Apply(CURL* easy) const;
+
+  // One line for the log, naming the sources: "system store + 3
+  // certificates from /etc/mcpgw/ca.pem (tls.ca_file)".
+  std::string Describe() const;
+  // Problems with SSL_CERT_FILE / SSL_CERT_DIR worth a warning at start-up.
+  std::vector<std::string> Warnings() const;
+  size_t extra_certificates() const { return certs_.size(); }
+
+ private:
+  static CURLcode OnSslContext(CURL* easy, void* ssl_ctx, void* self);
+
+  std::string env_file_;  // SSL_CERT_FILE
+  std::string env_dir_;   // SSL_CERT_DIR
+  std::string extra_file_;
+  std::string extra_dir_;
+  std::vector<x509_st*> certs_;  // owned: the certificates of extra_file_
+};
+
+}  // namespace http
+}  // namespace mcpgw
