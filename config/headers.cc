@@ -32,7 +32,7 @@ bool IsClientOwnedHeader(std::string_view name) {
     if (base::EqualsIgnoreCase(name, owned)) return true;
   }
   return name.size() >= kParamPrefix.size() &&
-         EqualsIgnoreCase(name.substr(0, kParamPrefix.size()), kParamPrefix);
+         base::EqualsIgnoreCase(name.substr(0, kParamPrefix.size()), kParamPrefix);
 }
 
 bool HasForbiddenHeaderByte(std::string_view value) {
