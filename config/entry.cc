@@ -3,6 +3,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/text.h"
 #include "config/display.h"
 #include "config/document.h"
 #include "config/headers.h"
@@ -68,9 +69,9 @@ std::string TransportRefusal(const Value& entry, std::string_view key, std::vect
     return "";
   }
   std::string_view value = StringOf(*v);
-  if (EqualsIgnoreCase(value, "sse")) return SseRefusal(key);
+  if (base::EqualsIgnoreCase(value, "sse")) return SseRefusal(key);
   for (std::string_view known : kHttpTypes) {
-    if (EqualsIgnoreCase(value, known)) return "";
+    if (base::EqualsIgnoreCase(value, known)) return "";
   }
   notes.push_back({std::string(key) + " " + JsonQuote(value) +
                    " is not a transport mcpgw knows; the entry is read as Streamable HTTP"});
@@ -236,7 +237,7 @@ Entry ParseEntry(std::string name, const Value& value, const ParseEnv& env,
     entry.refusal = ParseOAuth(FindLast(value, "oauth"), env, secrets, remote.oauth, entry.notes);
   }
   for (const Header& h : remote.headers) {
-    if (EqualsIgnoreCase(h.name, "authorization")) remote.oauth_allowed = false;
+    if (base::EqualsIgnoreCase(h.name, "authorization")) remote.oauth_allowed = false;
   }
   if (entry.refusal.empty()) entry.remote = std::move(remote);
   return entry;
