@@ -1,8 +1,11 @@
-// `mcpgw stdio`'s protocol side: an MCP server (revision 2025-11-25) on newline-delimited
-// JSON-RPC whose only tools are get_dynamic_tools and call_dynamic_tool, bridged to the daemon
-// through an AsyncDaemonApi. Entirely passive and single-threaded: its owner (StdioLoop) hands
-// it each input line and drives the api; each answer goes to the Writer when it is ready, so
-// calls are answered in the order they finish. Methods are dispatched through a table.
+// `mcpgw stdio`'s protocol side: an MCP server on newline-delimited JSON-RPC whose only tools
+// are get_dynamic_tools and call_dynamic_tool, bridged to the daemon through an
+// AsyncDaemonApi. It serves hosts of revision 2025-11-25 (and earlier) after their initialize,
+// and hosts of revision 2026-07-28 statelessly: a request whose params carry that revision's
+// _meta is answered on its own (server/discover included), with resultType on its results. Entirely
+// passive and single-threaded: its owner (StdioLoop) hands it each input line and drives the api;
+// each answer goes to the Writer when it is ready, so calls are answered in the order they finish.
+// Methods are dispatched through a table.
 #pragma once
 
 #include <chrono>
@@ -60,6 +63,7 @@ class StdioBridge {
     const HostLine& line;
     std::string id_json;             // "null" for a notification
     const rapidjson::Value* params;  // nullptr when absent
+    bool modern = false;             // carries the 2026-07-28 _meta
   };
   using Handler = void (StdioBridge::*)(const Message& m);
   struct Method {
@@ -79,15 +83,18 @@ class StdioBridge {
   struct Call {
     uint64_t seq = 0;  // tells a call from a later one that reused its id
     AsyncDaemonApi::RequestId request = 0;
+    bool modern = false;  // its result carries resultType
   };
 
   void OnInitialize(const Message& m);
   void OnPing(const Message& m);
   void OnToolsList(const Message& m);
   void OnToolsCall(const Message& m);
+  void OnDiscover(const Message& m);
+  void OnListen(const Message& m);
   void OnCancelled(const Message& m);
 
-  void StartCall(const std::string& id_json, const ToolCall& request);
+  void StartCall(const std::string& id_json, const ToolCall& request, bool modern);
   void Finish(const std::string& id_json, uint64_t seq, const ApiResult& result);
   void Send(std::string message) { writer_(std::move(message)); }
 
