@@ -4,6 +4,7 @@
 // echoes "<method> <params>"; status answers a fixed object.
 #pragma once
 
+#include <csignal>
 #include <memory>
 #include <string>
 
@@ -41,7 +42,12 @@ struct Daemon {
   FakeHandler handler;
   std::unique_ptr<ServerThread> server;
 
-  Daemon() { Start(); }
+  Daemon() {
+    // As in mcpgwd's main: a reply written after the client left must not kill the process
+    // (libuv writes with write(), which raises SIGPIPE).
+    std::signal(SIGPIPE, SIG_IGN);
+    Start();
+  }
   void Start() {
     handler.on_request = nullptr;
     Script(handler);
