@@ -4,7 +4,6 @@
 // echoes "<method> <params>"; status answers a fixed object.
 #pragma once
 
-#include <csignal>
 #include <memory>
 #include <string>
 
@@ -42,12 +41,7 @@ struct Daemon {
   FakeHandler handler;
   std::unique_ptr<ServerThread> server;
 
-  Daemon() {
-    // As in mcpgwd's main: a reply written after the client left must not kill the process
-    // (libuv writes with write(), which raises SIGPIPE).
-    std::signal(SIGPIPE, SIG_IGN);
-    Start();
-  }
+  Daemon() { Start(); }
   void Start() {
     handler.on_request = nullptr;
     Script(handler);
