@@ -3,6 +3,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/text.h"
 #include "config/display.h"
 #include "config/document.h"
 #include "config/headers.h"
@@ -68,9 +69,9 @@ std::string TransportRefusal(const Value& entry, std::string_view key, std::vect
     return "";
   }
   std::string_view value = StringOf(*v);
-  if (EqualsIgnoreCase(value, "sse")) return SseRefusal(key);
+  if (base::EqualsIgnoreCase(value, "sse")) return SseRefusal(key);
   for (std::string_view known : kHttpTypes) {
-    if (EqualsIgnoreCase(value, known)) return "";
+    if (base::EqualsIgnoreCase(value, known)) return "";
   }
   notes.push_back({std::string(key) + " " + JsonQuote(value) +
                    " is not a transport mcpgw knows; the entry is read as Streamable HTTP"});
@@ -109,18 +110,22 @@ void NoteHostForms(std::string_view key, std::string_view text, std::vector<Note
   }
 }
 
-// One note listing the keys of a remote entry that mcpgw does not read.
+// One note listing the keys of a remote entry that mcpgw does not read (the
+// first kMaxNamedKeys of them, and how many more).
 void NoteIgnoredKeys(const Value& entry, std::vector<Note>& notes) {
+  constexpr size_t kMaxNamedKeys = 20;
   std::string ignored;
+  size_t count = 0;
   std::unordered_set<std::string_view> seen;
   for (const auto& member : entry.GetObject()) {
     std::string_view key = StringOf(member.name);
     bool read = false;
     for (std::string_view known : kRemoteKeys) read = read || key == known;
     if (read || !seen.insert(key).second) continue;
-    ignored += (ignored.empty() ? "" : ", ") + DisplayName(key);
+    if (count++ < kMaxNamedKeys) ignored += (ignored.empty() ? "" : ", ") + DisplayName(key);
   }
-  if (!ignored.empty()) notes.push_back({"ignored keys: " + ignored});
+  if (count > kMaxNamedKeys) ignored += " and " + std::to_string(count - kMaxNamedKeys) + " more";
+  if (count > 0) notes.push_back({"ignored keys: " + ignored});
 }
 
 std::string ParseUrl(std::string_view key, const Value& url, const ParseEnv& env,
@@ -232,7 +237,7 @@ Entry ParseEntry(std::string name, const Value& value, const ParseEnv& env,
     entry.refusal = ParseOAuth(FindLast(value, "oauth"), env, secrets, remote.oauth, entry.notes);
   }
   for (const Header& h : remote.headers) {
-    if (EqualsIgnoreCase(h.name, "authorization")) remote.oauth_allowed = false;
+    if (base::EqualsIgnoreCase(h.name, "authorization")) remote.oauth_allowed = false;
   }
   if (entry.refusal.empty()) entry.remote = std::move(remote);
   return entry;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/json_text.h"
 #include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/jsonrpc.h"
 #include "daemon/mcp/param_headers.h"
@@ -44,6 +45,11 @@ bool HasLegacyVersion(const std::vector<std::string>& versions) {
 
 }  // namespace
 
+bool IsModernErrorCode(int64_t code) {
+  return code == kHeaderMismatch || code == kMissingRequiredClientCapability ||
+         code == kUnsupportedProtocolVersion;
+}
+
 bool IsModernProtocolVersion(std::string_view version) { return version == kModernProtocolVersion; }
 
 std::string ModernParams(std::string_view members, std::string_view version,
@@ -52,9 +58,9 @@ std::string ModernParams(std::string_view members, std::string_view version,
   out += members;
   if (!members.empty()) out += ',';
   out += "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":";
-  AppendJsonString(out, version);
+  base::AppendJsonString(&out, version);
   out += ",\"io.modelcontextprotocol/clientInfo\":{\"name\":\"mcpgw\",\"version\":";
-  AppendJsonString(out, client_version);
+  base::AppendJsonString(&out, client_version);
   out += "},\"io.modelcontextprotocol/clientCapabilities\":{}}}";
   return out;
 }
@@ -68,7 +74,7 @@ std::string ModernToolsListParams(const std::optional<std::string>& cursor,
   std::string members;
   if (cursor) {
     members = "\"cursor\":";
-    AppendJsonString(members, *cursor);
+    base::AppendJsonString(&members, *cursor);
   }
   return ModernParams(members, version, client_version);
 }
@@ -76,7 +82,7 @@ std::string ModernToolsListParams(const std::optional<std::string>& cursor,
 std::string ModernToolsCallParams(std::string_view tool, std::string_view arguments_json,
                                   std::string_view version, std::string_view client_version) {
   std::string members = "\"name\":";
-  AppendJsonString(members, tool);
+  base::AppendJsonString(&members, tool);
   members += ",\"arguments\":";
   members += arguments_json;
   return ModernParams(members, version, client_version);
@@ -118,10 +124,7 @@ std::optional<ModernError> RecognizeModernError(const rapidjson::Value& message)
   if (code == nullptr || !code->IsInt64()) return std::nullopt;
   ModernError out;
   out.code = code->GetInt64();
-  if (out.code != kHeaderMismatch && out.code != kMissingRequiredClientCapability &&
-      out.code != kUnsupportedProtocolVersion) {
-    return std::nullopt;
-  }
+  if (!IsModernErrorCode(out.code)) return std::nullopt;
   if (const auto* text = Member(*error, "message"); text && text->IsString()) {
     out.message = CleanServerText(View(*text));
   }
