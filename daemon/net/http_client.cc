@@ -81,9 +81,9 @@ struct HttpClient::Impl {
     uv_poll_t poll;
     Impl* owner;
     curl_socket_t fd;
-    int wanted = 0;        // UV_READABLE/UV_WRITABLE curl wants now; 0 parked
-    int registered = 0;    // what the poll handle is started with; 0 stopped
-    bool owned = false;    // a connection socket: curl closes it through us
+    int wanted = 0;      // UV_READABLE/UV_WRITABLE curl wants now; 0 parked
+    int registered = 0;  // what the poll handle is started with; 0 stopped
+    bool owned = false;  // a connection socket: curl closes it through us
   };
 
   uv_loop_t* loop;

@@ -478,8 +478,7 @@ TEST_CASE("Transfers started from completions run without another event to wake 
   HttpTestServer server(
       [](const TestRequest& r, TestConnection& c) { c.Respond(200, {}, "echo " + r.body); });
   Fixture f;
-  const std::string refused =
-      "http://127.0.0.1:" + std::to_string(testing::ClosedPort()) + "/mcp";
+  const std::string refused = "http://127.0.0.1:" + std::to_string(testing::ClosedPort()) + "/mcp";
   // Alternate failures (reported inside curl's own pass) and answers.
   f.sink.on_done = [&](uint64_t tag) {
     if (tag < 10) f.client->Start(&f.sink, tag + 1, Post(tag % 2 ? refused : server.Url(), "x"));
