@@ -3,6 +3,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/text.h"
 #include "config/display.h"
 #include "config/document.h"
 #include "config/headers.h"
@@ -68,9 +69,9 @@ std::string TransportRefusal(const Value& entry, std::string_view key, std::vect
     return "";
   }
   std::string_view value = StringOf(*v);
-  if (EqualsIgnoreCase(value, "sse")) return SseRefusal(key);
+  if (base::EqualsIgnoreCase(value, "sse")) return SseRefusal(key);
   for (std::string_view known : kHttpTypes) {
-    if (EqualsIgnoreCase(value, known)) return "";
+    if (base::EqualsIgnoreCase(value, known)) return "";
   }
   notes.push_back({std::string(key) + " " + JsonQuote(value) +
                    " is not a transport mcpgw knows; the entry is read as Streamable HTTP"});
@@ -178,7 +179,7 @@ std::string ParseHeaders(const Value* headers, const ParseEnv& env,
 // `oauth`: {"clientId", "clientSecret", "clientMetadataUrl"}, strings, each
 // optional; unknown keys are ignored like unknown entry fields.
 std::string ParseOAuth(const Value* oauth, const ParseEnv& env, std::vector<std::string>& secrets,
-                       OAuthClient& out) {
+                       OAuthClient& out, std::vector<Note>& notes) {
   if (oauth == nullptr || oauth->IsNull()) return "";
   if (!oauth->IsObject()) return "\"oauth\" must be an object" + Got(*oauth);
   struct Field {
@@ -192,6 +193,7 @@ std::string ParseOAuth(const Value* oauth, const ParseEnv& env, std::vector<std:
     if (v == nullptr || v->IsNull()) continue;
     const std::string key = std::string("oauth.") + f.key;
     if (!v->IsString()) return key + ": must be a string" + Got(*v);
+    NoteHostForms(key, StringOf(*v), notes);
     Interpolated expanded = Interpolate(StringOf(*v), env);
     Keep(expanded.env_values, secrets);
     if (!expanded.ok()) return key + ": " + expanded.error;
@@ -228,10 +230,10 @@ Entry ParseEntry(std::string name, const Value& value, const ParseEnv& env,
         ParseHeaders(FindLast(value, "headers"), env, secrets, remote.headers, entry.notes);
   }
   if (entry.refusal.empty()) {
-    entry.refusal = ParseOAuth(FindLast(value, "oauth"), env, secrets, remote.oauth);
+    entry.refusal = ParseOAuth(FindLast(value, "oauth"), env, secrets, remote.oauth, entry.notes);
   }
   for (const Header& h : remote.headers) {
-    if (EqualsIgnoreCase(h.name, "authorization")) remote.oauth_allowed = false;
+    if (base::EqualsIgnoreCase(h.name, "authorization")) remote.oauth_allowed = false;
   }
   if (entry.refusal.empty()) entry.remote = std::move(remote);
   return entry;

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "base/text.h"
+
 namespace mcpgw::config {
 namespace {
 
@@ -12,8 +14,6 @@ bool IsTchar(unsigned char c) {
   if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
   return std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
 }
-
-unsigned char Lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c; }
 
 }  // namespace
 
@@ -27,21 +27,13 @@ bool IsHttpToken(std::string_view name) {
 
 bool IsClientOwnedHeader(std::string_view name) {
   for (std::string_view owned : kClientOwned) {
-    if (EqualsIgnoreCase(name, owned)) return true;
+    if (base::EqualsIgnoreCase(name, owned)) return true;
   }
   return false;
 }
 
 bool HasForbiddenHeaderByte(std::string_view value) {
   return value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
-  return true;
 }
 
 }  // namespace mcpgw::config

@@ -16,7 +16,4 @@ bool IsClientOwnedHeader(std::string_view name);
 // True when `value` contains CR, LF or NUL (header injection or truncation).
 bool HasForbiddenHeaderByte(std::string_view value);
 
-// ASCII case-insensitive equality.
-bool EqualsIgnoreCase(std::string_view a, std::string_view b);
-
 }  // namespace mcpgw::config

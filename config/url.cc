@@ -1,5 +1,6 @@
 #include "config/url.h"
 
+#include "base/text.h"
 #include "config/headers.h"
 
 namespace mcpgw::config {
@@ -43,7 +44,8 @@ bool IsServerUrl(std::string_view url) {
   size_t sep = url.find("://");
   if (sep == std::string_view::npos) return false;
   std::string_view scheme = url.substr(0, sep);
-  if (!EqualsIgnoreCase(scheme, "http") && !EqualsIgnoreCase(scheme, "https")) return false;
+  if (!base::EqualsIgnoreCase(scheme, "http") && !base::EqualsIgnoreCase(scheme, "https"))
+    return false;
   std::string_view rest = url.substr(sep + 3);
   std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
   size_t at = authority.rfind('@');

@@ -7,6 +7,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/json_text.h"
 #include "daemon/mcp/bounded_json.h"
 
 namespace mcpgw {
@@ -29,10 +30,10 @@ GatewayError Invalid(std::string message) {
 std::string Quote(std::string_view s) {
   std::string out;
   if (s.size() > kMaxEchoBytes) {
-    mcp::AppendJsonString(out, s.substr(0, kMaxEchoBytes));
+    base::AppendJsonString(&out, s.substr(0, kMaxEchoBytes));
     out.insert(out.size() - 1, "...");
   } else {
-    mcp::AppendJsonString(out, s);
+    base::AppendJsonString(&out, s);
   }
   return out;
 }
@@ -41,7 +42,7 @@ std::string Quote(std::string_view s) {
 // JSON string body, so no control character or invalid UTF-8 gets through.
 std::string SafeText(std::string_view s) {
   std::string quoted;
-  mcp::AppendJsonString(quoted, s);
+  base::AppendJsonString(&quoted, s);
   return quoted.substr(1, quoted.size() - 2);
 }
 
@@ -89,21 +90,21 @@ const char* TypeName(const Value& v) {
 
 void AppendHead(std::string& out, const ServerView& server) {
   out += "{\"namespace\":";
-  mcp::AppendJsonString(out, server.name);
+  base::AppendJsonString(&out, server.name);
   out += ",\"status\":\"";
   out += mcp::StatusName(server.status);
   out += '"';
   if (!server.reason.empty()) {
     out += ",\"reason\":";
-    mcp::AppendJsonString(out, server.reason);
+    base::AppendJsonString(&out, server.reason);
   }
 }
 
 void AppendTool(std::string& out, const mcp::Tool& tool) {
   out += "{\"name\":";
-  mcp::AppendJsonString(out, tool.name);
+  base::AppendJsonString(&out, tool.name);
   out += ",\"description\":";
-  mcp::AppendJsonString(out, tool.description);
+  base::AppendJsonString(&out, tool.description);
   out += ",\"inputSchema\":";
   // Already compact, valid JSON (the session serialised it).
   out += tool.input_schema_json.empty() ? std::string_view("{}") : tool.input_schema_json;
@@ -185,7 +186,7 @@ void Catalog::Render() {
         if (!Listed(server, tool)) continue;
         if (!first_tool) out += ',';
         first_tool = false;
-        mcp::AppendJsonString(out, tool.name);
+        base::AppendJsonString(&out, tool.name);
       }
     }
     out += "]}";
@@ -264,7 +265,7 @@ std::variant<const mcp::Tool*, GatewayError> Catalog::Resolve(std::string_view n
   const mcp::Tool* found = FindTool(*server, tool);
   if (found == nullptr) {
     std::string list_args = "{\"namespace\":";
-    mcp::AppendJsonString(list_args, ns);
+    base::AppendJsonString(&list_args, ns);
     list_args += '}';
     return Invalid("unknown tool " + Quote(tool) + " in namespace " + Quote(ns) +
                    "; call get_dynamic_tools with " + list_args + " to list its tools");
@@ -309,14 +310,15 @@ std::variant<std::string, GatewayError> Catalog::GetDynamicTools(const Value& pa
   auto resolved = Resolve(*ns_value, *tool_value);
   if (auto* e = std::get_if<GatewayError>(&resolved)) return *e;
   std::string out = "{\"namespace\":";
-  mcp::AppendJsonString(out, *ns_value);
+  base::AppendJsonString(&out, *ns_value);
   out += ",\"tool\":";
   AppendTool(out, *std::get<const mcp::Tool*>(resolved));
   out += '}';
   return out;
 }
 
-std::variant<CallTarget, GatewayError> Catalog::PrepareCall(const Value& params) const {
+std::variant<CallTarget, GatewayError> Catalog::PrepareCall(const Value& params,
+                                                            std::string_view params_text) const {
   if (!params.IsObject()) {
     return Invalid(std::string("params must be an object, not ") + TypeName(params));
   }
@@ -333,7 +335,7 @@ std::variant<CallTarget, GatewayError> Catalog::PrepareCall(const Value& params)
   }
   if (!tool_value) {
     std::string list_args = "{\"namespace\":";
-    mcp::AppendJsonString(list_args, *ns_value);
+    base::AppendJsonString(&list_args, *ns_value);
     list_args += '}';
     return Invalid("\"toolName\" is required: a tool name, as listed by get_dynamic_tools with " +
                    list_args);
@@ -348,14 +350,15 @@ std::variant<CallTarget, GatewayError> Catalog::PrepareCall(const Value& params)
         std::string("\"arguments\" must be a JSON object of the tool's parameters, not ") +
         TypeName(args->value));
   } else {
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>,
-                      rapidjson::CrtAllocator, rapidjson::kWriteValidateEncodingFlag>
-        writer(buffer);
-    if (!args->value.Accept(writer)) {
-      return Invalid("\"arguments\" holds a string that is not valid UTF-8");
+    // Forwarded byte for byte as the host sent them (SPEC §5): numbers keep
+    // their digits. Checked, never written again.
+    const std::optional<std::string_view> raw = mcp::RawMember(params_text, {"arguments"});
+    std::string error;
+    if (!raw || !mcp::ValidateBoundedJson(*raw, mcp::JsonLimits{}, error)) {
+      return Invalid("\"arguments\" is not valid JSON text: " +
+                     (raw ? error : std::string("not found in the request")));
     }
-    target.arguments_json.assign(buffer.GetString(), buffer.GetSize());
+    target.arguments_json.assign(*raw);
   }
 
   auto resolved = Resolve(*ns_value, *tool_value);

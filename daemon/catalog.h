@@ -43,7 +43,7 @@ struct GatewayError {
 struct CallTarget {
   std::string ns;              // namespace
   std::string tool;            // tool name
-  std::string arguments_json;  // compact JSON object text ("{}" when absent)
+  std::string arguments_json;  // JSON object text as the host sent it ("{}" when absent)
 };
 
 // Catalog: the gateway's view of every configured server and the semantics of
@@ -61,7 +61,10 @@ class Catalog {
   std::variant<std::string, GatewayError> GetDynamicTools(const rapidjson::Value& params) const;
   const std::string& Listing() const;  // the pre-rendered no-argument answer
   // call_dynamic_tool: validates params and readiness and policy; the target or an error.
-  std::variant<CallTarget, GatewayError> PrepareCall(const rapidjson::Value& params) const;
+  // `params_text` is the exact JSON text `params` was parsed from: the
+  // arguments are taken from it byte for byte.
+  std::variant<CallTarget, GatewayError> PrepareCall(const rapidjson::Value& params,
+                                                     std::string_view params_text) const;
   const ServerView* Find(std::string_view name) const;
   const std::vector<ServerView>& servers() const;  // name order
 

@@ -6,11 +6,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
-#include <fstream>
+#include <filesystem>
 #include <future>
 #include <memory>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -78,11 +78,9 @@ std::pair<std::string, std::string> SplitPath(const std::string& path) {
   return {path.substr(0, slash + 1), path.substr(slash + 1)};
 }
 
-std::string ReadFileOrEmpty(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+std::string ReadFileOrEmpty(Env& env, const std::string& path) {
+  std::string text, error;
+  return env.ReadFile(path, &text, &error) ? text : std::string();
 }
 
 constexpr uint64_t kReloadDebounceMs = 200;
@@ -123,10 +121,16 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
 
   GatewayOptions gopts;
   gopts.config_path = options.config_path;
+  // Status names the settings file only when there is one to read.
+  std::error_code exists_error;
+  if (!options.settings_path.empty() &&
+      std::filesystem::exists(options.settings_path, exists_error)) {
+    gopts.settings_path = options.settings_path;
+  }
   gopts.socket_path = options.socket_path;
   gopts.limits = options.limits;
-  gopts.shutdown_grace_ms = options.shutdown_grace_ms;
-  Gateway gateway(&main, worker_ptrs, gopts);
+  gopts.shutdown_grace = std::chrono::milliseconds(options.shutdown_grace_ms);
+  Gateway gateway(&main, std::vector<Env*>(worker_ptrs.begin(), worker_ptrs.end()), gopts);
   MainLoopState st;
   std::future<int> exit_future = st.exit_code.get_future();
 
@@ -151,15 +155,16 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
 
   auto reload = [&](const char* why) {
     if (!options.reload_config || st.stopping) return;
-    std::string text = ReadFileOrEmpty(options.config_path);
+    std::string text = ReadFileOrEmpty(main, options.config_path);
     std::string settings =
-        options.settings_path.empty() ? "" : ReadFileOrEmpty(options.settings_path);
+        options.settings_path.empty() ? "" : ReadFileOrEmpty(main, options.settings_path);
     if (std::string_view(why) == "file" && text == st.config_text && settings == st.settings_text) {
       return;
     }
     st.config_text = std::move(text);
     st.settings_text = std::move(settings);
     Notify("RELOADING=1");
+    std::string settings_error;  // shown in status until a reload reads the file well
     if (options.reload_policy) {
       std::string policy_error;
       auto policy = options.reload_policy(&policy_error);
@@ -167,6 +172,7 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
         gateway.SetPolicy(std::move(policy));
       } else {
         spdlog::error("reload ({}): keeping the previous policy: {}", why, policy_error);
+        settings_error = policy_error;
       }
     }
     if (options.reload_trust) {
@@ -182,8 +188,10 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
         }
       } else {
         spdlog::error("reload ({}): keeping the previous TLS trust: {}", why, trust_error);
+        if (settings_error.empty()) settings_error = trust_error;
       }
     }
+    if (options.reload_policy || options.reload_trust) gateway.SettingsReloaded(settings_error);
     config::ParseResult parsed = options.reload_config();
     if (parsed.ok) {
       // Before anything of the new configuration can log or fail.
@@ -209,7 +217,7 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
 
   main.Post([&] {
     st.ipc = std::make_unique<IpcServer>(main.loop(), &gateway, options.ipc);
-    gateway.SetIpcServer(st.ipc.get());
+    gateway.SetReplies(st.ipc.get());
     gateway.SetCallLog(options.call_log);
     if (options.policy) gateway.SetPolicy(options.policy);
     if (!options.token_dir.empty()) {
@@ -254,8 +262,8 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
         SIGHUP);
     pthread_sigmask(SIG_UNBLOCK, &loop_signals, nullptr);
     st.signals_open = true;
-    st.config_text = ReadFileOrEmpty(options.config_path);
-    if (!options.settings_path.empty()) st.settings_text = ReadFileOrEmpty(options.settings_path);
+    st.config_text = ReadFileOrEmpty(main, options.config_path);
+    if (!options.settings_path.empty()) st.settings_text = ReadFileOrEmpty(main, options.settings_path);
     if (options.reload_config && options.watch_config) {
       uv_timer_init(main.loop(), &st.debounce);
       st.debounce.data = &reload_fn;
@@ -349,7 +357,7 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
     gateway.SetAuthManager(nullptr);
     st.auth.reset();  // before the ipc server: its login answers go there
     if (st.ipc) st.ipc->CloseAll();
-    gateway.SetIpcServer(nullptr);
+    gateway.SetReplies(nullptr);
     st.ipc.reset();
     closed.set_value();
   });

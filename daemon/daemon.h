@@ -35,8 +35,8 @@ struct DaemonOptions {
   // disk). Unset: no reloads.
   std::function<config::ParseResult()> reload_config;
   bool watch_config = true;  // reload when the config file changes (debounced)
-  // The settings file, watched like the config file: saving it reloads too.
-  // Empty: not watched.
+  // The settings file, watched like the config file: saving it reloads too;
+  // status names it when it exists. Empty: not watched.
   std::string settings_path;
   // Re-reads the policy from the settings file on reload. Unset: policy fixed.
   std::function<std::shared_ptr<const Policy>(std::string* error)> reload_policy;

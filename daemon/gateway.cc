@@ -4,34 +4,24 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
+#include <cmath>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <spdlog/spdlog.h>
 
+#include "base/utf8.h"
 #include "daemon/auth/manager.h"
 #include "daemon/guard/call_log.h"
 #include "daemon/guard/scrub.h"
 #include "daemon/mcp/bounded_json.h"
 #include "daemon/net/proxy.h"
-#include "daemon/server_host.h"
 #include "proto/messages.h"
 
 namespace mcpgw {
 namespace {
 
-double UnixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 constexpr size_t kLatencyWindow = 256;  // calls per server kept for the median
-
-void AppendNumber(std::string& out, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
-  out += buf;
-}
 
 std::string_view OutcomeName(mcp::CallErrorKind kind) {
   switch (kind) {
@@ -45,25 +35,61 @@ std::string_view OutcomeName(mcp::CallErrorKind kind) {
   return "transport";
 }
 
+double Millis(mcp::Duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+using StatusWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+// Paths and names may hold any bytes: what is not UTF-8 reads as U+FFFD.
+void String(StatusWriter& w, std::string_view s) {
+  if (base::IsValidUtf8(s)) {
+    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  } else {
+    const std::string valid = base::Utf8Replacing(s);
+    w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+  }
+}
+
+void StringOrNull(StatusWriter& w, std::string_view s) {
+  if (s.empty()) {
+    w.Null();
+  } else {
+    String(w, s);
+  }
+}
+
+// Times and durations keep millisecond precision; absent ones are null.
+void Number(StatusWriter& w, double v) { w.Double(std::round(v * 1000) / 1000); }
+void NumberOrNull(StatusWriter& w, std::optional<double> v) {
+  if (v) {
+    Number(w, *v);
+  } else {
+    w.Null();
+  }
+}
+
 }  // namespace
 
-// Per configured server, on the main loop.
-struct Gateway::Record {
+// A configured server, on the main loop.
+struct Gateway::Server {
   std::string name;
-  std::optional<config::RemoteServer> entry_remote;  // the entry it was made from
-  std::string entry_refusal;
-  uint64_t auth_id = 0;          // how the AuthManager knows it (0: not added)
-  Secret authorization;          // what the AuthManager last gave its session
-  Worker* worker = nullptr;      // null for refused entries
-  HostBridge* bridge = nullptr;  // lives on `worker`
+  std::optional<config::RemoteServer> remote;  // the entry it was made from
+  std::string refusal;
+  HostId host = 0;  // 0 for refused entries
+  size_t worker = 0;
+  uint64_t auth_id = 0;     // how the AuthManager knows it (0: not added)
+  bool auth_asked = false;  // an authorization was asked for since it last succeeded
+  std::string proxy;        // the proxy its transfers go through, fit to show; "" = direct
   ServerView view;
-  std::string proxy;  // the proxy its transfers go through, fit to show; "" = direct
+  std::string protocol_version;
   double since_unix = 0;
   uint64_t in_flight = 0;
   uint64_t calls = 0;
   uint64_t errors = 0;
   std::vector<double> latencies_ms;  // ring of the last kLatencyWindow calls
   size_t latency_next = 0;
+  std::string last_error;  // the most recent failure: an attempt's or a call's transport error
+  double last_error_unix = 0;
+  bool failing = false;  // ready, and its last call failed as transport
 
   void AddLatency(double ms) {
     if (latencies_ms.size() < kLatencyWindow) {
@@ -82,76 +108,25 @@ struct Gateway::Record {
   }
 };
 
-struct Gateway::PendingCall {
-  Ticket ticket = 0;
-  std::shared_ptr<Record> record;
-  std::chrono::steady_clock::time_point start;
-  Peer peer;
-  std::string tool;
-};
-
-// The worker-side half of a server: owns its ServerHost and forwards what it
-// reports to the Gateway on the main loop.
-class Gateway::HostBridge : public ServerHostListener {
- public:
-  HostBridge(Gateway* gateway, std::shared_ptr<Record> record)
-      : gateway_(gateway), record_(record), main_(gateway->main_) {}
-
-  // Worker thread.
-  void Create(uv_loop_t* loop, HttpClient* http, std::string name, config::RemoteServer server,
-              mcp::SessionLimits limits) {
-    host_ =
-        std::make_unique<ServerHost>(loop, http, std::move(name), std::move(server), limits, this);
-    host_->Start();
-  }
-  ServerHost* host() { return host_.get(); }
-
-  // On the main loop's own thread (servers sharded onto it) these run at
-  // once: a call then costs no thread hop at all.
-  void OnStateChanged(const ServerState& state) override {
-    if (main_->OnWorkerThread()) {
-      if (auto r = record_.lock()) gateway_->OnStateChanged(r, state);
-      return;
-    }
-    main_->Post([gw = gateway_, rec = record_, state] {
-      if (auto r = rec.lock()) gw->OnStateChanged(r, state);
-    });
-  }
-  void OnCallFinished(mcp::CallId id, mcp::CallOutcome outcome) override {
-    if (main_->OnWorkerThread()) {
-      gateway_->OnCallFinished(id, std::move(outcome));
-      return;
-    }
-    main_->Post([gw = gateway_, id, out = std::move(outcome)]() mutable {
-      gw->OnCallFinished(id, std::move(out));
-    });
-  }
-  void OnShutdownComplete() override {
-    main_->Post([gw = gateway_, self = this] { gw->OnHostShutdown(self); });
-  }
-
- private:
-  Gateway* gateway_;
-  std::weak_ptr<Record> record_;
-  Worker* main_;
-  std::unique_ptr<ServerHost> host_;
-};
-
-Gateway::Gateway(Worker* main, std::vector<Worker*> workers, GatewayOptions options)
+Gateway::Gateway(Env* main, std::vector<Env*> workers, GatewayOptions options)
     : main_(main),
       workers_(std::move(workers)),
       options_(std::move(options)),
-      started_unix_(UnixNow()) {}
+      started_unix_(main->UnixNow()) {
+  HostEvents* events = this;
+  for (Env* worker : workers_) {
+    tables_.push_back(std::make_unique<HostTable>(worker, main_, events));
+  }
+}
 
 Gateway::~Gateway() = default;
 
+// Every message to a worker's hosts is posted, even to the main loop's own:
+// it runs after what was posted before it, never inside the caller.
 template <typename F>
-void Gateway::RunOn(Worker* worker, F&& fn) {
-  if (worker->OnWorkerThread()) {
-    fn();
-  } else {
-    worker->Post(std::forward<F>(fn));
-  }
+void Gateway::OnWorker(size_t worker, F&& fn) {
+  workers_[worker]->Post(
+      [table = tables_[worker].get(), fn = std::forward<F>(fn)]() mutable { fn(*table); });
 }
 
 void Gateway::SetPolicy(std::shared_ptr<const Policy> policy) {
@@ -169,157 +144,284 @@ std::string Gateway::Scrubbed(std::string text) const {
 }
 
 void Gateway::ReplyError(Ticket ticket, proto::ErrorKind kind, std::string message) {
-  ipc_->ReplyError(ticket, kind, Scrubbed(std::move(message)));
+  if (replies_) replies_->ReplyError(ticket, kind, Scrubbed(std::move(message)));
 }
 
-void Gateway::Load(const config::Config& config) { Apply(config); }
+// --- configuration ---
+
+void Gateway::Load(const config::Config& config) { Apply(config, /*reload=*/false); }
 
 void Gateway::Reload(const config::Config& config) {
-  last_reload_unix_ = UnixNow();
+  last_reload_unix_ = main_->UnixNow();
   reload_error_.clear();
-  Apply(config);
+  Apply(config, /*reload=*/true);
 }
 
 void Gateway::ReloadFailed(std::string error) {
-  last_reload_unix_ = UnixNow();
+  last_reload_unix_ = main_->UnixNow();
   reload_error_ = Scrubbed(std::move(error));
 }
 
+void Gateway::SettingsReloaded(std::string error) { settings_error_ = Scrubbed(std::move(error)); }
+
 // Servers whose entry is unchanged keep their session and in-flight calls;
 // removed ones are shut down (DELETE); added or changed ones start loading.
-void Gateway::Apply(const config::Config& config) {
-  std::unordered_map<std::string, std::shared_ptr<Record>> old = std::move(by_name_);
+void Gateway::Apply(const config::Config& config, bool reload) {
+  std::unordered_map<std::string, std::unique_ptr<Server>> old;
+  for (auto& server : servers_) {
+    std::string name = server->name;
+    old.emplace(std::move(name), std::move(server));
+  }
+  servers_.clear();
   by_name_.clear();
-  records_.clear();
+  std::vector<std::string> added, changed, removed;
   std::vector<ServerView> views;
   for (const config::Entry& entry : config.entries) {
+    if (by_name_.count(entry.name)) continue;  // a namespace is one server: the first entry
     auto it = old.find(entry.name);
-    std::shared_ptr<Record> rec;
-    if (it != old.end() && it->second->entry_remote == entry.remote &&
-        it->second->entry_refusal == entry.refusal) {
-      rec = std::move(it->second);
+    std::unique_ptr<Server> server;
+    if (it != old.end() && it->second->remote == entry.remote &&
+        it->second->refusal == entry.refusal) {
+      server = std::move(it->second);
       old.erase(it);
     } else {
-      rec = NewRecord(entry);
+      (it == old.end() ? added : changed).push_back(entry.name);
+      if (it != old.end()) {
+        Retire(*it->second);
+        old.erase(it);
+      }
+      server = NewServer(entry);
     }
-    views.push_back(rec->view);
-    by_name_[rec->name] = rec;
-    records_.push_back(std::move(rec));
+    views.push_back(server->view);
+    by_name_[server->name] = server.get();
+    servers_.push_back(std::move(server));
   }
-  for (auto& [name, rec] : old) {
-    spdlog::info("server \"{}\": removed from the configuration", name);
-    Retire(*rec);
+  for (auto& [name, server] : old) {
+    removed.push_back(name);
+    Retire(*server);
+  }
+  if (reload) {
+    auto names = [](std::vector<std::string> list) {
+      std::sort(list.begin(), list.end());
+      std::string out;
+      for (const std::string& n : list) out += (out.empty() ? "\"" : ", \"") + n + "\"";
+      return out.empty() ? std::string("none") : out;
+    };
+    spdlog::info("reload: {} servers; added: {}; removed: {}; changed: {}", servers_.size(),
+                 names(added), names(removed), names(changed));
   }
   listing_literal_.clear();
   catalog_.Reset(std::move(views));
 }
 
-std::shared_ptr<Gateway::Record> Gateway::NewRecord(const config::Entry& entry) {
-  auto rec = std::make_shared<Record>();
-  rec->name = entry.name;
-  rec->entry_remote = entry.remote;
-  rec->entry_refusal = entry.refusal;
-  rec->since_unix = UnixNow();
-  rec->view.name = entry.name;
+std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) {
+  auto server = std::make_unique<Server>();
+  server->name = entry.name;
+  server->remote = entry.remote;
+  server->refusal = entry.refusal;
+  server->since_unix = main_->UnixNow();
+  server->view.name = entry.name;
   if (!entry.accepted()) {
-    rec->view.status = mcp::Status::kError;
-    rec->view.reason = Scrubbed(entry.refusal);
-    rec->view.refused = true;
+    server->view.status = mcp::Status::kError;
+    server->view.reason = Scrubbed(entry.refusal);
+    server->view.refused = true;
     spdlog::warn("server \"{}\": refused: {}", entry.name, entry.refusal);
-    return rec;
+    return server;
   }
-  rec->view.status = mcp::Status::kLoading;
+  server->view.status = mcp::Status::kLoading;
+  server->host = next_host_id_++;
+  server->worker = next_worker_++ % workers_.size();
+  by_host_[server->host] = server.get();
+  Secret authorization;
   if (auth_) {
-    rec->auth_id = next_auth_id_++;
-    // The Authorization a stored token gives is handed to the session below.
-    rec->authorization = auth_->AddServer(rec->auth_id, entry.name, *entry.remote);
+    server->auth_id = next_auth_id_++;
+    // The Authorization a stored token gives is the session's from the start.
+    authorization = auth_->AddServer(server->auth_id, entry.name, *entry.remote);
   }
-  rec->worker = workers_[next_worker_++ % workers_.size()];
-  rec->bridge = new HostBridge(this, rec);
-  bridges_[rec->bridge] = rec->worker;
-  rec->proxy = http::ShowProxy(http::ProcessProxyEnv().For(entry.remote->url.Reveal()));
+  server->proxy = http::ShowProxy(http::ProcessProxyEnv().For(entry.remote->url.Reveal()));
   spdlog::info("server \"{}\": loading ({}{}{})", entry.name, entry.remote->url_redacted,
-               rec->proxy.empty() ? "" : " through the proxy ", rec->proxy);
-  rec->worker->Post([bridge = rec->bridge, w = rec->worker, name = entry.name,
-                     server = *entry.remote, limits = options_.limits]() mutable {
-    bridge->Create(w->loop(), &w->http(), std::move(name), std::move(server), limits);
-  });
-  return rec;
+               server->proxy.empty() ? "" : " through the proxy ", server->proxy);
+  OnWorker(server->worker,
+           [id = server->host, name = entry.name, remote = *entry.remote, limits = options_.limits,
+            authorization = std::move(authorization)](HostTable& table) mutable {
+             table.Create(id, std::move(name), std::move(remote), limits, std::move(authorization));
+           });
+  return server;
 }
 
-void Gateway::Retire(Record& rec) {
-  if (auth_ && rec.auth_id) auth_->RemoveServer(rec.auth_id);
-  rec.auth_id = 0;
-  if (!rec.bridge) return;
-  retiring_.insert(rec.bridge);
-  rec.worker->Post([bridge = rec.bridge, grace = options_.shutdown_grace_ms] {
-    if (bridge->host()) {
-      bridge->host()->Shutdown(grace);
-    } else {
-      bridge->OnShutdownComplete();
-    }
+// The record goes; its host shuts down on its worker (calls still pending
+// there end as transport and are answered) and reports when it is gone.
+void Gateway::Retire(Server& server) {
+  if (auth_ && server.auth_id) auth_->RemoveServer(server.auth_id);
+  server.auth_id = 0;
+  if (server.host == 0) return;
+  by_host_.erase(server.host);
+  retiring_[server.host] = server.worker;
+  OnWorker(server.worker, [id = server.host, grace = options_.shutdown_grace](HostTable& table) {
+    table.Retire(id, grace);
   });
-  rec.bridge = nullptr;  // calls still pending hold the record, not the host
+  server.host = 0;
+}
+
+// --- what the hosts report ---
+
+void Gateway::OnHostState(HostId id, ServerState state) {
+  auto it = by_host_.find(id);
+  if (it == by_host_.end()) return;  // a retired host: its record is gone
+  Server& server = *it->second;
+  state.reason = Scrubbed(std::move(state.reason));
+  const size_t tools = state.tools ? state.tools->size() : 0;
+  if (server.view.status != state.status || server.view.reason != state.reason) {
+    server.since_unix = main_->UnixNow();
+    if (state.status == mcp::Status::kError) {
+      spdlog::warn("server \"{}\": error: {}", server.name, state.reason);
+      server.last_error = state.reason;
+      server.last_error_unix = server.since_unix;
+    } else {
+      spdlog::info("server \"{}\": {} ({} tools)", server.name, mcp::StatusName(state.status),
+                   tools);
+    }
+  } else if (!server.view.tools || server.view.tools != state.tools) {
+    spdlog::info("server \"{}\": tools listed again ({} tools)", server.name, tools);
+  }
+  if (state.status == mcp::Status::kReady && server.auth_asked && auth_) {
+    server.auth_asked = false;
+    auth_->Succeeded(server.auth_id);
+  }
+  server.view.status = state.status;
+  server.view.reason = std::move(state.reason);
+  server.view.tools = std::move(state.tools);
+  server.protocol_version = std::move(state.protocol_version);
+  listing_literal_.clear();
+  catalog_.Update(server.view);
+}
+
+void Gateway::OnHostCallFinished(HostId id, mcp::CallId call_id, mcp::CallOutcome outcome) {
+  auto it = calls_.find(call_id);
+  if (it == calls_.end()) return;  // cancelled meanwhile
+  PendingCall call = std::move(it->second);
+  calls_.erase(it);
+  call_by_ticket_.erase(call.ticket);
+  // The record counts the call only if it is still the one the call went to.
+  auto found = by_host_.find(id);
+  Server* server = found != by_host_.end() ? found->second : nullptr;
+  const double ms = Millis(main_->Now() - call.start);
+  if (server) {
+    server->in_flight--;
+    server->calls++;
+    server->AddLatency(ms);
+    if (outcome.kind != mcp::CallErrorKind::kNone) server->errors++;
+    if (outcome.kind == mcp::CallErrorKind::kTransport) {
+      server->last_error = Scrubbed(outcome.text);
+      server->last_error_unix = main_->UnixNow();
+      if (!server->failing && server->view.status == mcp::Status::kReady) {
+        server->failing = true;
+        spdlog::info("server \"{}\": a call failed: {}", server->name, server->last_error);
+      }
+    } else if (server->failing) {
+      server->failing = false;
+      spdlog::info("server \"{}\": calls succeed again", server->name);
+    }
+    if (outcome.kind == mcp::CallErrorKind::kNone && server->auth_asked && auth_) {
+      server->auth_asked = false;
+      auth_->Succeeded(server->auth_id);
+    }
+  }
+  if (replies_) {
+    switch (outcome.kind) {
+      case mcp::CallErrorKind::kNone:
+        replies_->ReplyText(call.ticket, outcome.text);
+        break;
+      case mcp::CallErrorKind::kBackend:
+        ReplyError(call.ticket, proto::ErrorKind::kBackend, outcome.text);
+        break;
+      case mcp::CallErrorKind::kTransport:
+        ReplyError(call.ticket, proto::ErrorKind::kTransport, outcome.text);
+        break;
+    }
+  }
+  spdlog::debug("call {}/{}: {} in {:.1f} ms, {} bytes out, {} bytes in", call.ns, call.tool,
+                OutcomeName(outcome.kind), ms, outcome.bytes_out, outcome.bytes_in);
+  LogCall(call, OutcomeName(outcome.kind), &outcome);
+}
+
+void Gateway::OnHostGone(HostId id) {
+  if (retiring_.erase(id) == 0) return;
+  MaybeFinishShutdown();
+}
+
+// The AuthManager answers through the link (SetSessionAuthorization, then
+// SessionAuthorized or SessionAuthorizationFailed); without one the refusal
+// stands at once.
+void Gateway::OnHostAuthorizationNeeded(HostId id, int http_status, std::string www_authenticate) {
+  auto it = by_host_.find(id);
+  if (it == by_host_.end()) return;
+  Server& server = *it->second;
+  if (auth_ && server.auth_id != 0 && !shutting_down_) {
+    server.auth_asked = true;
+    auth_->AuthorizationNeeded(server.auth_id, http_status, www_authenticate);
+    return;
+  }
+  OnWorker(server.worker, [host = id, http_status](HostTable& table) {
+    table.AuthorizationFailed(host, "HTTP " + std::to_string(http_status) + " from server");
+  });
+}
+
+Gateway::Server* Gateway::ByAuthId(uint64_t auth_id) {
+  if (auth_id == 0) return nullptr;
+  for (auto& server : servers_) {
+    if (server->auth_id == auth_id) return server.get();
+  }
+  return nullptr;
 }
 
 void Gateway::SetSessionAuthorization(uint64_t auth_id, const Secret& value) {
-  for (const auto& rec : records_) {
-    if (rec->auth_id == auth_id) rec->authorization = value;
-  }
+  Server* server = ByAuthId(auth_id);
+  if (server == nullptr || server->host == 0) return;
+  OnWorker(server->worker,
+           [host = server->host, value](HostTable& table) { table.SetAuthorization(host, value); });
 }
 
 void Gateway::SessionAuthorized(uint64_t auth_id) {
-  for (const auto& rec : records_) {
-    if (rec->auth_id == auth_id) spdlog::debug("server \"{}\": authorized", rec->name);
-  }
+  Server* server = ByAuthId(auth_id);
+  if (server == nullptr || server->host == 0) return;
+  spdlog::debug("server \"{}\": authorized", server->name);
+  OnWorker(server->worker, [host = server->host](HostTable& table) { table.Authorized(host); });
 }
 
 void Gateway::SessionAuthorizationFailed(uint64_t auth_id, const std::string& reason) {
-  for (const auto& rec : records_) {
-    if (rec->auth_id == auth_id) {
-      spdlog::debug("server \"{}\": authorization failed: {}", rec->name, Scrubbed(reason));
-    }
-  }
+  Server* server = ByAuthId(auth_id);
+  if (server == nullptr || server->host == 0) return;
+  std::string why = Scrubbed(reason);
+  spdlog::debug("server \"{}\": authorization failed: {}", server->name, why);
+  OnWorker(server->worker, [host = server->host, why = std::move(why)](HostTable& table) {
+    table.AuthorizationFailed(host, why);
+  });
 }
 
-void Gateway::OnStateChanged(const std::shared_ptr<Record>& rec, ServerState state) {
-  state.reason = Scrubbed(std::move(state.reason));
-  if (rec->view.status != state.status || rec->view.reason != state.reason) {
-    rec->since_unix = UnixNow();
-    size_t tools = state.tools ? state.tools->size() : 0;
-    if (state.status == mcp::Status::kError) {
-      spdlog::warn("server \"{}\": error: {}", rec->name, state.reason);
-    } else {
-      spdlog::info("server \"{}\": {} ({} tools)", rec->name, mcp::StatusName(state.status), tools);
-    }
-  }
-  rec->view.status = state.status;
-  rec->view.reason = std::move(state.reason);
-  rec->view.tools = std::move(state.tools);
-  listing_literal_.clear();
-  catalog_.Update(rec->view);
-}
+// --- requests ---
 
 void Gateway::OnRequest(Ticket ticket, const Peer& peer, std::string_view method,
-                        const rapidjson::Value& params) {
+                        const rapidjson::Value& params, std::string_view frame) {
+  if (!replies_) return;
   if (method == proto::kGetDynamicTools) {
     if (params.IsObject() && params.MemberCount() == 0) {
       // The hottest request: answered from the listing kept encoded.
       if (listing_literal_.empty()) proto::AppendJsonString(&listing_literal_, catalog_.Listing());
-      ipc_->ReplyTextLiteral(ticket, listing_literal_);
+      replies_->ReplyTextLiteral(ticket, listing_literal_);
       return;
     }
     auto answer = catalog_.GetDynamicTools(params);
     if (auto* text = std::get_if<std::string>(&answer)) {
-      ipc_->ReplyText(ticket, *text);
+      replies_->ReplyText(ticket, *text);
     } else {
       auto& err = std::get<GatewayError>(answer);
       ReplyError(ticket, err.kind, std::move(err.message));
     }
   } else if (method == proto::kCallDynamicTool) {
-    HandleCall(ticket, peer, params);
+    HandleCall(ticket, peer, params, frame);
   } else if (method == proto::kStatus) {
-    ipc_->ReplyJson(ticket, StatusJson());
+    replies_->ReplyJson(ticket, StatusJson());
   } else if (method == proto::kLogin || method == proto::kLoginWait || method == proto::kLogout) {
     HandleAuthRequest(ticket, method, params);
   } else {
@@ -328,12 +430,15 @@ void Gateway::OnRequest(Ticket ticket, const Peer& peer, std::string_view method
   }
 }
 
-void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params) {
+void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params,
+                         std::string_view frame) {
   if (shutting_down_) {
     ReplyError(ticket, proto::ErrorKind::kTransport, "mcpgwd is shutting down");
     return;
   }
-  auto prepared = catalog_.PrepareCall(params);
+  // The arguments go upstream exactly as they arrived (SPEC §5).
+  const std::string_view params_text = mcp::RawMember(frame, {"params"}).value_or("{}");
+  auto prepared = catalog_.PrepareCall(params, params_text);
   if (auto* err = std::get_if<GatewayError>(&prepared)) {
     ReplyError(ticket, err->kind, err->message);
     if (err->kind == proto::ErrorKind::kDenied) {
@@ -342,88 +447,59 @@ void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value
         return m != params.MemberEnd() && m->value.IsString() ? std::string(m->value.GetString())
                                                               : std::string();
       };
-      LogCall(peer, str("namespace"), str("toolName"), std::chrono::steady_clock::now(), "denied",
-              nullptr);
+      PendingCall denied{ticket, 0, 0, str("namespace"), str("toolName"), main_->Now(), peer};
+      LogCall(denied, "denied", nullptr);
     }
     return;
   }
   CallTarget target = std::move(std::get<CallTarget>(prepared));
   auto it = by_name_.find(target.ns);
-  if (it == by_name_.end() || !it->second->bridge) {
+  if (it == by_name_.end() || it->second->host == 0) {
     ReplyError(ticket, proto::ErrorKind::kNotReady, "server is not connected");
     return;
   }
-  const std::shared_ptr<Record>& rec = it->second;
-  mcp::CallId id = next_call_id_++;
-  rec->in_flight++;
-  calls_.emplace(id, PendingCall{ticket, rec, std::chrono::steady_clock::now(), peer, target.tool});
+  Server& server = *it->second;
+  const mcp::CallId id = next_call_id_++;
+  server.in_flight++;
+  calls_.emplace(id, PendingCall{ticket, server.host, server.worker, target.ns, target.tool,
+                                 main_->Now(), peer});
   call_by_ticket_.emplace(ticket, id);
-  RunOn(rec->worker, [bridge = rec->bridge, id, tool = std::move(target.tool),
-                      args = std::move(target.arguments_json)]() mutable {
-    if (bridge->host()) bridge->host()->Call(id, std::move(tool), std::move(args));
+  OnWorker(server.worker, [host = server.host, id, tool = std::move(target.tool),
+                           args = std::move(target.arguments_json)](HostTable& table) mutable {
+    table.Call(host, id, std::move(tool), std::move(args));
   });
-}
-
-void Gateway::OnCallFinished(mcp::CallId id, mcp::CallOutcome outcome) {
-  auto it = calls_.find(id);
-  if (it == calls_.end() || !ipc_) return;  // cancelled meanwhile, or stopping
-  PendingCall call = std::move(it->second);
-  calls_.erase(it);
-  call_by_ticket_.erase(call.ticket);
-  Record& rec = *call.record;
-  rec.in_flight--;
-  rec.calls++;
-  double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - call.start)
-          .count();
-  rec.AddLatency(ms);
-  switch (outcome.kind) {
-    case mcp::CallErrorKind::kNone:
-      ipc_->ReplyText(call.ticket, outcome.text);
-      break;
-    case mcp::CallErrorKind::kBackend:
-      rec.errors++;
-      ReplyError(call.ticket, proto::ErrorKind::kBackend, outcome.text);
-      break;
-    case mcp::CallErrorKind::kTransport:
-      rec.errors++;
-      ReplyError(call.ticket, proto::ErrorKind::kTransport, outcome.text);
-      break;
-  }
-  LogCall(call.peer, rec.name, call.tool, call.start, OutcomeName(outcome.kind), &outcome);
 }
 
 void Gateway::OnCancel(Ticket ticket) {
   auto it = call_by_ticket_.find(ticket);
   if (it == call_by_ticket_.end()) return;
-  mcp::CallId id = it->second;
+  const mcp::CallId id = it->second;
   call_by_ticket_.erase(it);
   auto call_it = calls_.find(id);
   if (call_it == calls_.end()) return;
   PendingCall call = std::move(call_it->second);
   calls_.erase(call_it);
-  call.record->in_flight--;
-  LogCall(call.peer, call.record->name, call.tool, call.start, "cancelled", nullptr);
-  if (!call.record->bridge) return;  // retired by a reload: its host cancels everything
-  RunOn(call.record->worker, [bridge = call.record->bridge, id] {
-    if (bridge->host()) bridge->host()->Cancel(id);
-  });
+  auto server = by_host_.find(call.host);
+  if (server != by_host_.end()) server->second->in_flight--;
+  spdlog::debug("call {}/{}: cancelled after {:.1f} ms", call.ns, call.tool,
+                Millis(main_->Now() - call.start));
+  LogCall(call, "cancelled", nullptr);
+  // A retired host cancels its calls itself; an unknown id is dropped there.
+  OnWorker(call.worker, [host = call.host, id](HostTable& table) { table.Cancel(host, id); });
 }
 
-void Gateway::LogCall(const Peer& peer, const std::string& ns, const std::string& tool,
-                      std::chrono::steady_clock::time_point start, std::string_view outcome,
+void Gateway::LogCall(const PendingCall& call, std::string_view outcome,
                       const mcp::CallOutcome* result) {
   if (!call_log_) return;
   CallRecord r;
   r.time = std::chrono::system_clock::now();
-  r.pid = peer.pid;
-  r.uid = peer.uid;
-  r.ns = ns;
-  r.tool = tool;
+  r.pid = call.peer.pid;
+  r.uid = call.peer.uid;
+  r.ns = call.ns;
+  r.tool = call.tool;
   r.outcome = std::string(outcome);
-  r.duration_ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                            std::chrono::steady_clock::now() - start)
-                                            .count());
+  r.duration_ms = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(main_->Now() - call.start).count());
   if (result) {
     r.request_params = result->request_params;
     r.bytes_in = result->bytes_in;
@@ -432,104 +508,104 @@ void Gateway::LogCall(const Peer& peer, const std::string& ns, const std::string
   if (auto err = call_log_->Append(r)) spdlog::error("call log: {}", *err);
 }
 
+// --- shutdown ---
+
 void Gateway::Shutdown(std::function<void()> done) {
   shutting_down_ = true;
   shutdown_done_ = std::move(done);
-  for (const auto& rec : records_) Retire(*rec);
-  MaybeFinishShutdown();
-}
-
-void Gateway::OnHostShutdown(HostBridge* bridge) {
-  if (retiring_.erase(bridge) == 0) return;
-  if (!shutting_down_) {
-    // A server a reload removed: its host can go now.
-    auto it = bridges_.find(bridge);
-    if (it != bridges_.end()) {
-      it->second->Post([bridge] { delete bridge; });
-      bridges_.erase(it);
-    }
-  }
+  for (const auto& server : servers_) Retire(*server);
   MaybeFinishShutdown();
 }
 
 void Gateway::MaybeFinishShutdown() {
   if (!shutting_down_ || !retiring_.empty() || !shutdown_done_) return;
-  auto cb = std::move(shutdown_done_);
+  auto done = std::move(shutdown_done_);
   shutdown_done_ = nullptr;
-  cb();
+  done();
 }
 
-void Gateway::ReleaseHosts() {
-  for (const auto& [bridge, worker] : bridges_) {
-    worker->Post([b = bridge] { delete b; });
-  }
-  bridges_.clear();
-}
+// --- status ---
 
 std::string Gateway::StatusJson() const {
-  double now = UnixNow();
-  std::string out;
-  out.reserve(256 + records_.size() * 160);
-  out += "{\"daemon\":{\"version\":";
-  mcp::AppendJsonString(out, MCPGW_VERSION);
-  out += ",\"pid\":" + std::to_string(getpid());
-  out += ",\"started_unix\":";
-  AppendNumber(out, started_unix_);
-  out += ",\"uptime_s\":";
-  AppendNumber(out, now - started_unix_);
-  out += ",\"config\":";
-  mcp::AppendJsonString(out, options_.config_path);
-  out += ",\"socket\":";
-  mcp::AppendJsonString(out, options_.socket_path);
-  out += ",\"last_reload_unix\":";
-  if (last_reload_unix_ > 0) {
-    AppendNumber(out, last_reload_unix_);
-  } else {
-    out += "null";
-  }
-  out += ",\"reload_error\":";
-  if (!reload_error_.empty()) {
-    mcp::AppendJsonString(out, reload_error_);
-  } else {
-    out += "null";
-  }
-  out += "},\"servers\":[";
-  bool first = true;
+  const double now = main_->UnixNow();
+  rapidjson::StringBuffer buffer;
+  StatusWriter w(buffer);
+  w.StartObject();
+  w.Key("daemon");
+  w.StartObject();
+  w.Key("version");
+  String(w, MCPGW_VERSION);
+  w.Key("pid");
+  w.Int64(getpid());
+  w.Key("started_unix");
+  Number(w, started_unix_);
+  w.Key("uptime_s");
+  Number(w, now - started_unix_);
+  w.Key("config");
+  String(w, options_.config_path);
+  w.Key("settings");
+  StringOrNull(w, options_.settings_path);
+  w.Key("socket");
+  String(w, options_.socket_path);
+  w.Key("last_reload_unix");
+  NumberOrNull(w, last_reload_unix_ > 0 ? std::optional<double>(last_reload_unix_) : std::nullopt);
+  w.Key("reload_error");
+  StringOrNull(w, reload_error_);
+  w.Key("settings_error");
+  StringOrNull(w, settings_error_);
+  w.EndObject();
+  w.Key("servers");
+  w.StartArray();
   for (const ServerView& view : catalog_.servers()) {
     auto it = by_name_.find(view.name);
     if (it == by_name_.end()) continue;
-    const Record& rec = *it->second;
-    if (!first) out += ',';
-    first = false;
-    out += "{\"namespace\":";
-    mcp::AppendJsonString(out, rec.name);
-    out += ",\"status\":";
-    mcp::AppendJsonString(out, mcp::StatusName(rec.view.status));
-    out += ",\"reason\":";
-    mcp::AppendJsonString(out, rec.view.reason);
-    out += ",\"tools\":" + std::to_string(rec.view.tools ? rec.view.tools->size() : 0);
-    out += ",\"in_flight\":" + std::to_string(rec.in_flight);
-    out += ",\"calls\":" + std::to_string(rec.calls);
-    out += ",\"errors\":" + std::to_string(rec.errors);
-    out += ",\"latency_p50_ms\":";
-    if (auto p50 = rec.MedianLatency()) {
-      AppendNumber(out, *p50);
+    const Server& server = *it->second;
+    w.StartObject();
+    w.Key("namespace");
+    String(w, server.name);
+    w.Key("status");
+    String(w, mcp::StatusName(server.view.status));
+    w.Key("reason");
+    String(w, server.view.reason);
+    w.Key("url");
+    if (server.remote) {
+      String(w, server.remote->url_redacted);
     } else {
-      out += "null";
+      w.Null();
     }
-    out += ",\"since_unix\":";
-    AppendNumber(out, rec.since_unix);
-    out += ",\"proxy\":";
-    if (!rec.proxy.empty()) {
-      mcp::AppendJsonString(out, rec.proxy);
-    } else {
-      out += "null";
-    }
-    out += ",\"oauth\":" + AuthStatusJson(rec.auth_id);
-    out += '}';
+    w.Key("protocol_version");
+    StringOrNull(w, server.protocol_version);
+    w.Key("tools");
+    w.Uint64(server.view.tools ? server.view.tools->size() : 0);
+    w.Key("in_flight");
+    w.Uint64(server.in_flight);
+    w.Key("calls");
+    w.Uint64(server.calls);
+    w.Key("errors");
+    w.Uint64(server.errors);
+    w.Key("latency_p50_ms");
+    NumberOrNull(w, server.MedianLatency());
+    w.Key("since_unix");
+    Number(w, server.since_unix);
+    w.Key("last_error");
+    StringOrNull(w, server.last_error);
+    w.Key("last_error_unix");
+    NumberOrNull(w, server.last_error.empty() ? std::nullopt
+                                              : std::optional<double>(server.last_error_unix));
+    w.Key("proxy");
+    StringOrNull(w, server.proxy);
+    w.Key("oauth");
+    const std::string oauth = AuthStatusJson(server.auth_id);
+    w.RawValue(oauth.data(), oauth.size(), rapidjson::kObjectType);
+    w.EndObject();
   }
-  out += "]}";
-  return out;
+  w.EndArray();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+void Gateway::ReleaseHosts() {
+  for (size_t w = 0; w < tables_.size(); ++w) OnWorker(w, [](HostTable& table) { table.Clear(); });
 }
 
 }  // namespace mcpgw

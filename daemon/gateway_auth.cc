@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/json_text.h"
 #include "daemon/auth/manager.h"
 #include "daemon/gateway.h"
 #include "daemon/mcp/bounded_json.h"
@@ -66,9 +67,9 @@ void Gateway::HandleAuthRequest(Ticket ticket, std::string_view method,
                           started.error);
       }
       std::string out = "{\"url\":";
-      mcp::AppendJsonString(out, started.url);
+      base::AppendJsonString(&out, started.url);
       out += ",\"login\":" + std::to_string(started.login) + "}";
-      ipc_->ReplyJson(ticket, out);
+      replies_->ReplyJson(ticket, out);
     });
   } else if (method == proto::kLoginWait) {
     auto it = params.FindMember("login");
@@ -78,13 +79,13 @@ void Gateway::HandleAuthRequest(Ticket ticket, std::string_view method,
     }
     auth_->WaitLogin(ns, it->value.GetUint64(), [this, ticket](bool ok, std::string error) {
       if (!ok) return ReplyError(ticket, proto::ErrorKind::kTransport, std::move(error));
-      ipc_->ReplyJson(ticket, "{}");
+      replies_->ReplyJson(ticket, "{}");
     });
   } else {
     auth_->Logout(ns, [this, ticket](std::string error, bool known) {
       if (!known) return ReplyError(ticket, proto::ErrorKind::kInvalidRequest, std::move(error));
       if (!error.empty()) return ReplyError(ticket, proto::ErrorKind::kTransport, std::move(error));
-      ipc_->ReplyJson(ticket, "{}");
+      replies_->ReplyJson(ticket, "{}");
     });
   }
 }
@@ -98,7 +99,7 @@ std::string Gateway::AuthStatusJson(uint64_t auth_id) const {
     out += '"';
     out += key;
     out += "\":";
-    mcp::AppendJsonString(out, Scrubbed(value));
+    base::AppendJsonString(&out, Scrubbed(value));
   };
   std::string out = "{";
   str(out, "state", st.state, true);

@@ -1,82 +1,74 @@
 #include "daemon/server_host.h"
 
-#include <chrono>
 #include <variant>
 
+#include <spdlog/spdlog.h>
+
 namespace mcpgw {
-namespace {
 
-mcp::TimePoint Now() { return mcp::Clock::now(); }
-
-uv_timer_t* NewTimer(uv_loop_t* loop, void* data) {
-  auto* t = new uv_timer_t;
-  uv_timer_init(loop, t);
-  t->data = data;
-  return t;
-}
-
-void CloseTimer(uv_timer_t* t) {
-  t->data = nullptr;
-  uv_close(reinterpret_cast<uv_handle_t*>(t),
-           [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-}
-
-}  // namespace
-
-ServerHost::ServerHost(uv_loop_t* loop, HttpClient* http, std::string name,
-                       config::RemoteServer server, mcp::SessionLimits limits,
-                       ServerHostListener* listener)
-    : loop_(loop),
-      http_(http),
+ServerHost::ServerHost(Env* env, std::string name, config::RemoteServer server,
+                       mcp::SessionLimits limits, ServerHostListener* listener)
+    : env_(env),
       session_(std::move(name), std::move(server), limits),
       listener_(listener),
-      timer_(NewTimer(loop, this)),
-      grace_timer_(NewTimer(loop, this)) {}
+      timer_(env->NewTimer()),
+      grace_timer_(env->NewTimer()) {}
 
-ServerHost::~ServerHost() {
-  http_->AbortAll(this);
-  CloseTimer(timer_);
-  CloseTimer(grace_timer_);
-}
+ServerHost::~ServerHost() { env_->http().AbortAll(this); }
 
 void ServerHost::Start() {
-  session_.Start(Now());
+  session_.Start(env_->Now());
   Pump();
 }
 
 void ServerHost::Call(mcp::CallId id, std::string tool, std::string arguments_json) {
-  session_.Call(id, std::move(tool), std::move(arguments_json), Now());
+  session_.Call(id, std::move(tool), std::move(arguments_json), env_->Now());
   Pump();
 }
 
 void ServerHost::Cancel(mcp::CallId id) {
-  session_.Cancel(id, Now());
+  session_.Cancel(id, env_->Now());
   Pump();
 }
 
-void ServerHost::Shutdown(uint64_t grace_ms) {
+void ServerHost::SetAuthorization(Secret value) { session_.SetAuthorization(std::move(value)); }
+
+void ServerHost::OnAuthorized() {
+  session_.OnAuthorized(env_->Now());
+  Pump();
+}
+
+void ServerHost::OnAuthorizationFailed(std::string reason) {
+  session_.OnAuthorizationFailed(std::move(reason), env_->Now());
+  Pump();
+}
+
+void ServerHost::Shutdown(mcp::Duration grace) {
   if (shutting_down_) return;
   shutting_down_ = true;
-  session_.Shutdown(Now());
+  session_.Shutdown(env_->Now());
   Pump();
-  uv_timer_start(grace_timer_, &ServerHost::OnGraceTimer, grace_ms, 0);
+  grace_timer_->Start(grace, [this] {
+    env_->http().AbortAll(this);
+    live_.clear();
+    MaybeFinishShutdown();
+  });
   MaybeFinishShutdown();
 }
 
-void ServerHost::OnHttpHead(uint64_t tag, int status, std::string_view content_type,
-                            std::string_view session_id) {
-  session_.OnResponseHead(tag, status, content_type, session_id, Now());
+void ServerHost::OnHttpHead(uint64_t tag, const mcp::ResponseHead& head) {
+  session_.OnResponseHead(tag, head, env_->Now());
   Pump();
 }
 
 void ServerHost::OnHttpData(uint64_t tag, std::string_view bytes) {
-  session_.OnResponseData(tag, bytes, Now());
+  session_.OnResponseData(tag, bytes, env_->Now());
   Pump();
 }
 
 void ServerHost::OnHttpDone(uint64_t tag, const mcp::TransferResult& result) {
   live_.erase(tag);
-  session_.OnTransferDone(tag, result, Now());
+  session_.OnTransferDone(tag, result, env_->Now());
   Pump();
   MaybeFinishShutdown();
 }
@@ -100,15 +92,23 @@ void ServerHost::Pump() {
         for (auto& h : start->headers) req.headers.push_back(std::move(h));
         req.body = std::move(start->body);
         live_.insert(start->id);
-        http_->Start(this, start->id, std::move(req));
+        env_->http().Start(this, start->id, std::move(req));
       } else if (auto* abort = std::get_if<mcp::AbortTransfer>(&action)) {
         live_.erase(abort->id);
-        http_->Abort(this, abort->id);
+        env_->http().Abort(this, abort->id);
       } else if (auto* done = std::get_if<mcp::CallFinished>(&action)) {
         listener_->OnCallFinished(done->id, std::move(done->outcome));
       } else if (std::holds_alternative<mcp::StateChanged>(action)) {
-        listener_->OnStateChanged(
-            ServerState{session_.status(), session_.reason(), session_.tools()});
+        listener_->OnStateChanged(ServerState{session_.status(), session_.reason(),
+                                              session_.tools(), session_.protocol_version()});
+      } else if (auto* need = std::get_if<mcp::AuthorizationNeeded>(&action)) {
+        listener_->OnAuthorizationNeeded(need->http_status, need->www_authenticate);
+      } else if (auto* line = std::get_if<mcp::LogLine>(&action)) {
+        const spdlog::level::level_enum level =
+            line->level == mcp::LogLevel::kWarn   ? spdlog::level::warn
+            : line->level == mcp::LogLevel::kInfo ? spdlog::level::info
+                                                  : spdlog::level::debug;
+        spdlog::log(level, "server \"{}\": {}", session_.name(), line->text);
       }
     }
   }
@@ -119,33 +119,20 @@ void ServerHost::Pump() {
 void ServerHost::ArmTimer() {
   std::optional<mcp::TimePoint> wake = session_.NextWakeup();
   if (!wake) {
-    uv_timer_stop(timer_);
+    timer_->Stop();
     return;
   }
-  auto delay = std::chrono::ceil<std::chrono::milliseconds>(*wake - Now()).count();
-  uv_timer_start(timer_, &ServerHost::OnTimer, delay > 0 ? static_cast<uint64_t>(delay) : 0, 0);
-}
-
-void ServerHost::OnTimer(uv_timer_t* timer) {
-  auto* self = static_cast<ServerHost*>(timer->data);
-  if (!self) return;
-  self->session_.OnTimer(Now());
-  self->Pump();
-}
-
-void ServerHost::OnGraceTimer(uv_timer_t* timer) {
-  auto* self = static_cast<ServerHost*>(timer->data);
-  if (!self) return;
-  self->http_->AbortAll(self);
-  self->live_.clear();
-  self->MaybeFinishShutdown();
+  timer_->Start(*wake - env_->Now(), [this] {
+    session_.OnTimer(env_->Now());
+    Pump();
+  });
 }
 
 void ServerHost::MaybeFinishShutdown() {
   if (!shutting_down_ || shutdown_reported_ || !live_.empty()) return;
   shutdown_reported_ = true;
-  uv_timer_stop(grace_timer_);
-  uv_timer_stop(timer_);
+  grace_timer_->Stop();
+  timer_->Stop();
   listener_->OnShutdownComplete();
 }
 

@@ -1,6 +1,8 @@
-// Worker: one thread that owns one libuv loop and one HttpClient. Other
-// threads hand it work with Post() (a locked queue and a uv_async wake-up);
-// everything posted runs on the worker's thread, in order.
+// Worker: one thread that owns one libuv loop and one HttpClient, and is the
+// real Env (daemon/env.h) of the code that runs on it. Other threads hand it
+// work with Post() (a locked queue and a uv_async wake-up); work posted from
+// the worker's own thread goes to a local queue run on the next loop turn
+// (no lock, no wake-up). Either way it runs later, in order, never inline.
 #pragma once
 
 #include <functional>
@@ -9,27 +11,34 @@
 
 #include <uv.h>
 
+#include "daemon/env.h"
 #include "daemon/net/http_client.h"
 
 namespace mcpgw {
 
-class Worker {
+class Worker : public Env {
  public:
   explicit Worker(std::string name, HttpClientOptions http_options = {});
-  ~Worker();  // Stop()s if still running
+  ~Worker() override;  // Stop()s if still running
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
   void Start();  // spawns the thread and its loop
-  // Thread-safe. Runs `fn` on the worker thread. After Stop() it is dropped.
-  void Post(std::function<void()> fn);
   // Thread-safe. Runs every task already posted, then ends the loop and joins
   // the thread. Handles still open on the loop are closed first.
   void Stop();
 
+  // Env. Post is thread-safe; after Stop() it drops the task.
+  mcp::TimePoint Now() override;
+  double UnixNow() override;
+  void Post(std::function<void()> fn) override;
+  bool ReadFile(const std::string& path, std::string* contents, std::string* error) override;
+  // Worker-thread only.
+  std::unique_ptr<Timer> NewTimer() override;
+  HttpClient& http() override;
+
   // Worker-thread only.
   uv_loop_t* loop();
-  HttpClient& http();
   bool OnWorkerThread() const;
 
  private:

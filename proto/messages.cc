@@ -5,59 +5,10 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/json_text.h"
+
 namespace mcpgw::proto {
 namespace {
-
-constexpr char kHexDigits[] = "0123456789abcdef";
-
-// Length of the valid UTF-8 sequence at s[i], or 0 if it is not one.
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = byte(i);
-  size_t n = s.size() - i;
-  auto cont = [&](size_t k) { return k < n && (byte(i + k) & 0xC0) == 0x80; };
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (!cont(1) || !cont(2)) return 0;
-    unsigned char c1 = byte(i + 1);
-    if (c == 0xE0 && c1 < 0xA0) return 0;   // overlong
-    if (c == 0xED && c1 >= 0xA0) return 0;  // surrogate
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (!cont(1) || !cont(2) || !cont(3)) return 0;
-    unsigned char c1 = byte(i + 1);
-    if (c == 0xF0 && c1 < 0x90) return 0;   // overlong
-    if (c == 0xF4 && c1 >= 0x90) return 0;  // past U+10FFFF
-    return 4;
-  }
-  return 0;
-}
-
-// Deepest nesting of arrays/objects in `text`, looking no further than
-// past `limit`. Strings are skipped so brackets inside them do not count.
-int NestingDepth(std::string_view text, int limit) {
-  int depth = 0, max_depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth && (max_depth = depth) > limit) return max_depth;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return max_depth;
-}
 
 std::optional<ErrorKind> KindFromCode(int code) {
   if (code == kCodeParseError || (code <= kCodeInvalidRequest && code >= kCodeInvalidParams)) {
@@ -112,52 +63,6 @@ int ErrorCode(ErrorKind kind) {
   return -32004;
 }
 
-void AppendJsonString(std::string* out, std::string_view s) {
-  out->reserve(out->size() + s.size() + 2);
-  out->push_back('"');
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x80) {
-      size_t len = Utf8SequenceLength(s, i);
-      if (len == 0) {
-        out->append("\xEF\xBF\xBD");  // U+FFFD
-        ++i;
-      } else {
-        out->append(s.substr(i, len));
-        i += len;
-      }
-      continue;
-    }
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      default:
-        if (c < 0x20) {
-          out->append("\\u00");
-          out->push_back(kHexDigits[c >> 4]);
-          out->push_back(kHexDigits[c & 0xF]);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
-    ++i;
-  }
-  out->push_back('"');
-}
-
 std::string CompactJson(const rapidjson::Value& value) {
   rapidjson::StringBuffer sb;
   rapidjson::Writer<rapidjson::StringBuffer> writer(sb);
@@ -166,7 +71,7 @@ std::string CompactJson(const rapidjson::Value& value) {
 }
 
 Decoded DecodeMessage(std::string_view frame) {
-  if (NestingDepth(frame, kMaxJsonDepth) > kMaxJsonDepth) {
+  if (base::JsonNestingDepth(frame, kMaxJsonDepth) > kMaxJsonDepth) {
     return Fail(kCodeInvalidRequest,
                 "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }

@@ -12,6 +12,7 @@
 
 #include <rapidjson/document.h>
 
+#include "base/json_text.h"
 #include "proto/proto.h"
 
 namespace mcpgw::proto {
@@ -64,9 +65,9 @@ struct Decoded {
 // Decodes one frame (without its newline).
 Decoded DecodeMessage(std::string_view frame);
 
-// Appends `s` as a JSON string literal. Invalid UTF-8 becomes U+FFFD, so
-// whatever a server sent, the frame stays valid JSON.
-void AppendJsonString(std::string* out, std::string_view s);
+// Strings in frames are written by base's encoder: invalid UTF-8 becomes
+// U+FFFD, so whatever a server sent, the frame stays valid JSON.
+using base::AppendJsonString;
 // The compact JSON text of a value (used for ids).
 std::string CompactJson(const rapidjson::Value& value);
 

@@ -27,7 +27,7 @@ pkgs=(
   libcurl4-openssl-dev rapidjson-dev libspdlog-dev libfmt-dev catch2 libuv1-dev
   libssl-dev openssl libsystemd-dev libcli11-dev
   file man-db binutils dpkg-dev util-linux
-  python3 curl socat procps iproute2 systemd valgrind gnuplot-nox
+  python3 curl socat procps iproute2 systemd valgrind gnuplot-nox strace
 )
 # Node.js and npm: keep an existing installation (it may come from elsewhere
 # and clash with Debian's npm); otherwise take Debian's.

@@ -3,72 +3,19 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/utf8.h"
+
 namespace mcpgw::cli {
 namespace {
 
-constexpr char32_t kReplacement = 0xFFFD;
 constexpr char32_t kEsc = 0x1B;
 constexpr char32_t kBel = 0x07;
 
-// Decodes one code point at text[*pos] and advances *pos. Invalid or truncated sequences,
-// overlong forms and surrogates decode to U+FFFD and consume one byte.
-char32_t Decode(std::string_view text, size_t* pos) {
-  const auto byte = [&](size_t i) { return static_cast<uint8_t>(text[i]); };
-  const uint8_t b0 = byte(*pos);
-  if (b0 < 0x80) {
-    ++*pos;
-    return b0;
-  }
-  int len = 0;
-  char32_t cp = 0;
-  char32_t min = 0;
-  if ((b0 & 0xE0) == 0xC0) {
-    len = 2, cp = b0 & 0x1F, min = 0x80;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3, cp = b0 & 0x0F, min = 0x800;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4, cp = b0 & 0x07, min = 0x10000;
-  } else {
-    ++*pos;
-    return kReplacement;
-  }
-  if (*pos + len > text.size()) {
-    ++*pos;
-    return kReplacement;
-  }
-  for (int i = 1; i < len; ++i) {
-    const uint8_t b = byte(*pos + i);
-    if ((b & 0xC0) != 0x80) {
-      ++*pos;
-      return kReplacement;
-    }
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    ++*pos;
-    return kReplacement;
-  }
-  *pos += len;
-  return cp;
-}
+// One code point at text[*pos], *pos moved past it; ill-formed UTF-8 reads
+// as U+FFFD (base/utf8.h).
+char32_t Decode(std::string_view text, size_t* pos) { return base::DecodeUtf8(text, pos); }
 
-void Encode(char32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
+void Encode(char32_t cp, std::string* out) { base::AppendUtf8(cp, out); }
 
 // What the stripper is in the middle of.
 enum class State {
@@ -145,21 +92,7 @@ std::string StripControls(std::string_view text, StripOptions options) {
   return out;
 }
 
-std::string ValidUtf8(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  size_t pos = 0;
-  while (pos < text.size()) {
-    const size_t start = pos;
-    const char32_t cp = Decode(text, &pos);
-    if (cp == kReplacement && !(pos - start == 3 && text.substr(start, 3) == "\xEF\xBF\xBD")) {
-      Encode(kReplacement, &out);
-    } else {
-      out.append(text.substr(start, pos - start));
-    }
-  }
-  return out;
-}
+std::string ValidUtf8(std::string_view text) { return base::Utf8Replacing(text); }
 
 size_t DisplayWidth(std::string_view text) {
   size_t width = 0;

@@ -132,6 +132,7 @@ std::string Details(const ServerRow& row, const RenderOptions& options) {
     }
     add("url:", url);
   }
+  if (!row.proxy.empty()) add("proxy:", StripControls(row.proxy));
   if (!row.last_error.empty()) {
     std::string error = StripControls(row.last_error);
     if (row.last_error_unix)
@@ -195,6 +196,7 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
       row.ns = String(server, "namespace");
       row.status = String(server, "status");
       row.reason = String(server, "reason", "");
+      row.proxy = String(server, "proxy", "");
       row.tools = Count(server, "tools");
       row.in_flight = Count(server, "in_flight");
       row.calls = Count(server, "calls");

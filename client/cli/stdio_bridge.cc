@@ -45,10 +45,9 @@ std::string UnreachableNotice(std::string_view error) {
 }
 
 const StdioBridge::Method StdioBridge::kRequests[] = {
-    {"initialize", &StdioBridge::OnInitialize},
-    {"ping", &StdioBridge::OnPing},
-    {"tools/list", &StdioBridge::OnToolsList},
-    {"tools/call", &StdioBridge::OnToolsCall},
+    {"initialize", &StdioBridge::OnInitialize},    {"ping", &StdioBridge::OnPing},
+    {"tools/list", &StdioBridge::OnToolsList},     {"tools/call", &StdioBridge::OnToolsCall},
+    {"server/discover", &StdioBridge::OnDiscover}, {"subscriptions/listen", &StdioBridge::OnListen},
 };
 
 const StdioBridge::Method StdioBridge::kNotifications[] = {
@@ -113,7 +112,16 @@ void StdioBridge::HandleLine(std::string_view line) {
     return;
   }
   const std::string_view name = View(*method);
-  const Message m{parsed, id_json, Member(&doc, "params")};
+  Message m{parsed, id_json, Member(&doc, "params")};
+  if (id != nullptr) {
+    // A 2026-07-28 request carries its version and capabilities in _meta.
+    HostRequest era = ClassifyHostRequest(id_json, m.params);
+    if (!era.refusal.empty()) {
+      Send(std::move(era.refusal));
+      return;
+    }
+    m.modern = era.modern;
+  }
   if (id == nullptr) {
     // notifications/initialized and every other notification: nothing to do.
     for (const Method& entry : kNotifications) {
@@ -141,10 +149,22 @@ void StdioBridge::OnInitialize(const Message& m) {
   Send(ResultMessage(m.id_json, InitializeResult(NegotiateProtocolVersion(version))));
 }
 
-void StdioBridge::OnPing(const Message& m) { Send(ResultMessage(m.id_json, "{}")); }
+void StdioBridge::OnPing(const Message& m) {
+  Send(ResultMessage(m.id_json, EmptyResult(m.modern)));
+}
 
 void StdioBridge::OnToolsList(const Message& m) {
-  Send(ResultMessage(m.id_json, ToolsListResult()));
+  Send(ResultMessage(m.id_json, ToolsListResult(m.modern)));
+}
+
+// Answered whatever the request's era: a host that probes learns both eras are served.
+void StdioBridge::OnDiscover(const Message& m) { Send(ResultMessage(m.id_json, DiscoverResult())); }
+
+// The bridge's tools never change: the subscription is acknowledged with nothing to deliver
+// and ended at once, gracefully.
+void StdioBridge::OnListen(const Message& m) {
+  Send(ListenAcknowledged(m.id_json));
+  Send(ResultMessage(m.id_json, ListenClosedResult(m.id_json)));
 }
 
 void StdioBridge::OnToolsCall(const Message& m) {
@@ -190,10 +210,10 @@ void StdioBridge::OnToolsCall(const Message& m) {
     }
   }
   if (!refusal.empty()) {
-    Send(ResultMessage(m.id_json, ToolCallResult(refusal, /*is_error=*/true)));
+    Send(ResultMessage(m.id_json, ToolCallResult(refusal, /*is_error=*/true, m.modern)));
     return;
   }
-  StartCall(m.id_json, request);
+  StartCall(m.id_json, request, m.modern);
 }
 
 void StdioBridge::OnCancelled(const Message& m) {
@@ -208,7 +228,7 @@ void StdioBridge::OnCancelled(const Message& m) {
   api_.Cancel(request);
 }
 
-void StdioBridge::StartCall(const std::string& id_json, const ToolCall& request) {
+void StdioBridge::StartCall(const std::string& id_json, const ToolCall& request, bool modern) {
   if (calls_.count(id_json) > 0) {
     Send(ErrorMessage(id_json, kInvalidRequest,
                       "Invalid Request: id " + id_json + " is already used by a running call"));
@@ -221,22 +241,25 @@ void StdioBridge::StartCall(const std::string& id_json, const ToolCall& request)
     return;
   }
   const uint64_t seq = next_seq_++;
-  auto done = [this, id_json, seq](const ApiResult& result) { Finish(id_json, seq, result); };
+  auto done = [this, alive = std::weak_ptr<bool>(alive_), id_json, seq](const ApiResult& result) {
+    if (!alive.expired()) Finish(id_json, seq, result);
+  };
   const AsyncDaemonApi::RequestId id =
       request.call
           ? api_.StartCallDynamicTool(*request.ns, *request.tool, request.arguments_json, done)
           : api_.StartGetDynamicTools(request.ns, request.tool, done);
   if (id == 0) {
     Send(ResultMessage(id_json, ToolCallResult("unavailable: the bridge is shutting down",
-                                               /*is_error=*/true)));
+                                               /*is_error=*/true, modern)));
     return;
   }
-  calls_.emplace(id_json, Call{seq, id});
+  calls_.emplace(id_json, Call{seq, id, modern});
 }
 
 void StdioBridge::Finish(const std::string& id_json, uint64_t seq, const ApiResult& result) {
   const auto it = calls_.find(id_json);
   if (it == calls_.end() || it->second.seq != seq) return;  // cancelled by the host
+  const bool modern = it->second.modern;
   calls_.erase(it);
   if (result.status == MCPGW_UNAVAILABLE) {
     if (!unreachable_noted_ && notice_) notice_(UnreachableNotice(result.text));
@@ -245,8 +268,8 @@ void StdioBridge::Finish(const std::string& id_json, uint64_t seq, const ApiResu
     unreachable_noted_ = false;
   }
   Send(result.status == MCPGW_OK
-           ? ResultMessage(id_json, ToolCallResult(result.text, /*is_error=*/false))
-           : ResultMessage(id_json, ToolCallResult(ErrorText(result), /*is_error=*/true)));
+           ? ResultMessage(id_json, ToolCallResult(result.text, /*is_error=*/false, modern))
+           : ResultMessage(id_json, ToolCallResult(ErrorText(result), /*is_error=*/true, modern)));
 }
 
 }  // namespace mcpgw::cli

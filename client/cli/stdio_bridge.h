@@ -1,14 +1,18 @@
-// `mcpgw stdio`'s protocol side: an MCP server (revision 2025-11-25) on newline-delimited
-// JSON-RPC whose only tools are get_dynamic_tools and call_dynamic_tool, bridged to the daemon
-// through an AsyncDaemonApi. Entirely passive and single-threaded: its owner (StdioLoop) hands
-// it each input line and drives the api; each answer goes to the Writer when it is ready, so
-// calls are answered in the order they finish. Methods are dispatched through a table.
+// `mcpgw stdio`'s protocol side: an MCP server on newline-delimited JSON-RPC whose only tools
+// are get_dynamic_tools and call_dynamic_tool, bridged to the daemon through an
+// AsyncDaemonApi. It serves hosts of revision 2025-11-25 (and earlier) after their initialize,
+// and hosts of revision 2026-07-28 statelessly: a request whose params carry that revision's
+// _meta is answered on its own (server/discover included), with resultType on its results. Entirely
+// passive and single-threaded: its owner (StdioLoop) hands it each input line and drives the api;
+// each answer goes to the Writer when it is ready, so calls are answered in the order they finish.
+// Methods are dispatched through a table.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,6 +63,7 @@ class StdioBridge {
     const HostLine& line;
     std::string id_json;             // "null" for a notification
     const rapidjson::Value* params;  // nullptr when absent
+    bool modern = false;             // carries the 2026-07-28 _meta
   };
   using Handler = void (StdioBridge::*)(const Message& m);
   struct Method {
@@ -78,15 +83,18 @@ class StdioBridge {
   struct Call {
     uint64_t seq = 0;  // tells a call from a later one that reused its id
     AsyncDaemonApi::RequestId request = 0;
+    bool modern = false;  // its result carries resultType
   };
 
   void OnInitialize(const Message& m);
   void OnPing(const Message& m);
   void OnToolsList(const Message& m);
   void OnToolsCall(const Message& m);
+  void OnDiscover(const Message& m);
+  void OnListen(const Message& m);
   void OnCancelled(const Message& m);
 
-  void StartCall(const std::string& id_json, const ToolCall& request);
+  void StartCall(const std::string& id_json, const ToolCall& request, bool modern);
   void Finish(const std::string& id_json, uint64_t seq, const ApiResult& result);
   void Send(std::string message) { writer_(std::move(message)); }
 
@@ -96,6 +104,9 @@ class StdioBridge {
   std::unordered_map<std::string, Call> calls_;  // by request id as JSON text
   uint64_t next_seq_ = 1;
   bool unreachable_noted_ = false;  // since the last call that reached the daemon
+  // Callbacks can outlive the bridge (the api delivers what was cancelled when it closes):
+  // they hold this weakly and do nothing once it is gone.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace mcpgw::cli

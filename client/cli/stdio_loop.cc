@@ -15,6 +15,7 @@ namespace mcpgw::cli {
 namespace {
 
 constexpr size_t kReadChunk = 64 * 1024;
+constexpr long kNoDescriptorStepMs = 10;
 
 bool WouldBlock() { return errno == EAGAIN || errno == EWOULDBLOCK; }
 
@@ -62,7 +63,9 @@ int StdioLoop::Run() {
       api_at = static_cast<int>(n);
       fds[n++] = {fd, POLLIN, 0};
     }
-    const long timeout = api_.timeout_ms();
+    long timeout = api_.timeout_ms();
+    // Without a descriptor (none could be created) the api is polled in short steps.
+    if (api_at < 0 && (timeout < 0 || timeout > kNoDescriptorStepMs)) timeout = kNoDescriptorStepMs;
     const int ready =
         poll(fds, n, timeout < 0 ? -1 : static_cast<int>(std::min<long>(timeout, INT_MAX)));
     if (ready < 0 && errno != EINTR) break;

@@ -2,7 +2,7 @@
 
 namespace mcpgw::auth {
 
-HttpFetcher::HttpFetcher(HttpClient* http) : http_(http) {}
+HttpFetcher::HttpFetcher(HttpTransport* http) : http_(http) {}
 
 HttpFetcher::~HttpFetcher() { http_->AbortAll(this); }
 
@@ -22,12 +22,11 @@ void HttpFetcher::Abort(uint64_t id) {
   if (pending_.erase(id) > 0) http_->Abort(this, id);
 }
 
-void HttpFetcher::OnHttpHead(uint64_t tag, int status, std::string_view content_type,
-                             std::string_view) {
+void HttpFetcher::OnHttpHead(uint64_t tag, const mcp::ResponseHead& head) {
   auto it = pending_.find(tag);
   if (it == pending_.end()) return;
-  it->second.result.status = status;
-  it->second.result.content_type = std::string(content_type);
+  it->second.result.status = head.status;
+  it->second.result.content_type = std::string(head.content_type);
 }
 
 void HttpFetcher::OnHttpData(uint64_t tag, std::string_view bytes) {

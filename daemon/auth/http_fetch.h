@@ -1,6 +1,6 @@
 // HttpFetcher: the OAuth client's HTTP requests (discovery documents,
 // registration, token and revocation requests) run as whole-response fetches
-// on an HttpClient: the body is collected up to kMaxDocumentBytes and handed
+// on an HttpTransport: the body is collected up to kMaxDocumentBytes and handed
 // over once, with status and content type. Same policy as every upstream
 // transfer (no redirects, http and https only). Loop thread only.
 #pragma once
@@ -18,7 +18,7 @@ class HttpFetcher : private HttpSink {
  public:
   using Done = std::function<void(const FetchResult&)>;
 
-  explicit HttpFetcher(HttpClient* http);
+  explicit HttpFetcher(HttpTransport* http);
   ~HttpFetcher() override;  // aborts what is running, without callbacks
   HttpFetcher(const HttpFetcher&) = delete;
   HttpFetcher& operator=(const HttpFetcher&) = delete;
@@ -33,13 +33,12 @@ class HttpFetcher : private HttpSink {
     FetchResult result;
     Done done;
   };
-  void OnHttpHead(uint64_t tag, int status, std::string_view content_type,
-                  std::string_view session_id) override;
+  void OnHttpHead(uint64_t tag, const mcp::ResponseHead& head) override;
   void OnHttpData(uint64_t tag, std::string_view bytes) override;
   void OnHttpDone(uint64_t tag, const mcp::TransferResult& result) override;
   void Finish(uint64_t tag, FetchResult result);
 
-  HttpClient* http_;
+  HttpTransport* http_;
   uint64_t next_ = 1;
   std::unordered_map<uint64_t, Pending> pending_;
 };

@@ -11,6 +11,7 @@
 
 #include <openssl/evp.h>
 
+#include "base/json_text.h"
 #include "daemon/mcp/bounded_json.h"
 
 namespace mcpgw {
@@ -59,9 +60,9 @@ std::string FormatCallRecord(const CallRecord& r) {
   line += ",\"pid\":" + std::to_string(r.pid);
   line += ",\"uid\":" + std::to_string(r.uid);
   line += ",\"namespace\":";
-  mcp::AppendJsonString(line, r.ns);
+  base::AppendJsonString(&line, r.ns);
   line += ",\"tool\":";
-  mcp::AppendJsonString(line, r.tool);
+  base::AppendJsonString(&line, r.tool);
   line += ",\"request_digest\":";
   if (r.request_params.empty()) {
     line += "null";
@@ -69,7 +70,7 @@ std::string FormatCallRecord(const CallRecord& r) {
     line += '"' + RequestDigest(r.request_params) + '"';
   }
   line += ",\"outcome\":";
-  mcp::AppendJsonString(line, r.outcome);
+  base::AppendJsonString(&line, r.outcome);
   line += ",\"duration_ms\":" + std::to_string(r.duration_ms);
   line += ",\"bytes_in\":" + std::to_string(r.bytes_in);
   line += ",\"bytes_out\":" + std::to_string(r.bytes_out);

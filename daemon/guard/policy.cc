@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "base/json_text.h"
 #include "daemon/guard/glob.h"
 #include "daemon/mcp/bounded_json.h"
 
@@ -38,7 +39,7 @@ bool PatternMatchesTool(std::string_view pattern, std::string_view ns, std::stri
 
 std::string Quote(std::string_view s) {
   std::string out;
-  mcp::AppendJsonString(out, s);
+  base::AppendJsonString(&out, s);
   return out;
 }
 

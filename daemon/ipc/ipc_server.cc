@@ -1,7 +1,8 @@
 // The daemon's end of the local protocol (see ipc_server.h and
 // proto/PROTOCOL.md). Each connection reads into a FrameDecoder, processes
-// every complete frame, and queues its replies; one uv_write is active per
-// connection at a time and replies that arrive meanwhile are coalesced.
+// every complete frame, and queues its replies; a prepare handle writes every
+// connection's queue once per loop turn, one uv_write per connection at a
+// time, and replies that arrive meanwhile are coalesced.
 #include "daemon/ipc/ipc_server.h"
 
 #include <sys/socket.h>
@@ -9,6 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <functional>
@@ -18,6 +20,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/text.h"
 #include "daemon/ipc/peer_cred.h"
 #include "proto/frame.h"
 #include "proto/messages.h"
@@ -117,6 +120,7 @@ struct IpcServer::Impl {
     bool hello_done = false;
     bool closing = false;
     bool close_after_flush = false;
+    bool dirty = false;                                 // has replies queued for the next flush
     std::unordered_map<std::string, Ticket> in_flight;  // request id → ticket
     std::string pending_out;                            // not yet handed to uv_write
     size_t writing_bytes = 0;                           // handed to uv_write
@@ -134,6 +138,8 @@ struct IpcServer::Impl {
   std::string bound_path;  // unlinked on stop if it is still our socket
   ino_t bound_inode = 0;
   std::unordered_set<Conn*> conns;
+  std::unordered_set<Conn*> dirty;  // connections with replies to write this turn
+  uv_prepare_t* flusher = nullptr;  // writes them just before the loop waits
   std::unordered_map<uid_t, size_t> conns_per_uid;
   std::unordered_map<Ticket, TicketInfo> tickets;
   Ticket next_ticket = 1;
@@ -238,7 +244,6 @@ struct IpcServer::Impl {
                                                     std::to_string(options.max_frame_bytes) +
                                                     " bytes; closing the connection"));
           conn->close_after_flush = true;
-          if (!conn->closing && conn->writing_bytes == 0) CloseConn(conn);
           return;
         case proto::FrameDecoder::Status::kFrame:
           HandleFrame(conn, frame);
@@ -296,7 +301,7 @@ struct IpcServer::Impl {
     Ticket ticket = next_ticket++;
     conn->in_flight.emplace(m.id, ticket);
     tickets.emplace(ticket, TicketInfo{conn, m.id});
-    handler->OnRequest(ticket, conn->peer, m.method, *m.params);
+    handler->OnRequest(ticket, conn->peer, m.method, *m.params, frame);
   }
 
   void HandleHello(Conn* conn, const proto::Message& m) {
@@ -344,7 +349,25 @@ struct IpcServer::Impl {
     } else {
       conn->pending_out += frame;
     }
-    Flush(conn);
+    if (!conn->dirty) {
+      conn->dirty = true;
+      dirty.insert(conn);
+    }
+  }
+
+  static void OnPrepare(uv_prepare_t* handle) {
+    auto* self = static_cast<Impl*>(handle->data);
+    std::unordered_set<Conn*> batch;
+    batch.swap(self->dirty);
+    for (Conn* conn : batch) {
+      conn->dirty = false;
+      if (conn->closing) continue;
+      if (conn->pending_out.empty() && conn->writing_bytes == 0 && conn->close_after_flush) {
+        self->CloseConn(conn);
+      } else {
+        self->Flush(conn);
+      }
+    }
   }
 
   void Flush(Conn* conn) {
@@ -380,6 +403,7 @@ struct IpcServer::Impl {
   void CloseConn(Conn* conn) {
     if (conn->closing) return;
     conn->closing = true;
+    if (conn->dirty) dirty.erase(conn);
     conns.erase(conn);
     if (conn->counted) {
       auto it = conns_per_uid.find(conn->peer.uid);
@@ -403,7 +427,19 @@ struct IpcServer::Impl {
     std::string id = std::move(it->second.id);
     tickets.erase(it);
     conn->in_flight.erase(id);
-    Send(conn, encode(id));
+    std::string frame = encode(id);
+    // Clients refuse a frame over the limit and lose the whole connection
+    // with it: an answer that large fails alone instead.
+    const size_t limit = std::min(options.max_frame_bytes, proto::kMaxFrameBytes);
+    if (frame.size() > limit) {
+      spdlog::warn("ipc: an answer of {} exceeds the frame limit of {}",
+                   base::DescribeSize(frame.size()), base::DescribeSize(limit));
+      frame =
+          proto::EncodeError(id, proto::ErrorKind::kTransport,
+                             "the answer is " + base::DescribeSize(frame.size()) + ", over the " +
+                                 base::DescribeSize(limit) + " frame limit of the local socket");
+    }
+    Send(conn, std::move(frame));
   }
 };
 
@@ -412,9 +448,18 @@ IpcServer::IpcServer(uv_loop_t* loop, IpcHandler* handler, IpcServerOptions opti
   impl_->loop = loop;
   impl_->handler = handler;
   impl_->options = std::move(options);
+  impl_->flusher = new uv_prepare_t;
+  uv_prepare_init(loop, impl_->flusher);
+  impl_->flusher->data = impl_.get();
+  uv_prepare_start(impl_->flusher, &Impl::OnPrepare);
+  uv_unref(reinterpret_cast<uv_handle_t*>(impl_->flusher));  // keeps no loop alive by itself
 }
 
-IpcServer::~IpcServer() { CloseAll(); }
+IpcServer::~IpcServer() {
+  CloseAll();
+  uv_close(reinterpret_cast<uv_handle_t*>(impl_->flusher),
+           [](uv_handle_t* h) { delete reinterpret_cast<uv_prepare_t*>(h); });
+}
 
 std::string IpcServer::Listen(const std::string& path) {
   if (impl_->listener != nullptr) return "already listening";

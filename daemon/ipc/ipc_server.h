@@ -4,7 +4,11 @@
 // hands every other request to an IpcHandler as a ticket. The handler replies
 // to a ticket exactly once, possibly later; a ticket whose connection closed
 // or that the client cancelled is reported through OnCancel, and a reply to it
-// afterwards is silently dropped. Single-threaded: call it on the loop thread.
+// afterwards is silently dropped. Replies are queued per connection and
+// written once per loop turn, just before the loop waits (redis's
+// beforeSleep); no reply frame is ever larger than the frame limit (an answer
+// that would be fails alone, as transport). Single-threaded: call it on the
+// loop thread.
 #pragma once
 
 #include <sys/types.h>
@@ -33,11 +37,26 @@ class IpcHandler {
  public:
   virtual ~IpcHandler() = default;
   // `method` is one of proto's request methods other than hello; `params` is
-  // the request's params object (an empty object when absent).
+  // the request's params object (an empty object when absent); `frame` is the
+  // request's frame as received, for what must be forwarded byte for byte.
+  // Both are valid during the call only.
   virtual void OnRequest(Ticket ticket, const Peer& peer, std::string_view method,
-                         const rapidjson::Value& params) = 0;
+                         const rapidjson::Value& params, std::string_view frame) = 0;
   // The ticket is gone (client cancel or connection closed): stop its work.
   virtual void OnCancel(Ticket ticket) = 0;
+};
+
+// How a handler answers tickets: IpcServer, or a recorder in tests. Replies
+// to unknown or cancelled tickets are ignored.
+class IpcReplies {
+ public:
+  virtual ~IpcReplies() = default;
+  virtual void ReplyText(Ticket ticket, std::string_view text) = 0;  // result {"text": ...}
+  // The same with `literal` already encoded by AppendJsonString (quotes
+  // included): for large answers the daemon keeps encoded.
+  virtual void ReplyTextLiteral(Ticket ticket, std::string_view literal) = 0;
+  virtual void ReplyJson(Ticket ticket, std::string_view json_object) = 0;  // result is this object
+  virtual void ReplyError(Ticket ticket, proto::ErrorKind kind, std::string_view message) = 0;
 };
 
 struct IpcServerOptions {
@@ -47,10 +66,10 @@ struct IpcServerOptions {
   size_t max_in_flight_per_connection = 1024;
 };
 
-class IpcServer {
+class IpcServer : public IpcReplies {
  public:
   IpcServer(uv_loop_t* loop, IpcHandler* handler, IpcServerOptions options = {});
-  ~IpcServer();
+  ~IpcServer() override;
   IpcServer(const IpcServer&) = delete;
   IpcServer& operator=(const IpcServer&) = delete;
 
@@ -64,13 +83,10 @@ class IpcServer {
   // Closes every connection (their tickets are cancelled) and the listener.
   void CloseAll();
 
-  // Replies. Unknown or cancelled tickets are ignored.
-  void ReplyText(Ticket ticket, std::string_view text);  // result {"text": ...}
-  // The same with `literal` already encoded by proto::AppendJsonString (quotes
-  // included): for large answers the daemon keeps encoded.
-  void ReplyTextLiteral(Ticket ticket, std::string_view literal);
-  void ReplyJson(Ticket ticket, std::string_view json_object);  // result is this object
-  void ReplyError(Ticket ticket, proto::ErrorKind kind, std::string_view message);
+  void ReplyText(Ticket ticket, std::string_view text) override;
+  void ReplyTextLiteral(Ticket ticket, std::string_view literal) override;
+  void ReplyJson(Ticket ticket, std::string_view json_object) override;
+  void ReplyError(Ticket ticket, proto::ErrorKind kind, std::string_view message) override;
 
   size_t connections() const;
 

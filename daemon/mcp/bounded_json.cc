@@ -5,10 +5,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
+
+#include "base/json_text.h"
+#include "base/text.h"
 
 namespace mcpgw::mcp {
 namespace {
@@ -19,52 +23,18 @@ constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag |
                                  rapidjson::kParseValidateEncodingFlag |
                                  rapidjson::kParseNumbersAsStringsFlag;
 
-// "16 MiB", "64 KiB" or "1000 bytes": how a byte bound reads in an error.
-std::string DescribeBytes(size_t n) {
-  if (n != 0 && n % (1u << 20) == 0) return std::to_string(n >> 20) + " MiB";
-  if (n != 0 && n % (1u << 10) == 0) return std::to_string(n >> 10) + " KiB";
-  return std::to_string(n) + " bytes";
-}
-
-// The length of the well-formed UTF-8 sequence starting at s[i], or 0 when
-// it is ill-formed; then `*skip` is the length of its maximal ill-formed
-// subpart (at least 1), which is replaced by a single U+FFFD.
-size_t Utf8SequenceAt(std::string_view s, size_t i, size_t* skip) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  if (b < 0x80) return 1;
-  size_t need;
-  unsigned char lower = 0x80, upper = 0xBF;
-  if (b >= 0xC2 && b <= 0xDF) {
-    need = 1;
-  } else if (b >= 0xE0 && b <= 0xEF) {
-    need = 2;
-    if (b == 0xE0) lower = 0xA0;
-    if (b == 0xED) upper = 0x9F;  // no UTF-16 surrogates
-  } else if (b >= 0xF0 && b <= 0xF4) {
-    need = 3;
-    if (b == 0xF0) lower = 0x90;
-    if (b == 0xF4) upper = 0x8F;  // nothing past U+10FFFF
-  } else {
-    *skip = 1;
-    return 0;
+// The raw input is already validated, so the only ill-formed bytes a decoded
+// string can hold come from an escaped lone surrogate: ED followed by A0..BF.
+bool DecodedTextIsUtf8(const char* s, size_t n) {
+  const void* p = n ? std::memchr(s, 0xED, n) : nullptr;
+  while (p != nullptr) {
+    const auto* e = static_cast<const char*>(p);
+    const size_t i = static_cast<size_t>(e - s);
+    if (i + 1 < n && static_cast<unsigned char>(s[i + 1]) >= 0xA0) return false;
+    p = std::memchr(e + 1, 0xED, n - i - 1);
   }
-  for (size_t k = 1; k <= need; ++k) {
-    if (i + k >= s.size()) {
-      *skip = k;
-      return 0;
-    }
-    const auto c = static_cast<unsigned char>(s[i + k]);
-    if (c < lower || c > upper) {
-      *skip = k;
-      return 0;
-    }
-    lower = 0x80;
-    upper = 0xBF;
-  }
-  return need + 1;
+  return true;
 }
-
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 
 // For a JSON number out of double's range: whether it is too large (rather
 // than too small, which reads as zero). The decimal exponent of the leading
@@ -163,20 +133,10 @@ class DepthFilter {
     }
     return true;
   }
-  // The raw input is already validated, so the only ill-formed bytes a
-  // string can hold are an escaped lone low surrogate: ED followed by A0..BF.
   bool CheckText(const char* s, size_t n) {
-    const void* p = n ? std::memchr(s, 0xED, n) : nullptr;
-    while (p != nullptr) {
-      const auto* e = static_cast<const char*>(p);
-      const size_t i = static_cast<size_t>(e - s);
-      if (i + 1 < n && static_cast<unsigned char>(s[i + 1]) >= 0xA0) {
-        bad_surrogate_ = true;
-        return false;
-      }
-      p = std::memchr(e + 1, 0xED, n - i - 1);
-    }
-    return true;
+    if (DecodedTextIsUtf8(s, n)) return true;
+    bad_surrogate_ = true;
+    return false;
   }
 
   rapidjson::Document& doc_;
@@ -220,7 +180,7 @@ bool AppendNumber(std::string& out, const rapidjson::Value& v) {
 bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson::Document& doc,
                       std::string& error) {
   if (text.size() > limits.max_bytes) {
-    error = "response exceeds " + DescribeBytes(limits.max_bytes);
+    error = "response exceeds " + base::DescribeSize(limits.max_bytes);
     doc.SetNull();
     return false;
   }
@@ -259,69 +219,148 @@ bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson
   return false;
 }
 
-void AppendJsonString(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.reserve(out.size() + s.size() + 2);
-  out += '"';
-  size_t run = 0;  // start of the pending run of bytes copied as they are
-  size_t i = 0;
-  auto flush = [&] { out.append(s.data() + run, i - run); };
-  while (i < s.size()) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    if (b >= 0x20 && b < 0x80 && b != '"' && b != '\\') {
-      ++i;
-      continue;
-    }
-    if (b < 0x80) {
-      flush();
-      switch (b) {
-        case '"':
-          out += "\\\"";
-          break;
-        case '\\':
-          out += "\\\\";
-          break;
-        case '\n':
-          out += "\\n";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        case '\b':
-          out += "\\b";
-          break;
-        case '\f':
-          out += "\\f";
-          break;
-        default:
-          out += "\\u00";
-          out += kHex[b >> 4];
-          out += kHex[b & 0xF];
-      }
-      run = ++i;
-      continue;
-    }
-    size_t skip = 0;
-    const size_t len = Utf8SequenceAt(s, i, &skip);
-    if (len == 0) {
-      flush();
-      out.append(kReplacement);
-      run = i += skip;
-    } else if (len == 3 && b == 0xE2 && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
-               (static_cast<unsigned char>(s[i + 2]) & 0xFE) == 0xA8) {
-      // U+2028 / U+2029 are valid JSON but end lines in JavaScript.
-      flush();
-      out += s[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
-      run = i += 3;
-    } else {
-      i += len;
-    }
+namespace {
+
+// Counts depth and checks strings; builds nothing.
+class Validator : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Validator> {
+ public:
+  explicit Validator(int max_depth) : max_depth_(max_depth) {}
+  bool Default() { return true; }
+  bool RawNumber(const char*, rapidjson::SizeType, bool) { return true; }
+  bool String(const char* s, rapidjson::SizeType n, bool) { return Check(s, n); }
+  bool Key(const char* s, rapidjson::SizeType n, bool) { return Check(s, n); }
+  bool StartObject() { return Enter(); }
+  bool EndObject(rapidjson::SizeType) { return Leave(); }
+  bool StartArray() { return Enter(); }
+  bool EndArray(rapidjson::SizeType) { return Leave(); }
+  bool too_deep = false;
+  bool bad_surrogate = false;
+
+ private:
+  bool Enter() {
+    too_deep = ++depth_ > max_depth_;
+    return !too_deep;
   }
-  flush();
-  out += '"';
+  bool Leave() {
+    --depth_;
+    return true;
+  }
+  bool Check(const char* s, size_t n) {
+    bad_surrogate = !DecodedTextIsUtf8(s, n);
+    return !bad_surrogate;
+  }
+  int max_depth_;
+  int depth_ = 0;
+};
+
+// Follows `path` from the root object and notes where the value it names
+// starts (just after its key) and ends (the offset after its last byte).
+class MemberFinder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, MemberFinder> {
+ public:
+  MemberFinder(rapidjson::MemoryStream& stream, std::initializer_list<std::string_view> path)
+      : stream_(stream), path_(path.begin(), path.end()) {}
+  bool Default() { return Scalar(); }
+  bool RawNumber(const char*, rapidjson::SizeType, bool) { return Scalar(); }
+  bool String(const char*, rapidjson::SizeType, bool) { return Scalar(); }
+  bool Key(const char* s, rapidjson::SizeType n, bool) {
+    // A key of the object at depth d matches path[d-1] when the path so far
+    // matched; its value is the target when it is the last name.
+    armed_ = matched_ == depth_ - 1 && depth_ - 1 < static_cast<int>(path_.size()) &&
+             std::string_view(s, n) == path_[static_cast<size_t>(depth_ - 1)];
+    if (armed_) key_end_ = stream_.Tell();
+    return true;
+  }
+  bool StartObject() { return Open(); }
+  bool EndObject(rapidjson::SizeType) { return Close(); }
+  bool StartArray() { return Open(); }
+  bool EndArray(rapidjson::SizeType) { return Close(); }
+  std::optional<std::pair<size_t, size_t>> found;  // [key end, value end)
+
+ private:
+  bool Scalar() {
+    if (armed_ && Target()) {
+      found.emplace(key_end_, stream_.Tell());
+      return false;
+    }
+    armed_ = false;
+    return true;
+  }
+  bool Open() {
+    if (armed_) {
+      if (Target()) target_depth_ = depth_ + 1;
+      ++matched_;
+    }
+    armed_ = false;
+    ++depth_;
+    return true;
+  }
+  bool Close() {
+    --depth_;
+    // Containers along the path sit below the root: at most depth_ - 1.
+    matched_ = std::min(matched_, std::max(depth_ - 1, 0));
+    if (target_depth_ == depth_ + 1) {
+      // The iterative reader reports the end before it consumes the bracket.
+      const char c = stream_.Peek();
+      found.emplace(key_end_, stream_.Tell() + (c == '}' || c == ']' ? 1 : 0));
+      return false;
+    }
+    return true;
+  }
+  bool Target() const { return matched_ + 1 == static_cast<int>(path_.size()); }
+
+  rapidjson::MemoryStream& stream_;
+  std::vector<std::string_view> path_;
+  int depth_ = 0;
+  int matched_ = 0;  // how many path names the open objects matched
+  bool armed_ = false;
+  size_t key_end_ = 0;
+  int target_depth_ = -1;
+};
+
+}  // namespace
+
+bool ValidateBoundedJson(std::string_view text, const JsonLimits& limits, std::string& error) {
+  if (text.size() > limits.max_bytes) {
+    error = "JSON text exceeds " + base::DescribeSize(limits.max_bytes);
+    return false;
+  }
+  rapidjson::MemoryStream stream(text.data(), text.size());
+  rapidjson::Reader reader;
+  Validator validator(limits.max_depth);
+  reader.Parse<kParseFlags>(stream, validator);
+  if (validator.too_deep) {
+    error = "JSON nested deeper than " + std::to_string(limits.max_depth);
+  } else if (validator.bad_surrogate) {
+    error = "invalid JSON at offset " + std::to_string(stream.Tell()) +
+            ": unpaired UTF-16 surrogate in a string";
+  } else if (reader.HasParseError()) {
+    error = "invalid JSON at offset " + std::to_string(reader.GetErrorOffset()) + ": " +
+            rapidjson::GetParseError_En(reader.GetParseErrorCode());
+  } else if (stream.Tell() != text.size()) {
+    error = "invalid JSON at offset " + std::to_string(stream.Tell()) +
+            ": The document root must not be followed by other values.";
+  } else {
+    return true;
+  }
+  return false;
+}
+
+std::optional<std::string_view> RawMember(std::string_view text,
+                                          std::initializer_list<std::string_view> path) {
+  if (path.size() == 0) return std::nullopt;
+  rapidjson::MemoryStream stream(text.data(), text.size());
+  rapidjson::Reader reader;
+  MemberFinder finder(stream, path);
+  reader.Parse<kParseFlags>(stream, finder);
+  if (!finder.found) return std::nullopt;
+  // From the end of the key: skip the separator and whitespace.
+  size_t begin = finder.found->first;
+  const size_t end = finder.found->second;
+  while (begin < end && (text[begin] == ':' || text[begin] == ' ' || text[begin] == '\t' ||
+                         text[begin] == '\n' || text[begin] == '\r')) {
+    ++begin;
+  }
+  return text.substr(begin, end - begin);
 }
 
 bool AppendCompactJson(std::string& out, const rapidjson::Value& value, size_t max_bytes) {
@@ -339,7 +378,7 @@ bool AppendCompactJson(std::string& out, const rapidjson::Value& value, size_t m
       AppendNumber(out, value);
       break;
     case rapidjson::kStringType:
-      AppendJsonString(out, std::string_view(value.GetString(), value.GetStringLength()));
+      base::AppendJsonString(&out, std::string_view(value.GetString(), value.GetStringLength()));
       break;
     case rapidjson::kObjectType: {
       out += '{';
@@ -347,7 +386,8 @@ bool AppendCompactJson(std::string& out, const rapidjson::Value& value, size_t m
       for (const auto& m : value.GetObject()) {
         if (!first) out += ',';
         first = false;
-        AppendJsonString(out, std::string_view(m.name.GetString(), m.name.GetStringLength()));
+        base::AppendJsonString(&out,
+                               std::string_view(m.name.GetString(), m.name.GetStringLength()));
         out += ':';
         if (out.size() > max_bytes || !AppendCompactJson(out, m.value, max_bytes)) return false;
       }
@@ -373,30 +413,6 @@ std::string ToCompactJson(const rapidjson::Value& value) {
   std::string out;
   AppendCompactJson(out, value);
   return out;
-}
-
-void AppendUtf8Replacing(std::string& out, std::string_view s) {
-  size_t run = 0, i = 0;
-  while (i < s.size()) {
-    size_t skip = 0;
-    const size_t len = Utf8SequenceAt(s, i, &skip);
-    if (len != 0) {
-      i += len;
-      continue;
-    }
-    out.append(s.data() + run, i - run);
-    out.append(kReplacement);
-    run = i += skip;
-  }
-  out.append(s.data() + run, i - run);
-}
-
-size_t Utf8PrefixWithin(std::string_view s, size_t max_bytes) {
-  if (s.size() <= max_bytes) return s.size();
-  size_t n = max_bytes;
-  // Back off over continuation bytes (at most three) to a sequence start.
-  for (int k = 0; k < 3 && n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80; ++k) --n;
-  return n;
 }
 
 }  // namespace mcpgw::mcp

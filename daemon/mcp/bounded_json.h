@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,27 +25,25 @@ struct JsonLimits {
 bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson::Document& doc,
                       std::string& error);
 
+// Checks that `text` is exactly one JSON value within `limits`, its strings
+// valid UTF-8 (escaped surrogates paired), without building a tree and
+// without converting numbers: any number the grammar allows passes, digits
+// intact. For text that is forwarded as it is (a call's arguments).
+bool ValidateBoundedJson(std::string_view text, const JsonLimits& limits, std::string& error);
+
+// The exact bytes of the value reached from the root object of `text` through
+// the member names in `path` (a SAX pass that notes stream offsets), or
+// nullopt when a member is missing. `text` must be well-formed JSON.
+std::optional<std::string_view> RawMember(std::string_view text,
+                                          std::initializer_list<std::string_view> path);
+
 // Compact serialisation of a value (for schemas, structuredContent).
 std::string ToCompactJson(const rapidjson::Value& value);
 
-// Appends `s` as a JSON string literal (quotes included) to `out`. Invalid
-// UTF-8 sequences are replaced by U+FFFD; control characters are escaped.
-void AppendJsonString(std::string& out, std::string_view s);
-
 // Compact serialisation appended to `out`, giving up (false, `out` holding a
 // partial text) as soon as `out` grows past `max_bytes`. Strings go through
-// AppendJsonString, so the text is valid JSON even for a hand-built value.
+// base::AppendJsonString, so the text is valid JSON even for a hand-built value.
 bool AppendCompactJson(std::string& out, const rapidjson::Value& value,
                        size_t max_bytes = static_cast<size_t>(-1));
-
-// --- UTF-8 helpers shared by the codecs ---
-
-// Appends `s` with every ill-formed UTF-8 sequence replaced by U+FFFD (one
-// replacement per maximal ill-formed subpart, as the WHATWG decoder does).
-void AppendUtf8Replacing(std::string& out, std::string_view s);
-
-// The length of the longest prefix of `s` of at most `max_bytes` bytes that
-// does not end inside a UTF-8 sequence (for truncating untrusted text).
-size_t Utf8PrefixWithin(std::string_view s, size_t max_bytes);
 
 }  // namespace mcpgw::mcp

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "base/utf8.h"
 #include "daemon/mcp/bounded_json.h"
 
 namespace mcpgw::mcp {
@@ -30,7 +31,7 @@ const rapidjson::Value* Member(const rapidjson::Value& v, const char* key) {
 }
 
 std::string_view Label(std::string_view s) {
-  return s.substr(0, Utf8PrefixWithin(s, kMaxLabelBytes));
+  return s.substr(0, base::Utf8PrefixWithin(s, kMaxLabelBytes));
 }
 
 // A mimeType as a placeholder shows it: absent, empty or not a string reads
@@ -139,7 +140,7 @@ bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, T
       }
     }
     std::string_view d = description ? *description : *name;
-    tool.description.assign(d.substr(0, Utf8PrefixWithin(d, limits.max_description_bytes)));
+    tool.description.assign(d.substr(0, base::Utf8PrefixWithin(d, limits.max_description_bytes)));
 
     const rapidjson::Value* schema = Member(t, "inputSchema");
     if (schema && schema->IsObject() &&

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/json_text.h"
+#include "base/utf8.h"
 #include "daemon/mcp/bounded_json.h"
 
 namespace mcpgw::mcp {
@@ -16,18 +18,10 @@ std::string Envelope(RpcId id) {
 
 void AppendId(std::string& out, const rapidjson::Value& id) {
   if (id.IsString()) {
-    AppendJsonString(out, std::string_view(id.GetString(), id.GetStringLength()));
+    base::AppendJsonString(&out, std::string_view(id.GetString(), id.GetStringLength()));
   } else {
     out += ToCompactJson(id);
   }
-}
-
-// Length of the UTF-8 sequence that starts with `lead`, 1 for anything else.
-size_t SequenceLength(unsigned char lead) {
-  if (lead >= 0xF0 && lead <= 0xF4) return 4;
-  if (lead >= 0xE0) return lead <= 0xEF ? 3 : 1;
-  if (lead >= 0xC2) return 2;
-  return 1;
 }
 
 }  // namespace
@@ -39,9 +33,9 @@ bool IsSupportedProtocolVersion(std::string_view version) {
 std::string BuildInitialize(RpcId id, std::string_view client_version) {
   std::string out = Envelope(id);
   out += ",\"method\":\"initialize\",\"params\":{\"protocolVersion\":";
-  AppendJsonString(out, kProtocolVersion);
+  base::AppendJsonString(&out, kProtocolVersion);
   out += ",\"capabilities\":{},\"clientInfo\":{\"name\":\"mcpgw\",\"version\":";
-  AppendJsonString(out, client_version);
+  base::AppendJsonString(&out, client_version);
   out += "}}}";
   return out;
 }
@@ -55,7 +49,7 @@ std::string BuildToolsList(RpcId id, const std::optional<std::string>& cursor) {
   out += ",\"method\":\"tools/list\"";
   if (cursor) {
     out += ",\"params\":{\"cursor\":";
-    AppendJsonString(out, *cursor);
+    base::AppendJsonString(&out, *cursor);
     out += "}";
   }
   out += "}";
@@ -64,7 +58,7 @@ std::string BuildToolsList(RpcId id, const std::optional<std::string>& cursor) {
 
 std::string BuildToolsCallParams(std::string_view tool, std::string_view arguments_json) {
   std::string out = "{\"name\":";
-  AppendJsonString(out, tool);
+  base::AppendJsonString(&out, tool);
   out += ",\"arguments\":";
   out += arguments_json;
   out += "}";
@@ -74,7 +68,7 @@ std::string BuildToolsCallParams(std::string_view tool, std::string_view argumen
 std::string BuildRequest(RpcId id, std::string_view method, std::string_view params_json) {
   std::string out = Envelope(id);
   out += ",\"method\":";
-  AppendJsonString(out, method);
+  base::AppendJsonString(&out, method);
   out += ",\"params\":";
   out += params_json;
   out += "}";
@@ -86,7 +80,7 @@ std::string BuildCancelled(RpcId request_id, std::string_view reason) {
       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":";
   out += std::to_string(request_id);
   out += ",\"reason\":";
-  AppendJsonString(out, reason);
+  base::AppendJsonString(&out, reason);
   out += "}}";
   return out;
 }
@@ -104,7 +98,7 @@ std::string BuildErrorResponse(const rapidjson::Value& id, int code, std::string
   out += ",\"error\":{\"code\":";
   out += std::to_string(code);
   out += ",\"message\":";
-  AppendJsonString(out, message);
+  base::AppendJsonString(&out, message);
   out += "}}";
   return out;
 }
@@ -167,20 +161,19 @@ std::string CleanServerText(std::string_view text, size_t max_bytes) {
   size_t i = 0;
   while (i < text.size()) {
     const auto lead = static_cast<unsigned char>(text[i]);
-    size_t len = SequenceLength(lead);
-    if (i + len > text.size()) len = 1;
-    for (size_t k = 1; k < len; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      if (next < 0x80 || next > 0xBF) len = 1;  // not a sequence: judge the lead alone
-    }
+    size_t bad = 0;
+    size_t len = base::Utf8SequenceAt(text, i, &bad);
     if (lead < 0x20 || lead == 0x7F) {
       ++i;
       continue;
     }
-    // A byte that is not part of a sequence becomes U+FFFD, so that removing
-    // controls can never join bytes into a new character.
+    // An ill-formed sequence becomes U+FFFD, so that removing controls can
+    // never join bytes into a new character.
     std::string_view piece = text.substr(i, len);
-    if (len == 1 && lead >= 0x80) piece = "\xEF\xBF\xBD";
+    if (len == 0) {
+      piece = base::kReplacementUtf8;
+      len = bad;
+    }
     // C1 controls U+0080..U+009F are encoded as C2 80..C2 9F.
     if (len == 2 && lead == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {
       i += 2;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/json_text.h"
 #include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/jsonrpc.h"
 #include "daemon/mcp/param_headers.h"
@@ -52,9 +53,9 @@ std::string ModernParams(std::string_view members, std::string_view version,
   out += members;
   if (!members.empty()) out += ',';
   out += "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":";
-  AppendJsonString(out, version);
+  base::AppendJsonString(&out, version);
   out += ",\"io.modelcontextprotocol/clientInfo\":{\"name\":\"mcpgw\",\"version\":";
-  AppendJsonString(out, client_version);
+  base::AppendJsonString(&out, client_version);
   out += "},\"io.modelcontextprotocol/clientCapabilities\":{}}}";
   return out;
 }
@@ -68,7 +69,7 @@ std::string ModernToolsListParams(const std::optional<std::string>& cursor,
   std::string members;
   if (cursor) {
     members = "\"cursor\":";
-    AppendJsonString(members, *cursor);
+    base::AppendJsonString(&members, *cursor);
   }
   return ModernParams(members, version, client_version);
 }
@@ -76,7 +77,7 @@ std::string ModernToolsListParams(const std::optional<std::string>& cursor,
 std::string ModernToolsCallParams(std::string_view tool, std::string_view arguments_json,
                                   std::string_view version, std::string_view client_version) {
   std::string members = "\"name\":";
-  AppendJsonString(members, tool);
+  base::AppendJsonString(&members, tool);
   members += ",\"arguments\":";
   members += arguments_json;
   return ModernParams(members, version, client_version);

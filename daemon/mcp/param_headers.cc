@@ -6,6 +6,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/text.h"
 #include "daemon/mcp/jsonrpc.h"
 
 namespace mcpgw::mcp {
@@ -23,16 +24,6 @@ std::string_view View(const rapidjson::Value& s) {
 bool IsTchar(unsigned char c) {
   if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
   return std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
-}
-
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
-  return true;
 }
 
 // Keywords whose values are instances (data), not subschemas.
@@ -142,7 +133,7 @@ class Reader {
                   declared + " (only string, integer or boolean)");
     }
     for (const ParamHeader& other : found) {
-      if (EqualsIgnoreCase(other.name, name)) {
+      if (base::EqualsIgnoreCase(other.name, name)) {
         return Fail("x-mcp-header " + Quote(name) + " on parameter " + PathText(path_) +
                     " repeats " + Quote(other.name) + " of parameter " + PathText(other.path));
       }

@@ -1,12 +1,13 @@
-// Session lifecycle: attempts and back-off, the initialize handshake,
-// re-initialisation after an expired session, tool listing, calls, timers and
-// shutdown. Transfer handling lives in session_wire.cc.
+// Session phases: the table of allowed moves and EnterPhase, which makes
+// every move and does each phase's entry work; the handshake, failed attempts
+// and back-off, expired sessions, authorization, timers, shutdown, and the
+// facade. Requests live in session_calls.cc, transfers in session_wire.cc.
 #include "daemon/mcp/session.h"
 
 #include <algorithm>
-#include <functional>
+#include <cassert>
 
-#include "daemon/mcp/convert.h"
+#include "base/text.h"
 #include "daemon/mcp/session_impl.h"
 
 namespace mcpgw::mcp {
@@ -22,6 +23,41 @@ constexpr std::string_view kClientVersion = "0.0.0";
 constexpr std::string_view kShuttingDown = "gateway shutting down";
 constexpr size_t kMaxSessionIdBytes = 1024;
 
+// Every phase change the session makes. kClosed is reachable from anywhere
+// and is left out; anything else not listed is a bug in this file.
+struct Move {
+  Phase from;
+  Phase to;
+};
+constexpr Move kMoves[] = {
+    {Phase::kIdle, Phase::kConnecting},
+    // The handshake answered: list tools. Failed: back off. 401: authorize.
+    {Phase::kConnecting, Phase::kListing},
+    {Phase::kConnecting, Phase::kBackingOff},
+    {Phase::kConnecting, Phase::kAuthorizing},
+    // Every page listed: serve. Failed (the session included): back off.
+    {Phase::kListing, Phase::kReady},
+    {Phase::kListing, Phase::kBackingOff},
+    {Phase::kListing, Phase::kAuthorizing},
+    // The session expired (404): a new one, listed before it serves.
+    {Phase::kReady, Phase::kConnecting},
+    {Phase::kReady, Phase::kAuthorizing},
+    // The back-off ended, or a ready server got a call.
+    {Phase::kBackingOff, Phase::kConnecting},
+    // Authorized: back where the refusal struck (or a new session when the
+    // old one expired meanwhile). Refused for good: a failed attempt.
+    {Phase::kAuthorizing, Phase::kConnecting},
+    {Phase::kAuthorizing, Phase::kListing},
+    {Phase::kAuthorizing, Phase::kReady},
+    {Phase::kAuthorizing, Phase::kBackingOff},
+};
+
+bool MoveAllowed(Phase from, Phase to) {
+  if (to == Phase::kClosed) return from != Phase::kClosed;
+  return std::any_of(std::begin(kMoves), std::end(kMoves),
+                     [&](const Move& m) { return m.from == from && m.to == to; });
+}
+
 // The spec allows visible ASCII only; anything else could split a header.
 bool ValidSessionId(std::string_view id) {
   if (id.size() > kMaxSessionIdBytes) return false;
@@ -30,13 +66,6 @@ bool ValidSessionId(std::string_view id) {
 
 std::string RpcError(const Message& msg) {
   return "error " + std::to_string(msg.error_code) + ": " + msg.error_message;
-}
-
-bool SameTools(const ToolList& a, const ToolList& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Tool& x, const Tool& y) {
-    return x.name == y.name && x.description == y.description &&
-           x.input_schema_json == y.input_schema_json && x.read_only_hint == y.read_only_hint;
-  });
 }
 
 void Earliest(std::optional<TimePoint>& acc, std::optional<TimePoint> t) {
@@ -57,327 +86,303 @@ std::string_view StatusName(Status s) {
   return "error";
 }
 
-std::string DescribeDuration(Duration d) {
-  using std::chrono::duration_cast;
-  if (d >= std::chrono::minutes(1) && d % std::chrono::minutes(1) == Duration::zero()) {
-    return std::to_string(duration_cast<std::chrono::minutes>(d).count()) + " min";
+std::string_view PhaseName(Phase p) {
+  switch (p) {
+    case Phase::kIdle:
+      return "idle";
+    case Phase::kConnecting:
+      return "connecting";
+    case Phase::kListing:
+      return "listing";
+    case Phase::kReady:
+      return "ready";
+    case Phase::kBackingOff:
+      return "backing off";
+    case Phase::kAuthorizing:
+      return "authorizing";
+    case Phase::kClosed:
+      return "closed";
   }
-  if (d >= std::chrono::seconds(1) && d % std::chrono::seconds(1) == Duration::zero()) {
-    return std::to_string(duration_cast<std::chrono::seconds>(d).count()) + " s";
-  }
-  return std::to_string(duration_cast<std::chrono::milliseconds>(d).count()) + " ms";
-}
-
-std::string DescribeSize(size_t bytes) {
-  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) {
-    return std::to_string(bytes >> 20) + " MiB";
-  }
-  if (bytes >= (1u << 10) && bytes % (1u << 10) == 0) {
-    return std::to_string(bytes >> 10) + " KiB";
-  }
-  return std::to_string(bytes) + " bytes";
+  return "closed";
 }
 
 Session::Impl::Impl(std::string name, config::RemoteServer server, SessionLimits limits)
     : name_(std::move(name)),
       server_(std::move(server)),
       limits_(limits),
-      tools_(std::make_shared<const ToolList>()) {}
-
-void Session::Impl::SetState(Status status, std::string reason) {
-  if (status == status_ && reason == reason_) return;
-  status_ = status;
-  reason_ = std::move(reason);
-  actions_.emplace_back(std::in_place_type<StateChanged>, StateChanged{});
+      tools_(std::make_shared<const ToolList>()) {
+  published_tools_ = tools_.get();
 }
 
-// --- attempts and the handshake ---
+// --- the one place phases change ---
 
-void Session::Impl::Start(TimePoint now) {
-  if (started_ || shutting_down_) return;
-  started_ = true;
-  StartAttempt(now);
-}
-
-void Session::Impl::StartAttempt(TimePoint now) {
-  retry_at_.reset();
-  attempt_deadline_ = now + limits_.first_attempt_deadline;
-  BeginHandshake(/*reinit=*/false, now);
-}
-
-void Session::Impl::BeginHandshake(bool reinit, TimePoint now) {
-  reinit_ = reinit;
-  session_lost_ = false;
-  session_id_.clear();
-  step_ = Step::kInitialize;
-  const RpcId id = next_rpc_id_++;
-  Request& req = requests_[id];
-  req.kind = Kind::kInitialize;
-  req.rpc_id = id;
-  req.body = BuildInitialize(id, kClientVersion);
-  req.budget = reinit ? limits_.request_deadline : limits_.first_attempt_deadline;
-  req.deadline = reinit ? now + limits_.request_deadline : *attempt_deadline_;
-  SendRequest(req);
-}
-
-void Session::Impl::OnInitializeResponse(const Message& msg, const std::string& session_id,
-                                         TimePoint now) {
-  if (msg.is_error) return FailHandshake("initialize failed: " + RpcError(msg), now);
-  if (!msg.result->IsObject()) return FailHandshake("invalid initialize result", now);
-  const auto pv = msg.result->FindMember("protocolVersion");
-  if (pv == msg.result->MemberEnd() || !pv->value.IsString()) {
-    return FailHandshake("server answered no protocol version", now);
+void Session::Impl::EnterPhase(Phase next, TimePoint now) {
+  assert(MoveAllowed(phase_, next));
+  if (!MoveAllowed(phase_, next)) {
+    Log(LogLevel::kWarn, "internal: no move from " + std::string(PhaseName(phase_)) + " to " +
+                             std::string(PhaseName(next)));
   }
-  const std::string_view version(pv->value.GetString(), pv->value.GetStringLength());
-  if (!IsSupportedProtocolVersion(version)) {
-    return FailHandshake(
-        "server answered unsupported protocol version \"" + CleanServerText(version, 64) + "\"",
-        now);
-  }
-  if (!ValidSessionId(session_id)) return FailHandshake("invalid session id from server", now);
-  protocol_version_ = std::string(version);
-  session_id_ = session_id;
-  ++session_gen_;
-  SendInitialized(now);
-}
-
-void Session::Impl::SendInitialized(TimePoint now) {
-  step_ = Step::kInitialized;
-  step_budget_ = reinit_ ? limits_.request_deadline : limits_.first_attempt_deadline;
-  step_deadline_ = reinit_ ? now + limits_.request_deadline : *attempt_deadline_;
-  initialized_transfer_ =
-      StartHttp(Purpose::kInitialized, HttpMethod::kPost, BuildInitialized(), 0);
-}
-
-void Session::Impl::HandshakeDone(TimePoint now) {
-  step_ = Step::kNone;
-  step_deadline_.reset();
-  initialized_transfer_ = 0;
-  if (!reinit_) return StartListing(/*for_attempt=*/true, now);
-  reinit_ = false;
-  std::deque<RpcId> waiting;
-  waiting.swap(waiting_);
-  for (RpcId id : waiting) {
-    auto it = requests_.find(id);
-    if (it != requests_.end()) SendRequest(it->second);
-  }
-  OpenListen(now);
-}
-
-void Session::Impl::FailHandshake(const std::string& reason, TimePoint now) {
-  step_ = Step::kNone;
-  step_deadline_.reset();
-  Abort(initialized_transfer_);
-  std::vector<RpcId> inits;
-  for (const auto& [id, req] : requests_) {
-    if (req.kind == Kind::kInitialize) inits.push_back(id);
-  }
-  for (RpcId id : inits) DropRequest(id);
-  if (!reinit_) return FailAttempt(reason, now);
-
-  // The old session expired and no new one could be made: everything that
-  // waited on it fails; the next request tries again.
-  reinit_ = false;
-  session_lost_ = true;
-  std::deque<RpcId> waiting;
-  waiting.swap(waiting_);
-  const std::string why = "session expired and re-initializing failed: " + reason;
-  for (RpcId id : waiting) {
-    auto it = requests_.find(id);
-    if (it == requests_.end()) continue;
-    if (it->second.kind == Kind::kCall) {
-      FinishCall(it->second, CallErrorKind::kTransport, why);
-      DropRequest(id);
-    } else {
-      FailListing(why, now);
+  const Phase from = phase_;
+  phase_ = next;
+  auto held = [&](Kind kind) {
+    std::vector<RpcId> ids;
+    for (auto& [id, req] : requests_) {
+      if (req.held && req.kind == kind) ids.push_back(id);
+    }
+    return ids;
+  };
+  auto resend = [&](const std::vector<RpcId>& ids) {
+    for (RpcId id : ids) {
+      auto it = requests_.find(id);
+      if (it == requests_.end()) continue;
+      it->second.held = false;
+      SendRequest(it->second, now);
+    }
+  };
+  switch (next) {
+    case Phase::kIdle:
+      break;
+    case Phase::kConnecting: {
+      // Back from authorizing with the initialize refused: send it again.
+      const std::vector<RpcId> inits = held(Kind::kInitialize);
+      if (from == Phase::kAuthorizing && !inits.empty()) {
+        resend(inits);
+      } else {
+        BeginSession(now);
+      }
+      break;
+    }
+    case Phase::kListing: {
+      const std::vector<RpcId> pages = held(Kind::kListTools);
+      if (from == Phase::kAuthorizing && !pages.empty()) {
+        resend(pages);
+      } else {
+        StartListing(now);
+      }
+      break;
+    }
+    case Phase::kReady:
+      attempt_deadline_.reset();
+      backoff_ = Duration::zero();
+      reason_.clear();
+      if (!served_) Log(LogLevel::kDebug, "ready");
+      served_ = true;
+      resend(held(Kind::kCall));
+      resend(held(Kind::kListTools));
+      SendWaiting(now);
+      OpenListen(now);
+      if (listing_.again && !listing_.active) StartListing(now);
+      break;
+    case Phase::kBackingOff:
+      backoff_ = backoff_ == Duration::zero() ? limits_.backoff_initial
+                                              : std::min(backoff_ * 2, limits_.backoff_max);
+      retry_at_ = now + backoff_;
+      Log(LogLevel::kDebug, "retrying in " + base::DescribeDuration(backoff_));
+      break;
+    case Phase::kAuthorizing:
+      auth_resume_ = from;
+      break;
+    case Phase::kClosed: {
+      std::vector<TransferId> live;
+      for (const auto& [id, t] : transfers_) {
+        if (t.purpose != Purpose::kDelete) live.push_back(id);
+      }
+      for (TransferId id : live) Abort(id);
+      for (auto& [id, req] : requests_) {
+        if (req.kind == Kind::kCall) {
+          FinishCall(req, CallErrorKind::kTransport, std::string(kShuttingDown));
+        }
+      }
+      requests_.clear();
+      waiting_.clear();
+      calls_.clear();
+      notices_.clear();
+      listing_ = Listing{};
+      attempt_deadline_.reset();
+      retry_at_.reset();
+      listen_retry_at_.reset();
+      if (have_session_ && !session_id_.empty()) StartDelete(now);
+      have_session_ = false;
+      break;
     }
   }
 }
 
+// --- the handshake ---
+
+void Session::Impl::BeginSession(TimePoint now) {
+  // The old session's stream and listing end here; calls still in flight on
+  // it run on, and what becomes of them is the retry table's to say.
+  AbortGeneration(gen_);
+  ++gen_;
+  session_id_.clear();
+  have_session_ = false;
+  listen_unsupported_ = false;
+  listen_opened_ = false;
+  listen_retry_at_.reset();
+  listen_backoff_ = Duration::zero();
+  retry_at_.reset();
+  std::vector<RpcId> pages;
+  for (auto& [id, req] : requests_) {
+    if (req.kind == Kind::kListTools || req.kind == Kind::kInitialize) pages.push_back(id);
+    if (req.kind == Kind::kCall && req.held) {
+      req.held = false;
+      waiting_.push_back(id);
+    }
+  }
+  for (RpcId id : pages) DropRequest(id);
+  listing_ = Listing{};  // the new session lists anyway
+  const Duration budget = served_ ? limits_.request_deadline : limits_.first_attempt_deadline;
+  attempt_deadline_ = now + budget;
+  Request& req = NewRequest(Kind::kInitialize, *attempt_deadline_, budget);
+  req.body = BuildInitialize(req.rpc_id, kClientVersion);
+  Log(LogLevel::kDebug, served_ ? "opening a new session" : "initializing");
+  SendRequest(req, now);
+}
+
+void Session::Impl::OnInitializeResponse(const Message& msg, const std::string& session_id,
+                                         TimePoint now) {
+  if (msg.is_error) return FailAttempt("initialize failed: " + RpcError(msg), now);
+  // Whatever else is wrong, a session the server made is ours to DELETE.
+  if (ValidSessionId(session_id)) {
+    session_id_ = session_id;
+    have_session_ = true;
+  }
+  if (!msg.result->IsObject()) return FailAttempt("invalid initialize result", now);
+  const auto pv = msg.result->FindMember("protocolVersion");
+  if (pv == msg.result->MemberEnd() || !pv->value.IsString()) {
+    return FailAttempt("server answered no protocol version", now);
+  }
+  const std::string_view version(pv->value.GetString(), pv->value.GetStringLength());
+  if (!IsSupportedProtocolVersion(version)) {
+    return FailAttempt(
+        "server answered unsupported protocol version \"" + CleanServerText(version, 64) + "\"",
+        now);
+  }
+  if (!ValidSessionId(session_id)) return FailAttempt("invalid session id from server", now);
+  protocol_version_ = std::string(version);
+  session_id_ = session_id;
+  have_session_ = true;
+  Log(LogLevel::kDebug, "session " + std::to_string(gen_) + " opened (protocol " +
+                            protocol_version_ + (session_id_.empty() ? ", no session id)" : ")"));
+  initialized_transfer_ =
+      StartHttp(Purpose::kInitialized, HttpMethod::kPost, BuildInitialized(), 0, now);
+}
+
+void Session::Impl::HandshakeDone(TimePoint now) {
+  initialized_transfer_ = 0;
+  EnterPhase(Phase::kListing, now);
+}
+
+// An attempt (handshake and listing of a new session) failed: its session is
+// abandoned (DELETEd when the server made one), calls waiting on a ready
+// server fail, and the next attempt waits out the back-off.
 void Session::Impl::FailAttempt(const std::string& reason, TimePoint now) {
+  if (phase_ == Phase::kClosed || phase_ == Phase::kBackingOff) return;
+  Abort(initialized_transfer_);
+  initialized_transfer_ = 0;
   std::vector<RpcId> ids;
   for (const auto& [id, req] : requests_) {
     if (req.kind != Kind::kCall) ids.push_back(id);
   }
   for (RpcId id : ids) DropRequest(id);
-  Abort(initialized_transfer_);
-  step_ = Step::kNone;
-  step_deadline_.reset();
   listing_ = Listing{};
   attempt_deadline_.reset();
-  backoff_ = backoff_ == Duration::zero() ? limits_.backoff_initial
-                                          : std::min(backoff_ * 2, limits_.backoff_max);
-  retry_at_ = now + backoff_;
-  SetState(Status::kError, reason);
-}
-
-// --- listing tools ---
-
-void Session::Impl::StartListing(bool for_attempt, TimePoint now) {
-  listing_ = Listing{};
-  listing_.active = true;
-  listing_.for_attempt = for_attempt;
-  RequestPage(std::nullopt, now);
-}
-
-void Session::Impl::RequestPage(const std::optional<std::string>& cursor, TimePoint now) {
-  const RpcId id = next_rpc_id_++;
-  Request& req = requests_[id];
-  req.kind = Kind::kListTools;
-  req.rpc_id = id;
-  req.body = BuildToolsList(id, cursor);
-  if (listing_.for_attempt) {
-    req.budget = limits_.first_attempt_deadline;
-    req.deadline = *attempt_deadline_;
-    SendRequest(req);
+  AbandonSession(/*expired=*/false, now);
+  if (served_) {
+    Log(LogLevel::kInfo, "could not open a new session: " + reason);
+    FailWaiting("session expired and re-initializing failed: " + reason, now);
   } else {
-    req.budget = limits_.request_deadline;
-    req.deadline = now + limits_.request_deadline;
-    Dispatch(req, now);
+    reason_ = reason;
+    Log(LogLevel::kDebug, "attempt failed: " + reason);
   }
+  EnterPhase(Phase::kBackingOff, now);
 }
 
-void Session::Impl::OnPage(const rapidjson::Value& result, TimePoint now) {
-  std::string error;
-  if (!result.IsObject() || !AppendToolsPage(result, ToolLimits{}, listing_.tools, error)) {
-    return FailListing("invalid tools/list result", now);
+void Session::Impl::AbandonSession(bool expired, TimePoint now) {
+  AbortGeneration(gen_);
+  notices_.clear();  // nothing more for this session
+  if (have_session_ && !expired && !session_id_.empty()) {
+    StartDelete(now);
+    Log(LogLevel::kDebug, "session " + std::to_string(gen_) + " abandoned (DELETE sent)");
   }
-  ++listing_.pages;
-  if (listing_.tools.size() > limits_.max_tools) {
-    return FailListing("server lists more than " + std::to_string(limits_.max_tools) + " tools",
-                       now);
+  have_session_ = false;
+  session_id_.clear();
+}
+
+// The server no longer knows the session (HTTP 404 on a request that carried
+// its id). A session that never served is a failed attempt (so a server that
+// forgets every session cannot make the client loop); a serving one is
+// replaced at once, and the new one lists tools before it serves (SPEC §3).
+void Session::Impl::SessionExpired(const std::string& why, TimePoint now) {
+  const bool serving =
+      phase_ == Phase::kReady || (phase_ == Phase::kAuthorizing && auth_resume_ == Phase::kReady);
+  if (!serving) {
+    if (phase_ == Phase::kBackingOff || phase_ == Phase::kClosed) return;
+    return FailAttempt("session expired before it was ready (" + why + ")", now);
   }
-  const auto next = result.FindMember("nextCursor");
-  if (next != result.MemberEnd() && next->value.IsString() && next->value.GetStringLength() > 0) {
-    std::string cursor(next->value.GetString(), next->value.GetStringLength());
-    if (!listing_.cursors.insert(std::hash<std::string>{}(cursor)).second) {
-      return FailListing("listing repeated cursor", now);
-    }
-    if (listing_.pages >= limits_.max_list_pages) {
-      return FailListing(
-          "server lists more than " + std::to_string(limits_.max_list_pages) + " pages of tools",
-          now);
-    }
-    return RequestPage(cursor, now);
+  Log(LogLevel::kDebug, "session " + std::to_string(gen_) + " expired (" + why + ")");
+  AbandonSession(/*expired=*/true, now);
+  // While authorizing, OnAuthorized opens the new session.
+  if (phase_ == Phase::kReady) EnterPhase(Phase::kConnecting, now);
+}
+
+// --- authorization ---
+
+void Session::Impl::NeedAuthorization(int http_status, std::string_view www_authenticate,
+                                      TimePoint now) {
+  if (phase_ == Phase::kAuthorizing) return;  // once per wait
+  if (phase_ != Phase::kConnecting && phase_ != Phase::kListing && phase_ != Phase::kReady) return;
+  Abort(listen_transfer_);
+  listen_transfer_ = 0;
+  EnterPhase(Phase::kAuthorizing, now);
+  Log(LogLevel::kDebug, "HTTP " + std::to_string(http_status) + ": waiting for authorization");
+  actions_.emplace_back(std::in_place_type<AuthorizationNeeded>,
+                        AuthorizationNeeded{http_status, std::string(www_authenticate)});
+}
+
+void Session::Impl::OnAuthorized(TimePoint now) {
+  if (phase_ != Phase::kAuthorizing) return;
+  Log(LogLevel::kDebug, "authorized");
+  // The session expired while waiting: a new one, with the held calls queued.
+  if (auth_resume_ == Phase::kReady && !have_session_) {
+    return EnterPhase(Phase::kConnecting, now);
   }
-
-  ToolList tools = std::move(listing_.tools);
-  SortAndDedupTools(tools);
-  const bool for_attempt = listing_.for_attempt;
-  const bool again = listing_.again;
-  listing_ = Listing{};
-  const bool changed = !SameTools(*tools_, tools);
-  if (changed) tools_ = std::make_shared<const ToolList>(std::move(tools));
-  if (for_attempt) {
-    attempt_deadline_.reset();
-    backoff_ = Duration::zero();
-    status_ = Status::kReady;
-    reason_.clear();
-    actions_.emplace_back(std::in_place_type<StateChanged>, StateChanged{});
-    OpenListen(now);
-  } else if (changed) {
-    actions_.emplace_back(std::in_place_type<StateChanged>, StateChanged{});
-  }
-  if (again) StartListing(/*for_attempt=*/false, now);
+  EnterPhase(auth_resume_, now);
 }
 
-void Session::Impl::FailListing(const std::string& reason, TimePoint now) {
-  std::vector<RpcId> pages;
-  for (const auto& [id, req] : requests_) {
-    if (req.kind == Kind::kListTools) pages.push_back(id);
-  }
-  for (RpcId id : pages) DropRequest(id);
-  const bool for_attempt = listing_.for_attempt;
-  listing_ = Listing{};
-  // A failed re-list keeps the tools the server listed before.
-  if (for_attempt) FailAttempt(reason, now);
+void Session::Impl::OnAuthorizationFailed(const std::string& reason, TimePoint now) {
+  if (phase_ != Phase::kAuthorizing) return;
+  if (auth_resume_ != Phase::kReady || !have_session_) return FailAttempt(reason, now);
+  // A ready server stays ready: what waited on the credentials fails.
+  FailWaiting(reason, now);
+  EnterPhase(Phase::kReady, now);
 }
 
-void Session::Impl::ToolsChanged(TimePoint now) {
-  if (shutting_down_) return;
-  if (listing_.active) {
-    listing_.again = true;
-    return;
-  }
-  // Before ready the attempt under way (or the next one) lists anyway.
-  if (status_ == Status::kReady) StartListing(/*for_attempt=*/false, now);
+// --- life and time ---
+
+void Session::Impl::Start(TimePoint now) {
+  if (phase_ != Phase::kIdle) return;
+  EnterPhase(Phase::kConnecting, now);
 }
 
-// --- calls ---
-
-void Session::Impl::Dispatch(Request& req, TimePoint now) {
-  if (reinit_ || session_lost_) {
-    waiting_.push_back(req.rpc_id);
-    if (!reinit_) BeginHandshake(/*reinit=*/true, now);
-    return;
-  }
-  SendRequest(req);
+void Session::Impl::Shutdown(TimePoint now) {
+  if (phase_ == Phase::kClosed) return;
+  EnterPhase(Phase::kClosed, now);
 }
-
-void Session::Impl::Call(CallId id, std::string tool, std::string arguments_json, TimePoint now) {
-  auto refuse = [&](std::string_view text) {
-    CallOutcome outcome;
-    outcome.kind = CallErrorKind::kTransport;
-    outcome.text = std::string(text);
-    actions_.emplace_back(std::in_place_type<CallFinished>, CallFinished{id, std::move(outcome)});
-  };
-  if (shutting_down_) return refuse(kShuttingDown);
-  if (status_ != Status::kReady) return refuse("server not ready");
-  if (calls_.count(id)) return refuse("duplicate call id");
-  const RpcId rpc_id = next_rpc_id_++;
-  Request& req = requests_[rpc_id];
-  req.kind = Kind::kCall;
-  req.rpc_id = rpc_id;
-  req.call_id = id;
-  req.params = BuildToolsCallParams(tool, arguments_json);
-  req.body = BuildRequest(rpc_id, "tools/call", req.params);
-  req.budget = limits_.call_deadline;
-  req.deadline = now + limits_.call_deadline;
-  calls_[id] = rpc_id;
-  Dispatch(req, now);
-}
-
-void Session::Impl::FinishCall(Request& req, CallErrorKind kind, std::string text) {
-  CallOutcome outcome;
-  outcome.kind = kind;
-  outcome.text = std::move(text);
-  if (req.bytes_out > 0) outcome.request_params = req.params;
-  outcome.bytes_out = req.bytes_out;
-  outcome.bytes_in = req.bytes_in;
-  actions_.emplace_back(std::in_place_type<CallFinished>,
-                        CallFinished{req.call_id, std::move(outcome)});
-  calls_.erase(req.call_id);
-}
-
-void Session::Impl::Cancel(CallId id, TimePoint) {
-  auto it = calls_.find(id);
-  if (it == calls_.end()) return;
-  const RpcId rpc_id = it->second;
-  calls_.erase(it);
-  auto req = requests_.find(rpc_id);
-  if (req == requests_.end()) return;
-  // Only a request the current session has seen needs telling.
-  const bool live = req->second.transfer != 0 || req->second.resume_at.has_value();
-  DropRequest(rpc_id);
-  if (live) Notify(BuildCancelled(rpc_id, "cancelled by the client"));
-}
-
-void Session::Impl::DropRequest(RpcId rpc_id) {
-  auto it = requests_.find(rpc_id);
-  if (it == requests_.end()) return;
-  Abort(it->second.transfer);
-  requests_.erase(it);
-  waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), rpc_id), waiting_.end());
-}
-
-// --- time ---
 
 void Session::Impl::OnTimer(TimePoint now) {
-  if (shutting_down_ || !started_) return;
-  if (retry_at_ && now >= *retry_at_) StartAttempt(now);
-  if (step_ == Step::kInitialized && step_deadline_ && now >= *step_deadline_) {
-    FailHandshake("timed out after " + DescribeDuration(step_budget_) + " initializing", now);
+  if (phase_ == Phase::kClosed || phase_ == Phase::kIdle) return;
+  if (phase_ == Phase::kBackingOff && retry_at_ && now >= *retry_at_) {
+    retry_at_.reset();
+    EnterPhase(Phase::kConnecting, now);
   }
+  std::vector<TransferId> late;
+  for (const auto& [id, t] : transfers_) {
+    if (t.purpose != Purpose::kRequest && now >= t.deadline) late.push_back(id);
+  }
+  for (TransferId id : late) OnTransferTimeout(id, now);
+
   std::vector<RpcId> expired, resume;
   for (const auto& [id, req] : requests_) {
     if (now >= req.deadline) {
@@ -390,91 +395,117 @@ void Session::Impl::OnTimer(TimePoint now) {
     auto it = requests_.find(id);
     if (it == requests_.end()) continue;
     Request& req = it->second;
-    const std::string why = "timed out after " + DescribeDuration(req.budget);
+    const std::string why = "timed out after " + base::DescribeDuration(req.budget);
     switch (req.kind) {
       case Kind::kInitialize:
-        FailHandshake(why + " initializing", now);
+        FailAttempt(why + " initializing", now);
         break;
       case Kind::kListTools:
-        FailListing(why + " listing tools", now);
+        if (phase_ == Phase::kListing ||
+            (phase_ == Phase::kAuthorizing && auth_resume_ == Phase::kListing)) {
+          FailAttempt(why + " listing tools", now);
+        } else {
+          FailListing(why + " listing tools", now);
+        }
         break;
       case Kind::kCall: {
-        const bool live = req.transfer != 0 || req.resume_at.has_value();
+        const bool live = req.gen != 0 && (req.transfer != 0 || req.resume_at.has_value());
+        const uint64_t gen = req.gen;
         FinishCall(req, CallErrorKind::kTransport, why);
         DropRequest(id);
-        if (live) Notify(BuildCancelled(id, "timed out"));
+        if (live) Notify(BuildCancelled(id, "timed out"), /*must=*/true, gen, now);
         break;
       }
     }
   }
   for (RpcId id : resume) {
     auto it = requests_.find(id);
-    if (it != requests_.end() && it->second.resume_at) Resume(it->second);
+    if (it != requests_.end() && it->second.resume_at) Resume(it->second, now);
   }
-  if (listen_retry_at_ && now >= *listen_retry_at_) OpenListen(now);
+  if (phase_ == Phase::kReady && listen_retry_at_ && now >= *listen_retry_at_) OpenListen(now);
 }
 
 std::optional<TimePoint> Session::Impl::NextWakeup() const {
-  if (shutting_down_) return std::nullopt;
+  if (phase_ == Phase::kClosed) return std::nullopt;
   std::optional<TimePoint> next;
-  Earliest(next, retry_at_);
-  if (step_ == Step::kInitialized) Earliest(next, step_deadline_);
+  if (phase_ == Phase::kBackingOff) Earliest(next, retry_at_);
+  for (const auto& [id, t] : transfers_) {
+    if (t.purpose != Purpose::kRequest) Earliest(next, t.deadline);
+  }
   for (const auto& [id, req] : requests_) {
     Earliest(next, req.deadline);
     Earliest(next, req.resume_at);
   }
-  Earliest(next, listen_retry_at_);
+  if (phase_ == Phase::kReady) Earliest(next, listen_retry_at_);
   return next;
 }
 
-void Session::Impl::Shutdown(TimePoint) {
-  if (shutting_down_) return;
-  for (const auto& [id, t] : transfers_)
-    actions_.emplace_back(std::in_place_type<AbortTransfer>, AbortTransfer{id});
-  transfers_.clear();
-  notify_transfers_ = 0;
-  listen_transfer_ = 0;
-  initialized_transfer_ = 0;
-  for (auto& [id, req] : requests_) {
-    if (req.kind == Kind::kCall)
-      FinishCall(req, CallErrorKind::kTransport, std::string(kShuttingDown));
-  }
-  requests_.clear();
-  waiting_.clear();
-  calls_.clear();
-  listing_ = Listing{};
-  step_ = Step::kNone;
-  step_deadline_.reset();
-  attempt_deadline_.reset();
-  retry_at_.reset();
-  listen_retry_at_.reset();
-  shutting_down_ = true;
-  if (!session_id_.empty()) StartHttp(Purpose::kDelete, HttpMethod::kDelete, "", 0);
+// --- outputs ---
+
+Status Session::Impl::status() const {
+  if (served_) return Status::kReady;
+  if (phase_ == Phase::kAuthorizing) return Status::kLoading;
+  return reason_.empty() ? Status::kLoading : Status::kError;
 }
 
-// --- the facade ---
+// One StateChanged per event at most, and only for what hosts and status
+// see; the negotiated version counts once the session serves.
+void Session::Impl::Publish() {
+  const Status now_status = status();
+  const std::string& now_reason = now_status == Status::kError ? reason_ : std::string();
+  const bool version_changed = phase_ == Phase::kReady && protocol_version_ != published_version_;
+  if (now_status == published_status_ && now_reason == published_reason_ &&
+      tools_.get() == published_tools_ && !version_changed) {
+    return;
+  }
+  published_status_ = now_status;
+  published_reason_ = now_reason;
+  published_tools_ = tools_.get();
+  if (phase_ == Phase::kReady) published_version_ = protocol_version_;
+  actions_.emplace_back(std::in_place_type<StateChanged>, StateChanged{});
+}
+
+void Session::Impl::Log(LogLevel level, std::string text) {
+  actions_.emplace_back(std::in_place_type<LogLine>, LogLine{level, std::move(text)});
+}
+
+// --- the facade: every event ends by sending queued notices and reporting
+// what changed ---
 
 Session::Session(std::string name, config::RemoteServer server, SessionLimits limits)
     : impl_(std::make_unique<Impl>(std::move(name), std::move(server), limits)) {}
 Session::~Session() = default;
 
-void Session::Start(TimePoint now) { impl_->Start(now); }
-void Session::OnResponseHead(TransferId id, int http_status, std::string_view content_type,
-                             std::string_view session_id, TimePoint now) {
-  impl_->OnHead(id, http_status, content_type, session_id, now);
+#define MCPGW_SESSION_EVENT(call, now) \
+  do {                                 \
+    impl_->call;                       \
+    impl_->PumpNotices(now);           \
+    impl_->Publish();                  \
+  } while (0)
+
+void Session::Start(TimePoint now) { MCPGW_SESSION_EVENT(Start(now), now); }
+void Session::OnResponseHead(TransferId id, const ResponseHead& head, TimePoint now) {
+  MCPGW_SESSION_EVENT(OnHead(id, head, now), now);
 }
 void Session::OnResponseData(TransferId id, std::string_view bytes, TimePoint now) {
-  impl_->OnData(id, bytes, now);
+  MCPGW_SESSION_EVENT(OnData(id, bytes, now), now);
 }
 void Session::OnTransferDone(TransferId id, const TransferResult& result, TimePoint now) {
-  impl_->OnDone(id, result, now);
+  MCPGW_SESSION_EVENT(OnDone(id, result, now), now);
 }
-void Session::OnTimer(TimePoint now) { impl_->OnTimer(now); }
+void Session::OnTimer(TimePoint now) { MCPGW_SESSION_EVENT(OnTimer(now), now); }
 void Session::Call(CallId id, std::string tool, std::string arguments_json, TimePoint now) {
-  impl_->Call(id, std::move(tool), std::move(arguments_json), now);
+  MCPGW_SESSION_EVENT(Call(id, std::move(tool), std::move(arguments_json), now), now);
 }
-void Session::Cancel(CallId id, TimePoint now) { impl_->Cancel(id, now); }
-void Session::Shutdown(TimePoint now) { impl_->Shutdown(now); }
+void Session::Cancel(CallId id, TimePoint now) { MCPGW_SESSION_EVENT(Cancel(id, now), now); }
+void Session::Shutdown(TimePoint now) { MCPGW_SESSION_EVENT(Shutdown(now), now); }
+void Session::SetAuthorization(Secret value) { impl_->authorization_ = std::move(value); }
+void Session::OnAuthorized(TimePoint now) { MCPGW_SESSION_EVENT(OnAuthorized(now), now); }
+void Session::OnAuthorizationFailed(std::string reason, TimePoint now) {
+  MCPGW_SESSION_EVENT(OnAuthorizationFailed(reason, now), now);
+}
+
+#undef MCPGW_SESSION_EVENT
 
 std::vector<Action> Session::TakeActions() {
   std::vector<Action> out;
@@ -484,8 +515,12 @@ std::vector<Action> Session::TakeActions() {
 std::optional<TimePoint> Session::NextWakeup() const { return impl_->NextWakeup(); }
 
 const std::string& Session::name() const { return impl_->name_; }
-Status Session::status() const { return impl_->status_; }
-const std::string& Session::reason() const { return impl_->reason_; }
+Phase Session::phase() const { return impl_->phase_; }
+Status Session::status() const { return impl_->status(); }
+const std::string& Session::reason() const {
+  static const std::string kNone;
+  return impl_->status() == Status::kError ? impl_->reason_ : kNone;
+}
 std::shared_ptr<const ToolList> Session::tools() const { return impl_->tools_; }
 const std::string& Session::protocol_version() const { return impl_->protocol_version_; }
 

@@ -1,15 +1,20 @@
 // Session: the sans-I/O state machine of one upstream MCP server (SPEC §3, §5,
 // §6). It owns no socket, no curl handle and reads no clock. Its driver (the
-// daemon's worker thread, or a unit test with a fake clock) feeds it events —
-// transfer bytes and completions, timer expiry, calls and cancellations — each
-// with the current time, then drains the actions it queued: HTTP requests to
-// start or abort, calls finished, status changes. After every event the driver
-// re-arms one timer at NextWakeup().
+// daemon's ServerHost, or a unit test with a fake clock) feeds it events —
+// response heads and bytes, transfer completions, timer expiry, calls,
+// cancellations, authorization outcomes — each with the current time, then
+// drains the actions it queued: HTTP requests to start or abort, calls
+// finished, state changes, log lines. After every event the driver re-arms
+// one timer at NextWakeup().
 //
-// Transfers are numbered by the session (TransferId, unique per session). The
-// driver reports every started transfer exactly once through OnTransferDone,
-// unless the session aborted it first (then no further event for it arrives;
-// events for unknown ids are ignored).
+// The session is always in exactly one Phase (below); session_impl.h holds the
+// table of allowed moves and the one function that makes them. Transfers are
+// numbered by the session (TransferId, unique per session) and stamped with
+// the generation of the upstream session they belong to, so events of a
+// replaced session cannot touch the new one. The driver reports every started
+// transfer exactly once through OnTransferDone, unless the session aborted it
+// first (then no further event for it arrives; events for unknown ids are
+// ignored).
 #pragma once
 
 #include <chrono>
@@ -39,12 +44,38 @@ struct SessionLimits {
   Duration first_attempt_deadline = std::chrono::minutes(2);  // connect..last page
   Duration call_deadline = std::chrono::minutes(5);
   Duration request_deadline = std::chrono::minutes(2);  // any other request (re-list, re-init)
+  Duration notify_deadline = std::chrono::seconds(30);  // a notification, a reply, a DELETE
+  // The standalone GET stream: its response head must come within
+  // request_deadline; after listen_lifetime it is closed and opened afresh.
+  Duration listen_lifetime = std::chrono::minutes(10);
   Duration backoff_initial = std::chrono::seconds(1);
   Duration backoff_max = std::chrono::seconds(60);
 };
 
+// What hosts see (SPEC §3).
 enum class Status { kLoading, kReady, kError };
 std::string_view StatusName(Status s);  // "loading", "ready", "error"
+
+// Where the session is in its life. Status is derived from it and from
+// whether the server was ever ready: a ready server stays ready (SPEC §3)
+// while it re-initializes, backs off or authorizes; its calls wait or fail.
+enum class Phase {
+  kIdle,         // constructed; Start() not called yet
+  kConnecting,   // a new upstream session's handshake: initialize, then
+                 // notifications/initialized (a protocol-discovery step for
+                 // the stateless revision would come before it)
+  kListing,      // the new session lists every page of tools; it serves
+                 // nothing before that (a restarted server may have others)
+  kReady,        // serving calls; list_changed re-lists in the background;
+                 // the standalone GET stream is open (or not offered)
+  kBackingOff,   // no usable session: the last attempt failed and the next
+                 // starts after the back-off (1 s doubling to 60 s), or at
+                 // once when a ready server gets a call
+  kAuthorizing,  // a request was refused for lack of authorization; the
+                 // session waits for OnAuthorized or OnAuthorizationFailed
+  kClosed,       // shut down: nothing starts; a DELETE may still run
+};
+std::string_view PhaseName(Phase p);
 
 // One tool as the server listed it. Strings are untrusted server text.
 struct Tool {
@@ -78,9 +109,8 @@ struct StartTransfer {
   TransferId id;
   HttpMethod method;
   const config::RemoteServer* server;  // url and configured headers (owned by the session)
-  // Protocol headers to add after the configured ones, e.g. {"Accept", ...},
-  // {"Content-Type", "application/json"}, {"Mcp-Session-Id", ...},
-  // {"MCP-Protocol-Version", ...}, {"Last-Event-ID", ...}.
+  // Protocol headers to add after the configured ones (Accept, Content-Type,
+  // Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Authorization).
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;  // POST only
 };
@@ -91,15 +121,46 @@ struct CallFinished {
   CallId id;
   CallOutcome outcome;
 };
-// Status, reason or tools changed; read them with status()/reason()/tools().
+// Status, reason, tools or protocol version changed; read them with the
+// accessors. At most one per event.
 struct StateChanged {};
-using Action = std::variant<StartTransfer, AbortTransfer, CallFinished, StateChanged>;
+// A request was refused for lack of authorization: HTTP 401, or HTTP 403
+// whose WWW-Authenticate carries error="insufficient_scope". The session
+// waits (phase kAuthorizing; status loading if it was not ready yet, a ready
+// server stays ready and its calls wait within their deadlines) until the
+// driver calls OnAuthorized or OnAuthorizationFailed. Emitted once per wait.
+struct AuthorizationNeeded {
+  int http_status;
+  std::string www_authenticate;  // untrusted server text, as received
+};
+// Something an operator may want in the log. Secret-free: the text names no
+// url, header value or session id; server text in it is cleaned. The driver
+// adds the server's name.
+enum class LogLevel { kDebug, kInfo, kWarn };
+struct LogLine {
+  LogLevel level;
+  std::string text;
+};
+using Action = std::variant<StartTransfer, AbortTransfer, CallFinished, StateChanged,
+                            AuthorizationNeeded, LogLine>;
+
+// The status line and headers of a response that matter to the session.
+// Views are valid for the call only.
+struct ResponseHead {
+  int status = 0;
+  std::string_view content_type;
+  std::string_view session_id;        // Mcp-Session-Id
+  std::string_view www_authenticate;  // WWW-Authenticate (all of them, comma-joined)
+};
 
 // How a transfer ended, from the driver's point of view.
 struct TransferResult {
   bool ok = true;     // the HTTP exchange completed (any status code)
   std::string error;  // when !ok: short, human, secret-free ("connection refused",
                       // "TLS: certificate verify failed", "timed out")
+  // When !ok: whether any of the request may have reached the server. False
+  // only when the driver knows nothing was sent (the connection never came up).
+  bool request_sent = true;
 };
 
 class Session {
@@ -113,30 +174,41 @@ class Session {
   // Begins the first attempt (initialize, notifications/initialized, tools/list…).
   void Start(TimePoint now);
   // Response status and headers of a transfer, once, before any body bytes.
-  void OnResponseHead(TransferId id, int http_status, std::string_view content_type,
-                      std::string_view session_id, TimePoint now);
+  void OnResponseHead(TransferId id, const ResponseHead& head, TimePoint now);
   // Body bytes as they arrive (any split).
   void OnResponseData(TransferId id, std::string_view bytes, TimePoint now);
   void OnTransferDone(TransferId id, const TransferResult& result, TimePoint now);
   // The timer armed at NextWakeup() fired (calling it early is harmless).
   void OnTimer(TimePoint now);
 
-  // A call of `tool` with `arguments_json` (a JSON object's text). Ends in
-  // exactly one CallFinished unless cancelled first.
+  // A call of `tool` with `arguments_json` (a JSON object's text, sent byte
+  // for byte). Ends in exactly one CallFinished unless cancelled first.
   void Call(CallId id, std::string tool, std::string arguments_json, TimePoint now);
   // The caller no longer wants the call: abort its transfer and tell the
   // server (notifications/cancelled). No CallFinished follows.
   void Cancel(CallId id, TimePoint now);
-  // Daemon stopping: abort everything, fail pending calls as transport
-  // ("gateway shutting down"), DELETE the session if one exists. The driver
-  // runs the remaining transfers to completion (bounded by its own grace time).
+  // Daemon stopping or server retired: abort everything, fail pending calls
+  // as transport ("gateway shutting down"), DELETE the session if one exists.
+  // The driver runs the remaining transfers to completion (bounded by its own
+  // grace time).
   void Shutdown(TimePoint now);
+
+  // --- authorization (driven by whoever holds the credentials) ---
+  // Every later request carries `Authorization: <value>`; empty = none.
+  void SetAuthorization(Secret value);
+  // New credentials: the requests refused with 401/403 are sent again (the
+  // server never took them).
+  void OnAuthorized(TimePoint now);
+  // No credentials: like a failed attempt (error + back-off) before ready;
+  // when ready, the waiting calls fail as transport with `reason`.
+  void OnAuthorizationFailed(std::string reason, TimePoint now);
 
   // --- outputs ---
   std::vector<Action> TakeActions();
   std::optional<TimePoint> NextWakeup() const;
 
   const std::string& name() const;
+  Phase phase() const;
   Status status() const;
   const std::string& reason() const;              // empty unless status is kError
   std::shared_ptr<const ToolList> tools() const;  // never null

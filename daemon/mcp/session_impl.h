@@ -1,7 +1,20 @@
-// Session::Impl: the state behind the Session facade, shared by
-// session.cc (lifecycle: attempts, back-off, re-initialisation, listing,
-// calls) and session_wire.cc (transfers: response heads, JSON and SSE bodies,
-// resumption, server requests). Internal to daemon/mcp.
+// Session::Impl: the state behind the Session facade. Internal to daemon/mcp.
+// Three files share it:
+//   session.cc         phases: the table of allowed moves, EnterPhase (every
+//                      phase change and its entry work), attempts, back-off,
+//                      authorization, timers, shutdown
+//   session_calls.cc   requests: listing tools, calls, cancellation, and the
+//                      retry table that decides what a lost request becomes
+//   session_wire.cc    transfers: per-request headers, response heads and
+//                      bodies (JSON or SSE, bounded), resumption, the GET
+//                      stream, the notification queue, server messages
+//
+// Who owns what: the session owns its requests (keyed by JSON-RPC id) and its
+// transfers (keyed by TransferId). A request points at its live transfer; a
+// transfer names its request and the generation of the upstream session it
+// was sent in. A new upstream session bumps the generation: the GET stream of
+// an older one is aborted, and what its other transfers report can only end
+// their own requests (through the retry table), never change the session.
 #pragma once
 
 #include <deque>
@@ -18,15 +31,21 @@
 
 namespace mcpgw::mcp {
 
-// "2 min", "30 s", "250 ms": how long a bound was, for reasons.
-std::string DescribeDuration(Duration d);
-// "16 MiB", "512 KiB", "100 bytes".
-std::string DescribeSize(size_t bytes);
+// What ended a request's transfer without an answer (the retry table's rows).
+enum class Loss {
+  kExpired,       // its POST, carrying the session id, was answered 404
+  kRefused,       // its POST was answered 401, or 403 insufficient_scope
+  kBroken,        // the exchange broke, or its stream ended, before the answer,
+                  // after the request may have reached the server
+  kResumeFailed,  // a GET resuming that stream failed (404 included)
+  kFailed,        // anything else: an HTTP error, an invalid response, a
+                  // transfer that never reached the server
+};
 
 struct Session::Impl {
-  // A JSON-RPC request the client sent and still waits on. It may span
-  // several transfers: the POST, GETs resuming its SSE stream, and one resend
-  // after the session expired (HTTP 404).
+  // A JSON-RPC request the client sent, or will send, and waits on. It may
+  // span several transfers: the POST, GETs resuming its SSE stream, and one
+  // resend in a new session when the server answered that very POST 404.
   enum class Kind { kInitialize, kListTools, kCall };
   struct Request {
     Kind kind = Kind::kCall;
@@ -35,7 +54,9 @@ struct Session::Impl {
     TimePoint deadline;
     Duration budget{};          // how long it may take, for the timeout reason
     TransferId transfer = 0;    // the live transfer, 0 when none
-    bool resent = false;        // already retried once after a 404
+    uint64_t gen = 0;           // the session its POST went to; 0 while never sent
+    bool resent = false;        // already sent again once after a 404
+    bool held = false;          // refused 401/403: waits for authorization
     std::string last_event_id;  // for Last-Event-ID when its stream breaks
     std::optional<long> retry_ms;
     int resumes = 0;  // resumptions in a row without a new event
@@ -55,8 +76,10 @@ struct Session::Impl {
     Purpose purpose = Purpose::kNotify;
     HttpMethod method = HttpMethod::kPost;
     RpcId rpc_id = 0;              // kRequest
+    uint64_t gen = 0;              // the upstream session it belongs to
     bool carried_session = false;  // sent an Mcp-Session-Id
-    uint64_t session_gen = 0;      // which session it was sent in
+    TimePoint deadline;
+    bool head = false;  // the response head arrived
     int http_status = 0;
     BodyKind body = BodyKind::kUnknown;
     std::string json;
@@ -64,14 +87,15 @@ struct Session::Impl {
     size_t bytes_in = 0;
   };
 
-  // Handshake progress: initialize, then notifications/initialized. An
-  // attempt then lists tools and becomes ready; a re-initialisation (session
-  // expired while ready) resends the requests waiting on it.
-  enum class Step { kNone, kInitialize, kInitialized };
+  // A notification or reply waiting for one of the kMaxNotifyTransfers slots.
+  struct Notice {
+    std::string body;
+    uint64_t gen;
+    bool must;  // a cancellation: never dropped while its session lives
+  };
 
   struct Listing {
     bool active = false;
-    bool for_attempt = false;
     bool again = false;  // list_changed arrived meanwhile: list once more after
     ToolList tools;
     // Hashes of the cursors seen: a repeated cursor ends the listing. Hashes
@@ -82,88 +106,114 @@ struct Session::Impl {
 
   Impl(std::string name, config::RemoteServer server, SessionLimits limits);
 
-  // session.cc: lifecycle.
-  void Start(TimePoint now);
-  void StartAttempt(TimePoint now);
-  void BeginHandshake(bool reinit, TimePoint now);
-  void SendInitialized(TimePoint now);
+  // session.cc: phases.
+  void EnterPhase(Phase next, TimePoint now);
+  void BeginSession(TimePoint now);
+  void OnInitializeResponse(const Message& msg, const std::string& session_id, TimePoint now);
   void HandshakeDone(TimePoint now);
-  void FailHandshake(const std::string& reason, TimePoint now);
   void FailAttempt(const std::string& reason, TimePoint now);
-  void StartListing(bool for_attempt, TimePoint now);
+  void SessionExpired(const std::string& why, TimePoint now);
+  void AbandonSession(bool expired, TimePoint now);
+  void NeedAuthorization(int http_status, std::string_view www_authenticate, TimePoint now);
+  void OnAuthorized(TimePoint now);
+  void OnAuthorizationFailed(const std::string& reason, TimePoint now);
+  void Start(TimePoint now);
+  void Shutdown(TimePoint now);
+  void OnTimer(TimePoint now);
+  std::optional<TimePoint> NextWakeup() const;
+  Status status() const;
+  void Publish();
+  void Log(LogLevel level, std::string text);
+
+  // session_calls.cc: requests.
+  Request& NewRequest(Kind kind, TimePoint deadline, Duration budget);
+  void StartListing(TimePoint now);
   void RequestPage(const std::optional<std::string>& cursor, TimePoint now);
   void OnPage(const rapidjson::Value& result, TimePoint now);
   void FailListing(const std::string& reason, TimePoint now);
   void ToolsChanged(TimePoint now);
   void Call(CallId id, std::string tool, std::string arguments_json, TimePoint now);
   void Cancel(CallId id, TimePoint now);
-  void Shutdown(TimePoint now);
-  void OnTimer(TimePoint now);
-  std::optional<TimePoint> NextWakeup() const;
-  void SetState(Status status, std::string reason);
+  void Dispatch(Request& req, TimePoint now);
+  void SendWaiting(TimePoint now);
   void FinishCall(Request& req, CallErrorKind kind, std::string text);
   void DropRequest(RpcId rpc_id);
-  void Dispatch(Request& req, TimePoint now);
-  void OnInitializeResponse(const Message& msg, const std::string& session_id, TimePoint now);
+  void OnResponse(RpcId rpc_id, const Message& msg, TimePoint now);
+  void Lose(RpcId rpc_id, Loss loss, std::string reason, TimePoint now);
+  void FailRequest(Request& req, const std::string& reason, TimePoint now);
+  void FailWaiting(const std::string& why, TimePoint now);
 
   // session_wire.cc: transfers.
   TransferId StartHttp(Purpose purpose, HttpMethod method, std::string body, RpcId rpc_id,
-                       std::vector<std::pair<std::string, std::string>> extra_headers = {});
+                       TimePoint now, std::string_view last_event_id = {});
+  std::vector<std::pair<std::string, std::string>> RequestHeaders(const Transfer& t,
+                                                                  std::string_view last_event_id,
+                                                                  bool initialize) const;
   void Abort(TransferId id);
-  void SendRequest(Request& req);
-  void Resume(Request& req);
-  void Notify(std::string body);
+  void AbortGeneration(uint64_t gen);
+  void SendRequest(Request& req, TimePoint now);
+  void Resume(Request& req, TimePoint now);
+  void Notify(std::string body, bool must, uint64_t gen, TimePoint now);
+  void PumpNotices(TimePoint now);
+  void StartDelete(TimePoint now);
   void OpenListen(TimePoint now);
-  void ListenEnded(TimePoint now);
-  void OnHead(TransferId id, int http_status, std::string_view content_type,
-              std::string_view session_id, TimePoint now);
+  void ListenEnded(TimePoint now, bool reopen_now = false);
+  void OnHead(TransferId id, const ResponseHead& head, TimePoint now);
   void OnData(TransferId id, std::string_view bytes, TimePoint now);
   void OnDone(TransferId id, const TransferResult& result, TimePoint now);
-  void OnRequestEnded(TransferId id, TimePoint now);
+  void OnListenHead(TransferId id, Transfer& t, const ResponseHead& head, TimePoint now);
+  void OnTransferTimeout(TransferId id, TimePoint now);
   void HandleEvent(TransferId id, const SseEvent& event, TimePoint now);
-  void HandleServerMessage(const Message& msg, TimePoint now);
-  void OnResponse(RpcId rpc_id, const Message& msg, TimePoint now);
-  void FailRequest(RpcId rpc_id, const std::string& reason, TimePoint now);
-  bool ExpiredSessionRetry(const Transfer& t, TimePoint now);
+  void HandleServerMessage(const Message& msg, uint64_t gen, TimePoint now);
 
   std::string name_;
   config::RemoteServer server_;
   SessionLimits limits_;
+  Secret authorization_;
 
-  Status status_ = Status::kLoading;
-  std::string reason_;
+  Phase phase_ = Phase::kIdle;
+  bool served_ = false;  // reached kReady once: the status stays ready
+  std::string reason_;   // why the last attempt failed (status error before ready)
   std::shared_ptr<const ToolList> tools_;
   std::string protocol_version_;
-  std::string session_id_;
-  uint64_t session_gen_ = 0;
-  bool started_ = false;
-  bool shutting_down_ = false;
 
-  Step step_ = Step::kNone;
-  bool reinit_ = false;        // the handshake under way re-initialises a ready server
-  bool session_lost_ = false;  // a re-initialisation failed: the next request starts one
-  TransferId initialized_transfer_ = 0;
-  std::optional<TimePoint> step_deadline_;  // of the initialized notification
-  Duration step_budget_{};
-  std::optional<TimePoint> attempt_deadline_;
-  std::optional<TimePoint> retry_at_;
+  // The upstream session: its id (empty when the server uses none) and its
+  // generation, bumped by every initialize sent.
+  std::string session_id_;
+  uint64_t gen_ = 0;
+  bool have_session_ = false;  // initialize answered: session_id_ names a live session
+
+  std::optional<TimePoint> attempt_deadline_;  // handshake and listing of a new session
+  std::optional<TimePoint> retry_at_;          // kBackingOff
   Duration backoff_{};
+  TransferId initialized_transfer_ = 0;
+  Phase auth_resume_ = Phase::kIdle;  // where kAuthorizing returns to
   Listing listing_;
 
   std::map<RpcId, Request> requests_;
-  std::deque<RpcId> waiting_;  // requests to send once the new session is up
+  std::deque<RpcId> waiting_;  // requests to send once the session is ready
   std::map<CallId, RpcId> calls_;
   std::map<TransferId, Transfer> transfers_;
   TransferId next_transfer_ = 1;
   RpcId next_rpc_id_ = 1;
-  size_t notify_transfers_ = 0;  // live replies and notifications (bounded)
 
-  // The standalone GET stream for server notifications.
+  std::deque<Notice> notices_;
+  size_t notify_transfers_ = 0;  // notification and reply POSTs in flight (bounded)
+  size_t dropped_replies_ = 0;   // replies to a flooding server not sent, not yet logged
+
+  // The standalone GET stream for server notifications, of the current session.
   TransferId listen_transfer_ = 0;
-  bool listen_unsupported_ = false;
+  bool listen_unsupported_ = false;  // this session offers none (405, or 404 before any 2xx)
+  bool listen_opened_ = false;       // this session's stream was answered 2xx once
   bool listen_progress_ = false;
   std::optional<TimePoint> listen_retry_at_;
   Duration listen_backoff_{};
+
+  // What was last reported through StateChanged.
+  Status published_status_ = Status::kLoading;
+  std::string published_reason_;
+  const ToolList* published_tools_ = nullptr;
+  std::string published_version_;
 
   std::vector<Action> actions_;
 };

@@ -1,10 +1,12 @@
-// Session transfers: the HTTP requests the session starts, their response
-// heads and bodies (JSON or SSE, bounded while they stream in), resumption of
-// broken SSE streams, the standalone GET stream, and the server's own
-// requests and notifications. Lifecycle decisions live in session.cc.
+// Session transfers: the HTTP requests the session starts and the headers
+// each carries (built in one place, RequestHeaders), response heads and bodies
+// (JSON or SSE, bounded while they stream in), the standalone GET stream, the
+// queue of notifications and replies, deadlines of transfers that are not
+// requests, and the server's own requests and notifications. What a lost
+// request becomes is the retry table's (session_calls.cc) to decide.
 #include <algorithm>
-#include <cctype>
 
+#include "base/text.h"
 #include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/convert.h"
 #include "daemon/mcp/session_impl.h"
@@ -15,23 +17,30 @@ namespace {
 
 constexpr std::string_view kAcceptPost = "application/json, text/event-stream";
 constexpr std::string_view kEventStream = "text/event-stream";
-constexpr int kMaxResumes = 5;  // resumptions in a row that brought no new event
-constexpr auto kDefaultResumeDelay = std::chrono::milliseconds(500);
-constexpr long kMaxResumeDelayMs = 10'000;
-constexpr size_t kMaxNotifyTransfers = 32;  // replies to server requests in flight
+constexpr size_t kMaxNotifyTransfers = 32;  // notification and reply POSTs in flight
+// Replies to server requests waiting for a slot; past this a flooding server's
+// pings go unanswered (and the log says so). Cancellations always wait.
+constexpr size_t kMaxQueuedReplies = 256;
 
 // "application/json; charset=utf-8" → "application/json".
 std::string MediaType(std::string_view content_type) {
   content_type = content_type.substr(0, content_type.find(';'));
   std::string out;
   for (char c : content_type) {
-    if (c != ' ' && c != '\t')
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c != ' ' && c != '\t') out += base::ToLowerAscii(c);
   }
   return out;
 }
 
 bool Is2xx(int status) { return status >= 200 && status < 300; }
+
+// 401, or 403 asking for more scope: the request was refused for lack of
+// authorization (MCP authorization, "Scope Challenge Handling").
+bool Unauthorized(const ResponseHead& head) {
+  return head.status == 401 ||
+         (head.status == 403 &&
+          head.www_authenticate.find("insufficient_scope") != std::string_view::npos);
+}
 
 std::string StatusReason(int status) {
   if (status >= 300 && status < 400) {
@@ -52,53 +61,70 @@ std::string TransportReason(const TransferResult& result) {
   return text.empty() ? "transfer failed" : text;
 }
 
-// A Last-Event-ID must stay one header line.
-bool UsableEventId(std::string_view id) {
-  return !id.empty() && id.size() <= 1024 && std::none_of(id.begin(), id.end(), [](char c) {
-    return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
-  });
-}
-
 }  // namespace
 
-TransferId Session::Impl::StartHttp(
-    Purpose purpose, HttpMethod method, std::string body, RpcId rpc_id,
-    std::vector<std::pair<std::string, std::string>> extra_headers) {
-  if (shutting_down_ && purpose != Purpose::kDelete) return 0;
+// --- starting and ending transfers ---
+
+TransferId Session::Impl::StartHttp(Purpose purpose, HttpMethod method, std::string body,
+                                    RpcId rpc_id, TimePoint now, std::string_view last_event_id) {
+  if (phase_ == Phase::kClosed && purpose != Purpose::kDelete) return 0;
   const TransferId id = next_transfer_++;
   Transfer t;
   t.purpose = purpose;
   t.method = method;
   t.rpc_id = rpc_id;
-  t.session_gen = session_gen_;
-  StartTransfer start{id, method, &server_, {}, {}};
-  if (method == HttpMethod::kPost) {
-    start.headers.emplace_back("Accept", kAcceptPost);
-    start.headers.emplace_back("Content-Type", "application/json");
-    start.body = std::move(body);
-  } else if (method == HttpMethod::kGet) {
-    start.headers.emplace_back("Accept", kEventStream);
-  }
-  // initialize opens a new session: it carries neither header.
+  t.gen = gen_;
   bool initialize = false;
-  if (purpose == Purpose::kRequest) {
-    auto it = requests_.find(rpc_id);
-    initialize = it != requests_.end() && it->second.kind == Kind::kInitialize;
-  }
-  if (!initialize) {
-    if (!session_id_.empty()) {
-      start.headers.emplace_back("Mcp-Session-Id", session_id_);
-      t.carried_session = true;
+  switch (purpose) {
+    case Purpose::kRequest: {
+      auto it = requests_.find(rpc_id);
+      if (it != requests_.end()) {
+        t.deadline = it->second.deadline;
+        initialize = it->second.kind == Kind::kInitialize;
+      }
+      break;
     }
-    if (!protocol_version_.empty()) {
-      start.headers.emplace_back("MCP-Protocol-Version", protocol_version_);
-    }
+    case Purpose::kInitialized:
+      t.deadline = attempt_deadline_.value_or(now + limits_.request_deadline);
+      break;
+    case Purpose::kListen:
+      t.deadline = now + limits_.request_deadline;  // for the head; then the lifetime
+      break;
+    case Purpose::kNotify:
+    case Purpose::kDelete:
+      t.deadline = now + limits_.notify_deadline;
+      break;
   }
-  for (auto& h : extra_headers) start.headers.push_back(std::move(h));
+  t.carried_session = !initialize && !session_id_.empty();
+  StartTransfer start{id, method, &server_, RequestHeaders(t, last_event_id, initialize), {}};
+  if (method == HttpMethod::kPost) start.body = std::move(body);
   if (purpose == Purpose::kNotify) ++notify_transfers_;
   transfers_.emplace(id, std::move(t));
   actions_.emplace_back(std::in_place_type<StartTransfer>, std::move(start));
   return id;
+}
+
+// The one place request headers are decided (a protocol revision that puts
+// the method and name into headers adds them here).
+std::vector<std::pair<std::string, std::string>> Session::Impl::RequestHeaders(
+    const Transfer& t, std::string_view last_event_id, bool initialize) const {
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (t.method == HttpMethod::kPost) {
+    headers.emplace_back("Accept", kAcceptPost);
+    headers.emplace_back("Content-Type", "application/json");
+  } else if (t.method == HttpMethod::kGet) {
+    headers.emplace_back("Accept", kEventStream);
+  }
+  // initialize opens a new session: it carries neither header.
+  if (!initialize) {
+    if (!session_id_.empty()) headers.emplace_back("Mcp-Session-Id", session_id_);
+    if (!protocol_version_.empty()) {
+      headers.emplace_back("MCP-Protocol-Version", protocol_version_);
+    }
+  }
+  if (!last_event_id.empty()) headers.emplace_back("Last-Event-ID", last_event_id);
+  if (!authorization_.empty()) headers.emplace_back("Authorization", authorization_.Reveal());
+  return headers;
 }
 
 void Session::Impl::Abort(TransferId id) {
@@ -112,118 +138,190 @@ void Session::Impl::Abort(TransferId id) {
   actions_.emplace_back(std::in_place_type<AbortTransfer>, AbortTransfer{id});
 }
 
-void Session::Impl::SendRequest(Request& req) {
+// Ends the transfers tied to session `gen` itself: its GET stream, its
+// handshake and listing. Requests that outlive a session (calls) keep theirs.
+void Session::Impl::AbortGeneration(uint64_t gen) {
+  std::vector<TransferId> ids;
+  for (const auto& [id, t] : transfers_) {
+    if (t.gen == gen && (t.purpose == Purpose::kListen || t.purpose == Purpose::kInitialized)) {
+      ids.push_back(id);
+    }
+  }
+  for (TransferId id : ids) Abort(id);
+  listen_retry_at_.reset();
+}
+
+void Session::Impl::SendRequest(Request& req, TimePoint now) {
   req.resume_at.reset();
   req.last_event_id.clear();
   req.retry_ms.reset();
   req.resumes = 0;
-  req.transfer = StartHttp(Purpose::kRequest, HttpMethod::kPost, req.body, req.rpc_id);
-  if (req.transfer != 0) req.bytes_out += req.body.size();
+  req.held = false;
+  req.transfer = StartHttp(Purpose::kRequest, HttpMethod::kPost, req.body, req.rpc_id, now);
+  if (req.transfer == 0) return;
+  req.gen = gen_;
+  req.bytes_out += req.body.size();
 }
 
-void Session::Impl::Resume(Request& req) {
+void Session::Impl::Resume(Request& req, TimePoint now) {
   req.resume_at.reset();
-  req.transfer = StartHttp(Purpose::kRequest, HttpMethod::kGet, "", req.rpc_id,
-                           {{"Last-Event-ID", req.last_event_id}});
+  req.transfer =
+      StartHttp(Purpose::kRequest, HttpMethod::kGet, "", req.rpc_id, now, req.last_event_id);
 }
 
-void Session::Impl::Notify(std::string body) {
-  if (notify_transfers_ >= kMaxNotifyTransfers) return;
-  StartHttp(Purpose::kNotify, HttpMethod::kPost, std::move(body), 0);
+void Session::Impl::StartDelete(TimePoint now) {
+  StartHttp(Purpose::kDelete, HttpMethod::kDelete, "", 0, now);
 }
 
-void Session::Impl::OpenListen(TimePoint) {
-  if (shutting_down_ || listen_unsupported_ || listen_transfer_ != 0) return;
+// --- the notification queue ---
+
+// Queues a notification or reply for session `gen`. Nothing is dropped
+// silently: a message for a session that is gone has no one to go to, and a
+// reply past the queue's bound is counted and logged.
+void Session::Impl::Notify(std::string body, bool must, uint64_t gen, TimePoint now) {
+  if (gen != gen_) {
+    Log(LogLevel::kDebug, "not sent: its session is gone: " + CleanServerText(body, 120));
+    return;
+  }
+  if (!must && notices_.size() >= kMaxQueuedReplies) {
+    ++dropped_replies_;
+    return;
+  }
+  notices_.push_back(Notice{std::move(body), gen, must});
+  PumpNotices(now);
+}
+
+void Session::Impl::PumpNotices(TimePoint now) {
+  if (dropped_replies_ > 0) {
+    Log(LogLevel::kWarn, "the server sent more requests than the client answers at once; " +
+                             std::to_string(dropped_replies_) + " left unanswered");
+    dropped_replies_ = 0;
+  }
+  while (notify_transfers_ < kMaxNotifyTransfers && !notices_.empty()) {
+    Notice notice = std::move(notices_.front());
+    notices_.pop_front();
+    if (notice.gen != gen_) continue;  // its session is gone
+    StartHttp(Purpose::kNotify, HttpMethod::kPost, std::move(notice.body), 0, now);
+  }
+}
+
+// --- the standalone GET stream ---
+
+void Session::Impl::OpenListen(TimePoint now) {
+  if (phase_ != Phase::kReady || !have_session_ || listen_unsupported_ || listen_transfer_ != 0) {
+    return;
+  }
   listen_retry_at_.reset();
   listen_progress_ = false;
-  listen_transfer_ = StartHttp(Purpose::kListen, HttpMethod::kGet, "", 0);
+  listen_transfer_ = StartHttp(Purpose::kListen, HttpMethod::kGet, "", 0, now);
 }
 
-void Session::Impl::ListenEnded(TimePoint now) {
+// A stream that delivered something may reopen soon; one that did not backs
+// off like a failed attempt, so a broken endpoint costs little.
+void Session::Impl::ListenEnded(TimePoint now, bool reopen_now) {
   listen_transfer_ = 0;
-  if (shutting_down_ || listen_unsupported_) return;
-  // A stream that delivered something may reopen soon; one that did not
-  // backs off like a failed attempt, so a broken endpoint costs little.
+  if (phase_ == Phase::kClosed || listen_unsupported_) return;
+  if (reopen_now) {
+    listen_retry_at_ = now;
+    return;
+  }
   if (listen_progress_ || listen_backoff_ == Duration::zero()) {
     listen_backoff_ = limits_.backoff_initial;
   } else {
     listen_backoff_ = std::min(listen_backoff_ * 2, limits_.backoff_max);
   }
   listen_retry_at_ = now + listen_backoff_;
+  Log(LogLevel::kDebug,
+      "GET stream ended; reopening it in " + base::DescribeDuration(listen_backoff_));
+}
+
+void Session::Impl::OnListenHead(TransferId id, Transfer& t, const ResponseHead& head,
+                                 TimePoint now) {
+  const std::string media = MediaType(head.content_type);
+  if (Is2xx(head.status) && media == kEventStream) {
+    t.body = BodyKind::kSse;
+    t.sse = std::make_unique<SseDecoder>(limits_.max_sse_event_bytes);
+    t.deadline = now + limits_.listen_lifetime;
+    listen_opened_ = true;
+    return;
+  }
+  const bool carried = t.carried_session;
+  const uint64_t gen = t.gen;
+  Abort(id);
+  if (gen != gen_) return;
+  if (head.status == 405) {
+    listen_unsupported_ = true;
+    Log(LogLevel::kDebug, "the server offers no GET stream (HTTP 405)");
+    return;
+  }
+  if (head.status == 404 && carried) {
+    // A stream this session had is gone: the session expired. A server that
+    // answers 404 to a session's first GET just has no stream to offer.
+    if (listen_opened_) return SessionExpired("HTTP 404 on the GET stream", now);
+    listen_unsupported_ = true;
+    Log(LogLevel::kDebug, "the server offers no GET stream (HTTP 404)");
+    return;
+  }
+  ListenEnded(now);
 }
 
 // --- events ---
 
-void Session::Impl::OnHead(TransferId id, int http_status, std::string_view content_type,
-                           std::string_view session_id, TimePoint now) {
+void Session::Impl::OnHead(TransferId id, const ResponseHead& head, TimePoint now) {
   auto it = transfers_.find(id);
   if (it == transfers_.end()) return;
   Transfer& t = it->second;
-  t.http_status = http_status;
-  const std::string media = MediaType(content_type);
+  t.head = true;
+  t.http_status = head.status;
   switch (t.purpose) {
     case Purpose::kNotify:
     case Purpose::kDelete:
       return;
     case Purpose::kInitialized:
-      if (!Is2xx(http_status)) {
+      if (!Is2xx(head.status)) {
         Abort(id);
-        FailHandshake(StatusReason(http_status), now);
+        FailAttempt(StatusReason(head.status), now);
       }
       return;
     case Purpose::kListen:
-      if (http_status == 405) {
-        listen_unsupported_ = true;
-        Abort(id);
-      } else if (!Is2xx(http_status) || media != kEventStream) {
-        Abort(id);
-        ListenEnded(now);
-      } else {
-        t.body = BodyKind::kSse;
-        t.sse = std::make_unique<SseDecoder>(limits_.max_sse_event_bytes);
-      }
-      return;
+      return OnListenHead(id, t, head, now);
     case Purpose::kRequest:
       break;
   }
   const RpcId rpc_id = t.rpc_id;
   auto req = requests_.find(rpc_id);
   if (req == requests_.end()) return Abort(id);
-  if (ExpiredSessionRetry(t, now)) return;
-  if (!Is2xx(http_status)) return FailRequest(rpc_id, StatusReason(http_status), now);
-  if (media == "application/json" && t.method == HttpMethod::kPost) {
+  const bool resuming = t.method == HttpMethod::kGet;
+  const uint64_t gen = t.gen;
+  if (resuming && !Is2xx(head.status)) {
+    const bool expired = head.status == 404 && t.carried_session && gen == gen_;
+    Lose(rpc_id, Loss::kResumeFailed,
+         "its stream broke and resuming it failed: " + StatusReason(head.status), now);
+    if (expired) SessionExpired("HTTP 404 resuming a stream", now);
+    return;
+  }
+  if (Unauthorized(head)) {
+    NeedAuthorization(head.status, head.www_authenticate, now);
+    return Lose(rpc_id, Loss::kRefused, StatusReason(head.status), now);
+  }
+  if (head.status == 404 && t.carried_session) {
+    return Lose(rpc_id, Loss::kExpired, StatusReason(head.status), now);
+  }
+  if (!Is2xx(head.status)) return Lose(rpc_id, Loss::kFailed, StatusReason(head.status), now);
+  const std::string media = MediaType(head.content_type);
+  if (media == "application/json" && !resuming) {
     t.body = BodyKind::kJson;
   } else if (media == kEventStream) {
     t.body = BodyKind::kSse;
     t.sse = std::make_unique<SseDecoder>(limits_.max_sse_event_bytes);
-  } else if (http_status == 202) {
-    return FailRequest(rpc_id, "server accepted the request without answering it", now);
+  } else if (head.status == 202) {
+    return Lose(rpc_id, Loss::kFailed, "server accepted the request without answering it", now);
   } else {
-    return FailRequest(rpc_id, "unexpected content type from server", now);
+    return Lose(rpc_id, Loss::kFailed, "unexpected content type from server", now);
   }
-  if (req->second.kind == Kind::kInitialize && t.method == HttpMethod::kPost) {
-    req->second.head_session_id = std::string(session_id);
+  if (req->second.kind == Kind::kInitialize && !resuming) {
+    req->second.head_session_id = std::string(head.session_id);
   }
-}
-
-bool Session::Impl::ExpiredSessionRetry(const Transfer& t, TimePoint now) {
-  if (t.http_status != 404 || !t.carried_session || status_ != Status::kReady) return false;
-  auto it = requests_.find(t.rpc_id);
-  if (it == requests_.end() || it->second.resent) return false;
-  Request& req = it->second;
-  req.resent = true;
-  const uint64_t gen = t.session_gen;
-  Abort(req.transfer);  // invalidates t
-  req.transfer = 0;
-  req.resume_at.reset();
-  // Sent before a re-initialisation that has already finished: just resend.
-  if (gen < session_gen_ && !reinit_ && !session_lost_) {
-    SendRequest(req);
-    return true;
-  }
-  waiting_.push_back(req.rpc_id);
-  if (!reinit_) BeginHandshake(/*reinit=*/true, now);
-  return true;
 }
 
 void Session::Impl::OnData(TransferId id, std::string_view bytes, TimePoint now) {
@@ -240,11 +338,11 @@ void Session::Impl::OnData(TransferId id, std::string_view bytes, TimePoint now)
   if (t.purpose != Purpose::kListen) {
     t.bytes_in += bytes.size();
     if (t.bytes_in > limits_.max_response_bytes) {
-      const std::string why = "response exceeds " + DescribeSize(limits_.max_response_bytes);
-      if (req) return FailRequest(t.rpc_id, why, now);
+      const std::string why = "response exceeds " + base::DescribeSize(limits_.max_response_bytes);
+      if (req) return Lose(t.rpc_id, Loss::kFailed, why, now);
       const Purpose purpose = t.purpose;
       Abort(id);
-      if (purpose == Purpose::kInitialized) FailHandshake(why, now);
+      if (purpose == Purpose::kInitialized) FailAttempt(why, now);
       return;
     }
   }
@@ -270,11 +368,12 @@ void Session::Impl::OnData(TransferId id, std::string_view bytes, TimePoint now)
     if (!transfers_.count(id)) return;  // the event ended this transfer
   }
   if (!ok) {
-    const std::string why = "server event exceeds " + DescribeSize(limits_.max_sse_event_bytes);
+    const std::string why =
+        "server event exceeds " + base::DescribeSize(limits_.max_sse_event_bytes);
     auto again = transfers_.find(id);
     if (again == transfers_.end()) return;
     if (again->second.purpose == Purpose::kRequest) {
-      return FailRequest(again->second.rpc_id, why, now);
+      return Lose(again->second.rpc_id, Loss::kFailed, why, now);
     }
     Abort(id);
     ListenEnded(now);
@@ -286,12 +385,13 @@ void Session::Impl::HandleEvent(TransferId id, const SseEvent& event, TimePoint 
   rapidjson::Document doc;
   std::string error;
   const JsonLimits limits{limits_.max_sse_event_bytes, limits_.max_json_depth};
+  auto it = transfers_.find(id);
+  const uint64_t gen = it->second.gen;
   if (!ParseBoundedJson(event.data, limits, doc, error)) {
     // A broken message fails the request whose stream carried it; on the
     // standalone stream it is skipped.
-    auto it = transfers_.find(id);
-    if (it != transfers_.end() && it->second.purpose == Purpose::kRequest) {
-      FailRequest(it->second.rpc_id, JsonReason(error), now);
+    if (it->second.purpose == Purpose::kRequest) {
+      Lose(it->second.rpc_id, Loss::kFailed, JsonReason(error), now);
     }
     return;
   }
@@ -300,72 +400,20 @@ void Session::Impl::HandleEvent(TransferId id, const SseEvent& event, TimePoint 
     if (msg.int_id && requests_.count(*msg.int_id)) OnResponse(*msg.int_id, msg, now);
     return;
   }
-  HandleServerMessage(msg, now);
+  HandleServerMessage(msg, gen, now);
 }
 
-void Session::Impl::HandleServerMessage(const Message& msg, TimePoint now) {
+void Session::Impl::HandleServerMessage(const Message& msg, uint64_t gen, TimePoint now) {
   if (msg.kind == MessageKind::kRequest) {
     if (msg.method == "ping") {
-      Notify(BuildEmptyResult(*msg.id));
+      Notify(BuildEmptyResult(*msg.id), /*must=*/false, gen, now);
     } else {
-      Notify(BuildErrorResponse(*msg.id, kMethodNotFound, "method not supported by this client"));
+      Notify(BuildErrorResponse(*msg.id, kMethodNotFound, "method not supported by this client"),
+             /*must=*/false, gen, now);
     }
   } else if (msg.kind == MessageKind::kNotification) {
-    if (msg.method == "notifications/tools/list_changed") ToolsChanged(now);
-  }
-}
-
-void Session::Impl::OnResponse(RpcId rpc_id, const Message& msg, TimePoint now) {
-  auto it = requests_.find(rpc_id);
-  if (it == requests_.end()) return;
-  Request& req = it->second;
-  // An SSE stream has served its purpose once the response is in.
-  Abort(req.transfer);
-  req.transfer = 0;
-  switch (req.kind) {
-    case Kind::kInitialize: {
-      const std::string session_id = std::move(req.head_session_id);
-      DropRequest(rpc_id);
-      return OnInitializeResponse(msg, session_id, now);
-    }
-    case Kind::kListTools:
-      if (msg.is_error) {
-        return FailListing(
-            "tools/list failed: error " + std::to_string(msg.error_code) + ": " + msg.error_message,
-            now);
-      }
-      DropRequest(rpc_id);
-      return OnPage(*msg.result, now);
-    case Kind::kCall:
-      if (msg.is_error) {
-        FinishCall(req, CallErrorKind::kBackend,
-                   "error " + std::to_string(msg.error_code) + ": " + msg.error_message);
-      } else if (!msg.result->IsObject()) {
-        FinishCall(req, CallErrorKind::kTransport, "invalid tools/call result");
-      } else {
-        ConvertedResult converted = ConvertCallResult(*msg.result);
-        FinishCall(req, converted.is_error ? CallErrorKind::kBackend : CallErrorKind::kNone,
-                   std::move(converted.text));
-      }
-      DropRequest(rpc_id);
-      return;
-  }
-}
-
-void Session::Impl::FailRequest(RpcId rpc_id, const std::string& reason, TimePoint now) {
-  auto it = requests_.find(rpc_id);
-  if (it == requests_.end()) return;
-  Request& req = it->second;
-  Abort(req.transfer);
-  req.transfer = 0;
-  switch (req.kind) {
-    case Kind::kInitialize:
-      return FailHandshake(reason, now);
-    case Kind::kListTools:
-      return FailListing(reason, now);
-    case Kind::kCall:
-      FinishCall(req, CallErrorKind::kTransport, reason);
-      return DropRequest(rpc_id);
+    // Only the current session speaks for the server's tools.
+    if (msg.method == "notifications/tools/list_changed" && gen == gen_) ToolsChanged(now);
   }
 }
 
@@ -375,16 +423,22 @@ void Session::Impl::OnDone(TransferId id, const TransferResult& result, TimePoin
   Transfer t = std::move(node.mapped());
   switch (t.purpose) {
     case Purpose::kDelete:
+      if (!result.ok || !Is2xx(t.http_status)) {
+        Log(LogLevel::kDebug,
+            "DELETE of an abandoned session: " +
+                (result.ok ? StatusReason(t.http_status) : TransportReason(result)));
+      }
       return;
     case Purpose::kNotify:
       --notify_transfers_;
       return;
     case Purpose::kListen:
-      return ListenEnded(now);
+      if (id == listen_transfer_) ListenEnded(now);
+      return;
     case Purpose::kInitialized:
       initialized_transfer_ = 0;
-      if (!result.ok) return FailHandshake(TransportReason(result), now);
-      if (!Is2xx(t.http_status)) return FailHandshake("no response from server", now);
+      if (!result.ok) return FailAttempt(TransportReason(result), now);
+      if (!Is2xx(t.http_status)) return FailAttempt("no response from server", now);
       return HandshakeDone(now);
     case Purpose::kRequest:
       break;
@@ -393,36 +447,65 @@ void Session::Impl::OnDone(TransferId id, const TransferResult& result, TimePoin
   if (it == requests_.end()) return;
   Request& req = it->second;
   req.transfer = 0;
+  const bool resuming = t.method == HttpMethod::kGet;
   if (t.body == BodyKind::kJson) {
-    if (!result.ok) return FailRequest(t.rpc_id, TransportReason(result), now);
+    if (!result.ok) return Lose(t.rpc_id, Loss::kBroken, TransportReason(result), now);
     rapidjson::Document doc;
     std::string error;
     const JsonLimits limits{limits_.max_response_bytes, limits_.max_json_depth};
     if (!ParseBoundedJson(t.json, limits, doc, error)) {
-      return FailRequest(t.rpc_id, JsonReason(error), now);
+      return Lose(t.rpc_id, Loss::kFailed, JsonReason(error), now);
     }
     const Message msg = ClassifyMessage(doc);
     if (msg.kind != MessageKind::kResponse || msg.int_id != t.rpc_id) {
-      return FailRequest(t.rpc_id, "invalid response from server", now);
+      return Lose(t.rpc_id, Loss::kFailed, "invalid response from server", now);
     }
     return OnResponse(t.rpc_id, msg, now);
   }
   if (t.body == BodyKind::kSse) {
-    // The stream closed before the response: resume it if the server made
-    // that possible, waiting what it asked (bounded).
-    if (UsableEventId(req.last_event_id) && req.resumes < kMaxResumes) {
-      ++req.resumes;
-      Duration delay = kDefaultResumeDelay;
-      if (req.retry_ms) {
-        delay = std::chrono::milliseconds(std::clamp(*req.retry_ms, 0L, kMaxResumeDelayMs));
-      }
-      req.resume_at = now + delay;
-      return;
-    }
-    return FailRequest(
-        t.rpc_id, result.ok ? "stream ended before the response" : TransportReason(result), now);
+    // The stream closed before the response: the retry table resumes it when
+    // the server made that possible.
+    std::string why = result.ok ? "stream ended before the response" : TransportReason(result);
+    return Lose(t.rpc_id, Loss::kBroken, std::move(why), now);
   }
-  FailRequest(t.rpc_id, result.ok ? "no response from server" : TransportReason(result), now);
+  if (!result.ok) {
+    const Loss loss = resuming              ? Loss::kResumeFailed
+                      : result.request_sent ? Loss::kBroken
+                                            : Loss::kFailed;
+    return Lose(t.rpc_id, loss, TransportReason(result), now);
+  }
+  Lose(t.rpc_id, resuming ? Loss::kResumeFailed : Loss::kFailed, "no response from server", now);
+}
+
+// A transfer that is no request outlived its deadline.
+void Session::Impl::OnTransferTimeout(TransferId id, TimePoint now) {
+  auto it = transfers_.find(id);
+  if (it == transfers_.end()) return;
+  const Purpose purpose = it->second.purpose;
+  const bool head = it->second.head;
+  Abort(id);
+  switch (purpose) {
+    case Purpose::kNotify:
+      Log(LogLevel::kDebug, "a notification got no answer in " +
+                                base::DescribeDuration(limits_.notify_deadline) + "; abandoned");
+      return;
+    case Purpose::kDelete:
+      Log(LogLevel::kDebug, "a DELETE got no answer in " +
+                                base::DescribeDuration(limits_.notify_deadline) + "; abandoned");
+      return;
+    case Purpose::kListen:
+      // No head in time: a hung endpoint, backed off. A stream past its
+      // lifetime: opened afresh at once.
+      return ListenEnded(now, /*reopen_now=*/head);
+    case Purpose::kInitialized:
+      return FailAttempt("timed out after " +
+                             base::DescribeDuration(served_ ? limits_.request_deadline
+                                                            : limits_.first_attempt_deadline) +
+                             " initializing",
+                         now);
+    case Purpose::kRequest:
+      return;
+  }
 }
 
 }  // namespace mcpgw::mcp

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "base/utf8.h"
 #include "daemon/mcp/bounded_json.h"
 
 namespace mcpgw::mcp {
@@ -108,7 +109,7 @@ void SseDecoder::ProcessLine(std::string_view raw, std::vector<SseEvent>& out) {
   std::string_view line = raw;
   std::string repaired;
   if (!IsAscii(raw)) {
-    AppendUtf8Replacing(repaired, raw);
+    base::AppendUtf8Replacing(raw, &repaired);
     line = repaired;
   }
 

@@ -218,7 +218,7 @@ struct HttpClient::Impl {
       if (it == self->live.end() || it->second->setup_error.empty()) continue;
       std::unique_ptr<Transfer> t = std::move(it->second);
       self->live.erase(it);
-      mcp::TransferResult result{false, t->setup_error};
+      mcp::TransferResult result{false, t->setup_error, /*request_sent=*/false};
       HttpSink* sink = t->sink;
       self->Release(std::move(t));
       self->stats.finished++;
@@ -253,6 +253,10 @@ struct HttpClient::Impl {
       if (code != CURLE_OK) {
         result.ok = false;
         result.error = FailureText(t, code);
+        // Header bytes sent: the request may have reached the server.
+        long sent = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_REQUEST_SIZE, &sent);
+        result.request_sent = sent > 0;
       }
       auto it = live.find(Key{t->sink, t->tag});
       std::unique_ptr<Transfer> owned = std::move(it->second);
@@ -285,7 +289,9 @@ struct HttpClient::Impl {
       curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
       status = static_cast<int>(code);
     }
-    t->sink->OnHttpHead(t->tag, status, t->head.content_type(), t->head.session_id());
+    t->sink->OnHttpHead(t->tag,
+                        mcp::ResponseHead{status, t->head.content_type(), t->head.session_id(),
+                                          t->head.www_authenticate()});
   }
 
   // Leaves a busy section; the outermost one carries out the deferred work.

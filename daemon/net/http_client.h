@@ -33,10 +33,8 @@ namespace mcpgw {
 class HttpSink {
  public:
   virtual ~HttpSink() = default;
-  // Once per transfer, before any body bytes. `content_type` and `session_id`
-  // (Mcp-Session-Id) are empty when absent.
-  virtual void OnHttpHead(uint64_t tag, int status, std::string_view content_type,
-                          std::string_view session_id) = 0;
+  // Once per transfer, before any body bytes. Absent headers are empty.
+  virtual void OnHttpHead(uint64_t tag, const mcp::ResponseHead& head) = 0;
   virtual void OnHttpData(uint64_t tag, std::string_view bytes) = 0;
   // Exactly once per transfer that was not aborted.
   virtual void OnHttpDone(uint64_t tag, const mcp::TransferResult& result) = 0;
@@ -61,19 +59,28 @@ struct HttpClientOptions {
   std::shared_ptr<const http::ProxyEnv> proxies;
 };
 
-class HttpClient {
+// Where transfers go: HttpClient for real, a scripted fake in tests.
+class HttpTransport {
+ public:
+  virtual ~HttpTransport() = default;
+  // Starts a transfer. (sink, tag) must be unique among live transfers.
+  virtual void Start(HttpSink* sink, uint64_t tag, HttpRequest request) = 0;
+  // Aborts a transfer; no further callback for it. Unknown (sink, tag) is a no-op.
+  virtual void Abort(HttpSink* sink, uint64_t tag) = 0;
+  // Aborts every transfer of `sink` (call before destroying a sink).
+  virtual void AbortAll(HttpSink* sink) = 0;
+};
+
+class HttpClient : public HttpTransport {
  public:
   HttpClient(uv_loop_t* loop, HttpClientOptions options = {});
-  ~HttpClient();  // aborts every transfer without callbacks
+  ~HttpClient() override;  // aborts every transfer without callbacks
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  // Starts a transfer. (sink, tag) must be unique among live transfers.
-  void Start(HttpSink* sink, uint64_t tag, HttpRequest request);
-  // Aborts a transfer; no further callback for it. Unknown (sink, tag) is a no-op.
-  void Abort(HttpSink* sink, uint64_t tag);
-  // Aborts every transfer of `sink` (call before destroying a sink).
-  void AbortAll(HttpSink* sink);
+  void Start(HttpSink* sink, uint64_t tag, HttpRequest request) override;
+  void Abort(HttpSink* sink, uint64_t tag) override;
+  void AbortAll(HttpSink* sink) override;
   size_t active() const;
   // Trust for transfers started from now on (running ones keep theirs).
   void SetTrust(std::shared_ptr<const http::TlsTrust> trust);

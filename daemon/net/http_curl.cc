@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "base/text.h"
 #include "daemon/net/proxy.h"
 #include "daemon/net/tls_reason.h"
 #include "daemon/net/tls_trust.h"
@@ -10,16 +11,8 @@
 namespace mcpgw::http {
 namespace {
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); i++) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
+// Challenges kept per response; more is no client's business.
+constexpr size_t kMaxWwwAuthenticateBytes = 8192;
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -45,7 +38,7 @@ int ParseStatus(std::string_view line) {
 
 bool IsHttps(std::string_view url) {
   constexpr std::string_view kScheme = "https://";
-  return url.size() >= kScheme.size() && EqualsIgnoreCase(url.substr(0, kScheme.size()), kScheme);
+  return base::StartsWithIgnoreCase(url, kScheme);
 }
 
 }  // namespace
@@ -115,6 +108,7 @@ bool HeadParser::Feed(std::string_view line) {
     status_ = ParseStatus(Trim(line));
     content_type_.clear();
     session_id_.clear();
+    www_authenticate_.clear();
     return false;
   }
   std::string_view trimmed = Trim(line);
@@ -128,10 +122,14 @@ bool HeadParser::Feed(std::string_view line) {
   if (colon == std::string_view::npos) return false;
   std::string_view name = Trim(trimmed.substr(0, colon));
   std::string_view value = Trim(trimmed.substr(colon + 1));
-  if (EqualsIgnoreCase(name, "content-type")) {
+  if (base::EqualsIgnoreCase(name, "content-type")) {
     content_type_.assign(value);
-  } else if (EqualsIgnoreCase(name, "mcp-session-id")) {
+  } else if (base::EqualsIgnoreCase(name, "mcp-session-id")) {
     session_id_.assign(value);
+  } else if (base::EqualsIgnoreCase(name, "www-authenticate") &&
+             www_authenticate_.size() + value.size() < kMaxWwwAuthenticateBytes) {
+    if (!www_authenticate_.empty()) www_authenticate_ += ", ";
+    www_authenticate_.append(value);
   }
   return false;
 }

@@ -33,11 +33,14 @@ class HeadParser {
   int status() const { return status_; }
   const std::string& content_type() const { return content_type_; }
   const std::string& session_id() const { return session_id_; }
+  // Every WWW-Authenticate of the final head, joined with ", " (bounded).
+  const std::string& www_authenticate() const { return www_authenticate_; }
 
  private:
   int status_ = 0;
   std::string content_type_;
   std::string session_id_;
+  std::string www_authenticate_;
   bool complete_ = false;
 };
 

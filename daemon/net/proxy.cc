@@ -5,22 +5,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/text.h"
+
 namespace mcpgw::http {
 namespace {
 
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); i++) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
-  return true;
-}
-
-bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && EqualsIgnoreCase(s.substr(0, prefix.size()), prefix);
-}
+using base::EqualsIgnoreCase;
+using base::StartsWithIgnoreCase;
 
 // The first of `names` set to a non-empty value.
 std::string FirstSet(const ProxyEnv::GetEnv& get_env, std::initializer_list<const char*> names) {

@@ -215,6 +215,9 @@ CURLcode TlsTrust::Apply(CURL* easy) const {
     // another trust (and its cached store would replace the one we fill).
     set(CURLOPT_CA_CACHE_TIMEOUT, 0L);
 #endif
+    // A resumed TLS session skips the certificate check: a session made
+    // under these CAs must not outlive them when a reload drops them.
+    set(CURLOPT_SSL_SESSIONID_CACHE, 0L);
   }
   return rc;
 }

@@ -13,8 +13,9 @@
 //     public servers.
 // The extra certificates are added to each new connection's store from a
 // CURLOPT_SSL_CTX_FUNCTION callback (libcurl built with OpenSSL); libcurl's
-// shared CA cache is then turned off for those transfers, so certificates
-// of one trust never leak into another's.
+// shared CA cache and TLS session resumption are then turned off for those
+// transfers, so certificates of one trust never vouch for another's
+// connections.
 #pragma once
 
 #include <curl/curl.h>

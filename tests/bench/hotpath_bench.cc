@@ -60,7 +60,7 @@ size_t OneCall(const Catalog& catalog, bool sse, mcp::RpcId id) {
       R"({"namespace":"s0","toolName":"echo","arguments":{"text":"hello"}})";
   rapidjson::Document params;
   params.Parse(kParams);
-  auto target = catalog.PrepareCall(params);
+  auto target = catalog.PrepareCall(params, kParams);
   if (!std::holds_alternative<CallTarget>(target)) std::abort();
   const CallTarget& t = std::get<CallTarget>(target);
   std::string request =

@@ -72,9 +72,13 @@ function processCpu(pid) {
   if (!any) us += ((s.utime + s.stime) * 1e6) / clk;
   return us;
 }
+// CPU (µs) of the spawned process tree (for mcpgw: the bridge).
+function treeCpu(root) {
+  return tree(root).reduce((sum, pid) => sum + processCpu(pid), 0);
+}
 // CPU (µs) of the gateway side: the spawned process tree and --pids.
 function gatewayCpu(root) {
-  return [...tree(root), ...extraPids].reduce((sum, pid) => sum + processCpu(pid), 0);
+  return treeCpu(root) + extraPids.reduce((sum, pid) => sum + processCpu(pid), 0);
 }
 function gatewayHwmKb(root) {
   return [...tree(root), ...extraPids].reduce((sum, pid) => sum + statusKb(pid, 'VmHWM'), 0);
@@ -102,6 +106,7 @@ for (const inflight of levels) {
   let next = 0;
   let errors = 0;
   const cpu0 = gatewayCpu(root);
+  const tree0 = root ? treeCpu(root) : 0;
   const t0 = process.hrtime.bigint();
   async function worker() {
     while (next < calls) {
@@ -114,12 +119,14 @@ for (const inflight of levels) {
   await Promise.all(Array.from({ length: inflight }, worker));
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = gatewayCpu(root) - cpu0;
+  const treeUs = root ? treeCpu(root) - tree0 : 0;
   lat.sort((a, b) => a - b);
   const pct = (q) => lat[Math.round(q * (lat.length - 1))] || 0;
   console.log(JSON.stringify({
     mode: opts.label, op: 'call', inflight, calls: lat.length, errors, seconds,
     cps: lat.length / seconds, p50_us: pct(0.5), p99_us: pct(0.99),
-    cpu_us_per_call: cpu / lat.length, hwm_kb: gatewayHwmKb(root),
+    cpu_us_per_call: cpu / lat.length, bridge_cpu_us_per_call: treeUs / lat.length,
+    hwm_kb: gatewayHwmKb(root),
     rss_kb: [...tree(root), ...extraPids].reduce((s, p) => s + statusKb(p, 'VmRSS'), 0),
   }));
 }

@@ -108,8 +108,8 @@ peer_labels = (("sdk-direct", "SDK client → upstream (Streamable HTTP, no gate
 if pick("peer"):
     out("## The official SDK client over stdio: mcpgw vs the peers")
     out("")
-    out("| path | in flight | p50 µs | p99 µs | calls/s | gateway CPU µs/call | gateway peak RSS MB | added p50 µs |")
-    out("|---|---|---|---|---|---|---|---|")
+    out("| path | in flight | p50 µs | p99 µs | calls/s | gateway CPU µs/call | of which bridge | gateway peak RSS MB | added p50 µs |")
+    out("|---|---|---|---|---|---|---|---|---|")
     for mode, label in peer_labels:
         for c in (1, 32):
             rs = pick("peer", mode=mode, inflight=c)
@@ -120,15 +120,35 @@ if pick("peer"):
                 d, _ = diff_runs(per_run("peer", mode, c, "p50_us"), per_run("peer", "sdk-direct", c, "p50_us"))
                 added = fmt(d)
             cpu = cell([r["cpu_us_per_call"] for r in rs]) if mode != "sdk-direct" else "—"
+            bridge = cell([r.get("bridge_cpu_us_per_call") for r in rs]) if mode == "mcpgw-stdio" else "—"
             hwm = cell([r["hwm_kb"] / 1024 for r in rs]) if mode != "sdk-direct" else "—"
             out(f"| {label} | {c} | {cell([r['p50_us'] for r in rs])} | {cell([r['p99_us'] for r in rs])} | "
-                f"{cell([r['cps'] for r in rs], 0)} | {cpu} | {hwm} | {added} |")
+                f"{cell([r['cps'] for r in rs], 0)} | {cpu} | {bridge} | {hwm} | {added} |")
             plot.setdefault(mode, []).append((c, med([r["cps"] for r in rs]), med([r["p99_us"] for r in rs])))
     out("")
     out("Added p50 is measured against the same SDK client speaking Streamable HTTP to the upstream "
         "itself (sequential only: at 32 in flight the client's own cost dominates).")
     out("Gateway peak RSS is the sum of VmHWM over the gateway's processes (for mcpgw: the bridge "
         "and the daemon; for the Node peers: the spawned process tree).")
+    out("")
+
+# ---- 2b. system calls ------------------------------------------------------------
+sc = {r["process"]: r for r in pick("syscalls")}
+if sc:
+    out("## System calls per sequential call (strace -c)")
+    out("")
+    out("The SDK client calls `call_dynamic_tool` through `mcpgw stdio` one call at a time, the "
+        "bridge and a daemon of its own each under `strace -f -c`; two runs of different lengths "
+        "are subtracted, so start-up and shutdown fall out.")
+    out("")
+    out("| process | system calls per call | by call |")
+    out("|---|---|---|")
+    names = {"bridge": "`mcpgw stdio` (bridge)", "daemon": "mcpgwd (all threads)"}
+    for process in ("bridge", "daemon"):
+        if process in sc:
+            r = sc[process]
+            by = ", ".join(f"{k} {v:g}" for k, v in r["by_syscall"].items())
+            out(f"| {names[process]} | {r['per_call']:.1f} | {by} |")
     out("")
 
 # ---- 3. scale ----------------------------------------------------------------------
@@ -203,6 +223,10 @@ if d is not None:
 r, _ = ratio_runs(per_run("call", "lib", 32, "cps"), per_run("call", "curl", 32, "cps"))
 if r is not None:
     target("throughput at 32 in flight, mcpgw / direct libcurl multi", f"{r:.2f}×", "≥ 0.5×", r >= 0.5)
+for process, goal in (("bridge", 6), ("daemon", 7)):
+    if process in sc:
+        v = sc[process]["per_call"]
+        target(f"system calls per sequential call, {process}", f"{v:.1f}", f"≤ {goal}", v <= goal)
 idle = pick("idle")
 if idle:
     v = idle[0]["rss_kb"] / 1024

@@ -2,7 +2,8 @@
 # The benchmark suite, one command: builds Release into build-bench, starts its
 # own upstreams and daemons on loopback, measures mcpgw (libmcpgw and `mcpgw
 # stdio`) beside direct libcurl and the Node peers (supergateway, mcp-remote),
-# the 1000-server scale run and the callgrind instruction counts, prints a
+# the system calls per call of the bridge and the daemon (strace -c), the
+# 1000-server scale run and the callgrind instruction counts, prints a
 # table and writes BENCHMARKS.md and tests/bench/plot.png.
 #   tests/bench/run.sh [--smoke] [--runs N] [--build-dir DIR] [--out FILE]
 # --smoke: tiny counts, < 60 s, writes its report to a temp dir only; the
@@ -35,9 +36,11 @@ done
 if [ "$SMOKE" = 1 ]; then
   RUNS=1; N_SEQ=200; N_CONC=400; N_PEER=15; SCALE_SERVERS=50; SCALE_TOOLS=100
   SCALE_INFLIGHT=500; SCALE_CALLS=1000; LIST_CALLS=50; CG_CALLS=200; CG_LISTS=2; CG_SERVERS=50
+  STRACE_N1=20; STRACE_N2=120
 else
   N_SEQ=3000; N_CONC=10000; N_PEER=500; SCALE_SERVERS=1000; SCALE_TOOLS=100
   SCALE_INFLIGHT=10000; SCALE_CALLS=30000; LIST_CALLS=200; CG_CALLS=5000; CG_LISTS=5; CG_SERVERS=1000
+  STRACE_N1=200; STRACE_N2=2200
 fi
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcpgw-bench.XXXXXX")"
@@ -162,6 +165,30 @@ done
 Record 0 daemon "{\"label\":\"after calls\",\"rss_kb\":$(KbOf "$DAEMON_PID" VmRSS),\"hwm_kb\":$(KbOf "$DAEMON_PID" VmHWM)}"
 StopPid "$DAEMON_PID"
 
+# ---- 1b. system calls per sequential call (strace -c) -------------------------------
+# The SDK client calls through `mcpgw stdio` sequentially, the bridge and a daemon of
+# its own each under `strace -f -c`, once with STRACE_N1 calls and once with STRACE_N2:
+# the difference over N2 - N1 calls leaves start-up and shutdown out.
+if [ "$HAVE_PEERS" = 1 ]; then
+  Log "strace: system calls per sequential call"
+  TSOCK="$TMP/run/strace.sock"
+  for n in "$STRACE_N1" "$STRACE_N2"; do
+    strace -f -c -o "$TMP/strace.daemon.$n" "$MCPGWD" --config "$TMP/mcp.json" --socket "$TSOCK" \
+      2>"$TMP/mcpgwd.strace.log" &
+    tracer=$!
+    PIDS+=("$tracer")
+    "$MCPGW" --socket "$TSOCK" wait --timeout 30 >/dev/null
+    node "$BENCH_DIR/peer_client.mjs" --calls "$n" --inflight 1 --label strace --wrap-ns b0 \
+      -- strace -f -c -o "$TMP/strace.bridge.$n" "$MCPGW" --socket "$TSOCK" stdio >/dev/null 2>&1 || true
+    StopPid "$(pgrep -P "$tracer" | head -n1)"
+    wait "$tracer" 2>/dev/null || true
+  done
+  for process in bridge daemon; do
+    Record 0 syscalls "$(python3 "$BENCH_DIR/strace_per_call.py" "$process" \
+      "$STRACE_N1" "$TMP/strace.$process.$STRACE_N1" "$STRACE_N2" "$TMP/strace.$process.$STRACE_N2")"
+  done
+fi
+
 # ---- 2. scale: many servers × 100 tools ---------------------------------------------
 Log "scale: $SCALE_SERVERS servers x $SCALE_TOOLS tools"
 StartUpstream SPORT --tools "$SCALE_TOOLS" --page-size 50
@@ -227,7 +254,7 @@ if [ "$SMOKE" = 1 ]; then
   python3 - "$RESULTS" "$HAVE_PEERS" <<'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-need = {"call", "scale", "idle"} | ({"peer"} if sys.argv[2] == "1" else set())
+need = {"call", "scale", "idle"} | ({"peer", "syscalls"} if sys.argv[2] == "1" else set())
 missing = need - {r["section"] for r in rows}
 bad = [r for r in rows if r.get("errors")]
 if missing or bad:

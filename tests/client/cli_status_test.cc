@@ -1,5 +1,6 @@
 // `mcpgw status`: parsing the daemon's status object, the table (colour, stripping,
 // truncation, missing fields) and the text hygiene helpers it relies on.
+#include <algorithm>
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -54,6 +55,28 @@ TEST_CASE("status renders a header block and a row per server", "[cli][status]")
   CHECK(lines[9] == "  reason:     connect: connection refused");
   CHECK(lines.size() == 10);
   CHECK(out.find('\x1b') == std::string::npos);  // no colour unless asked
+}
+
+TEST_CASE("a server reached through a proxy has a proxy line under its row", "[cli][status]") {
+  const char* json = R"({"daemon":{"version":"0.1.0"},"servers":[
+    {"namespace":"corp-api","status":"ready","proxy":"http://<redacted>@10.0.0.1:3128"},
+    {"namespace":"direct","status":"ready","proxy":null},
+    {"namespace":"x","status":"error","reason":"proxy refused","proxy":"http://p:3128/\u001b[31m"}]})";
+  const std::string out = Render(json);
+  INFO(out);
+  const std::vector<std::string> lines = Lines(out);
+  auto row = [&](const std::string& ns) {
+    return std::find_if(lines.begin(), lines.end(),
+                        [&](const std::string& l) { return l.rfind(ns + " ", 0) == 0; });
+  };
+  auto corp = row("corp-api");
+  REQUIRE(corp != lines.end());
+  CHECK(corp[1] == "  proxy:      http://<redacted>@10.0.0.1:3128");
+  auto direct = row("direct");
+  REQUIRE(direct != lines.end());
+  CHECK(direct[1].rfind("x ", 0) == 0);  // no line of its own
+  CHECK(out.find("  proxy:      http://p:3128/\n") != std::string::npos);
+  CHECK(Render(kStatus).find("proxy:") == std::string::npos);
 }
 
 TEST_CASE("status colours the status cell only when asked", "[cli][status]") {

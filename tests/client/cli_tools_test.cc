@@ -157,7 +157,7 @@ TEST_CASE("hints in the gateway's messages become CLI commands", "[cli][hints]")
   const auto error = [&](const char* params) {
     rapidjson::Document doc;
     doc.Parse(params);
-    auto r = catalog.PrepareCall(doc);
+    auto r = catalog.PrepareCall(doc, params);
     REQUIRE(std::holds_alternative<GatewayError>(r));
     return std::get<GatewayError>(r).message;
   };

@@ -2,6 +2,7 @@
 // daemon whose requests finish when the test says (the bridge is single-threaded and passive,
 // so every test here is deterministic).
 #include <map>
+#include <memory>
 #include <set>
 
 #include <rapidjson/document.h>
@@ -187,6 +188,110 @@ TEST_CASE("initialize negotiates the protocol version and describes the server",
   CHECK(ping["result"].IsObject());
   CHECK(ping["result"].MemberCount() == 0);
   CHECK(out.count() == 3);
+}
+
+constexpr std::string_view kModernMeta =
+    R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+    R"("io.modelcontextprotocol/clientInfo":{"name":"host","version":"1"},)"
+    R"("io.modelcontextprotocol/clientCapabilities":{}})";
+
+// A request of revision 2026-07-28: `members` are the params' own members ("" for none).
+std::string Modern(const std::string& id_json, const std::string& method,
+                   const std::string& members = "") {
+  return R"({"jsonrpc":"2.0","id":)" + id_json + R"(,"method":")" + method + R"(","params":{)" +
+         members + (members.empty() ? "" : ",") + std::string(kModernMeta) + "}}";
+}
+
+TEST_CASE("a 2026-07-28 host is served without initialize", "[stdio][modern]") {
+  FakeApi api;
+  Output out;
+  StdioBridge bridge(api, out.Writer());
+  Feed(bridge, api, Modern("1", "server/discover"));
+  const auto discover = out.At(0);
+  const auto& result = discover["result"];
+  CHECK(std::string(result["resultType"].GetString()) == "complete");
+  CHECK(std::string(result["supportedVersions"][0].GetString()) == "2026-07-28");
+  CHECK(std::string(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"].GetString()) ==
+        "mcpgw");
+  CHECK(result["capabilities"]["tools"].IsObject());
+
+  Feed(bridge, api, Modern("2", "tools/list"));
+  const auto list = out.At(1);
+  CHECK(std::string(list["result"]["resultType"].GetString()) == "complete");
+  CHECK(list["result"]["tools"].Size() == 2);
+  CHECK(list["result"]["ttlMs"].IsInt64());
+
+  Feed(bridge, api,
+       Modern("3", "tools/call",
+              R"("name":"call_dynamic_tool","arguments":{"namespace":"alpha","toolName":"add",)"
+              R"("arguments":{"a":1}})"));
+  const auto called = out.At(2);
+  CHECK(std::string(called["result"]["resultType"].GetString()) == "complete");
+  CHECK(Text(called) == "result of add");
+  CHECK(api.last_call == R"(alpha/add {"a":1})");
+
+  // A tool error is a complete result too.
+  api.results = {{"broken", {MCPGW_BACKEND, "boom"}}};
+  Feed(bridge, api,
+       Modern("4", "tools/call",
+              R"("name":"call_dynamic_tool","arguments":{"namespace":"broken","toolName":"x"})"));
+  const auto failed = out.At(3);
+  CHECK(std::string(failed["result"]["resultType"].GetString()) == "complete");
+  CHECK(IsError(failed));
+
+  Feed(bridge, api, Modern("5", "ping"));
+  CHECK(std::string(out.At(4)["result"]["resultType"].GetString()) == "complete");
+  CHECK(out.count() == 5);
+}
+
+TEST_CASE("a 2026-07-28 host's subscription is acknowledged and ended", "[stdio][modern]") {
+  FakeApi api;
+  Output out;
+  StdioBridge bridge(api, out.Writer());
+  Feed(bridge, api,
+       Modern("\"sub\"", "subscriptions/listen", R"("notifications":{"toolsListChanged":true})"));
+  REQUIRE(out.count() == 2);
+  const auto ack = out.At(0);
+  CHECK(std::string(ack["method"].GetString()) == "notifications/subscriptions/acknowledged");
+  CHECK(std::string(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].GetString()) ==
+        "sub");
+  const auto closed = out.At(1);
+  CHECK(std::string(closed["id"].GetString()) == "sub");
+  CHECK(std::string(closed["result"]["resultType"].GetString()) == "complete");
+}
+
+TEST_CASE("a request at an unsupported version is refused with the supported ones",
+          "[stdio][modern]") {
+  FakeApi api;
+  Output out;
+  StdioBridge bridge(api, out.Writer());
+  Feed(bridge, api,
+       R"({"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{)"
+       R"("io.modelcontextprotocol/protocolVersion":"2099-01-01",)"
+       R"("io.modelcontextprotocol/clientCapabilities":{}}}})");
+  const auto refused = out.At(0);
+  CHECK(refused["id"].GetInt() == 7);
+  CHECK(refused["error"]["code"].GetInt() == kUnsupportedProtocolVersion);
+  CHECK(std::string(refused["error"]["data"]["supported"][0].GetString()) == "2026-07-28");
+  CHECK(std::string(refused["error"]["data"]["requested"].GetString()) == "2099-01-01");
+  // Without the required capabilities the request is malformed.
+  Feed(bridge, api,
+       R"({"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{)"
+       R"("io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})");
+  CHECK(out.At(1)["error"]["code"].GetInt() == kInvalidParams);
+  CHECK(api.started() == 0);
+}
+
+TEST_CASE("a 2025 host still gets 2025 results, and may probe too", "[stdio][modern]") {
+  FakeApi api;
+  Output out;
+  StdioBridge bridge(api, out.Writer());
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
+  CHECK_FALSE(out.At(0)["result"].HasMember("resultType"));
+  Feed(bridge, api, Call(2, "get_dynamic_tools", "{}"));
+  CHECK_FALSE(out.At(1)["result"].HasMember("resultType"));
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id":3,"method":"server/discover"})");
+  CHECK(out.At(2)["result"]["supportedVersions"].Size() == 4);
 }
 
 TEST_CASE("tools/list offers exactly the two gateway tools", "[stdio]") {
@@ -530,6 +635,20 @@ TEST_CASE("calls past the limit in flight are refused as busy", "[stdio]") {
   api.Release("slow");
   CHECK(out.count() == kMaxConcurrentCalls + 1);
   CHECK(bridge.in_flight() == 0);
+}
+
+TEST_CASE("answers that arrive after the bridge is gone are dropped safely", "[stdio]") {
+  FakeApi api;
+  Output out;
+  auto bridge = std::make_unique<StdioBridge>(api, out.Writer());
+  Feed(*bridge, api, Call(1, "call_dynamic_tool", R"({"namespace":"slow","toolName":"t"})"));
+  Feed(*bridge, api, Call(2, "call_dynamic_tool", R"({"namespace":"slowB","toolName":"t"})"));
+  Feed(*bridge, api,
+       R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}})");
+  bridge.reset();  // cancels call 1; the api still holds both callbacks
+  CHECK(api.cancelled.count("slow") == 1);
+  api.Process();  // runs them (as libmcpgw does when its handle closes)
+  CHECK(out.count() == 0);
 }
 
 }  // namespace

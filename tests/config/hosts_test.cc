@@ -153,6 +153,15 @@ TEST_CASE("other hosts' variable forms are noted with the form that works", "[co
   CHECK(e.remote->url.Reveal() == "https://h/${workspaceFolder}/mcp?k=${API_KEY}");
 }
 
+TEST_CASE("oauth strings get the same notes", "[config][hosts]") {
+  Entry e = OnlyEntry(
+      R"({"url": "https://h/mcp", "oauth": {"clientId": "${CLIENT_ID}", "clientSecret": "x"}})");
+  REQUIRE(e.accepted());
+  CHECK(NoteTexts(e.notes) ==
+        std::vector<std::string>{
+            "oauth.clientId: ${CLIENT_ID} is not expanded; write ${env:CLIENT_ID}"});
+}
+
 TEST_CASE("a note never quotes more of a value than the form", "[config][hosts]") {
   // A literal secret with a '$' inside a word, and a default value, stay out of notes.
   Entry e = OnlyEntry(R"({"url": "http://x", "headers": {"A": "pa$Sw0rd", "B": "${T:-hunter2}"}})");

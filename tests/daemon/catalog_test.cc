@@ -54,14 +54,14 @@ GatewayError LookupError(const Catalog& c, const char* params) {
 
 CallTarget Target(const Catalog& c, const char* params) {
   auto doc = Params(params);
-  auto result = c.PrepareCall(doc);
+  auto result = c.PrepareCall(doc, params);
   if (auto* e = std::get_if<GatewayError>(&result)) FAIL("unexpected error: " << e->message);
   return std::get<CallTarget>(result);
 }
 
 GatewayError CallError(const Catalog& c, const char* params) {
   auto doc = Params(params);
-  auto result = c.PrepareCall(doc);
+  auto result = c.PrepareCall(doc, params);
   REQUIRE(std::holds_alternative<GatewayError>(result));
   return std::get<GatewayError>(result);
 }
@@ -275,7 +275,7 @@ TEST_CASE("hostile server strings always give valid JSON with the same text", "[
   CHECK_THAT(e.message, Catch::Contains("boom"));
 }
 
-TEST_CASE("call_dynamic_tool resolves a target with compact arguments", "[catalog]") {
+TEST_CASE("call_dynamic_tool resolves a target with the arguments as sent", "[catalog]") {
   Catalog c;
   ThreeServers(c);
   auto t = Target(
@@ -283,7 +283,7 @@ TEST_CASE("call_dynamic_tool resolves a target with compact arguments", "[catalo
       R"({"namespace":"alpha","toolName":"add","arguments":{ "a" : [1, 2.5, "x\u0001"] , "b":{} }})");
   CHECK(t.ns == "alpha");
   CHECK(t.tool == "add");
-  CHECK(t.arguments_json == R"({"a":[1,2.5,"x\u0001"],"b":{}})");
+  CHECK(t.arguments_json == R"({ "a" : [1, 2.5, "x\u0001"] , "b":{} })");
   CHECK(Target(c, R"({"namespace":"alpha","toolName":"add"})").arguments_json == "{}");
   CHECK(Target(c, R"({"namespace":"alpha","toolName":"add","arguments":null})").arguments_json ==
         "{}");
@@ -321,12 +321,33 @@ TEST_CASE("call_dynamic_tool errors", "[catalog]") {
 TEST_CASE("arguments holding invalid UTF-8 are refused, not forwarded", "[catalog]") {
   Catalog c;
   ThreeServers(c);
+  const char* text =
+      "{\"namespace\":\"alpha\",\"toolName\":\"add\",\"arguments\":{\"a\":\"\xFF\"}}";
   rapidjson::Document doc;  // parsed without validation, as a lenient reader would
-  doc.Parse("{\"namespace\":\"alpha\",\"toolName\":\"add\",\"arguments\":{\"a\":\"\xFF\"}}");
+  doc.Parse(text);
   REQUIRE_FALSE(doc.HasParseError());
-  auto result = c.PrepareCall(doc);
+  auto result = c.PrepareCall(doc, text);
   REQUIRE(std::holds_alternative<GatewayError>(result));
   CHECK(std::get<GatewayError>(result).kind == proto::ErrorKind::kInvalidRequest);
+}
+
+TEST_CASE("arguments are forwarded byte for byte, never written again", "[catalog]") {
+  Catalog c;
+  ThreeServers(c);
+  const std::string args =
+      R"({ "big": 123456789012345678901234567890, "tiny": 1e-400, "e": "\u00e9",)"
+      R"( "f": 1.50, "n": [ -0.0 ] })";
+  const std::string text = R"({"namespace":"alpha","toolName":"add","arguments":)" + args + "}";
+  CHECK(Target(c, text.c_str()).arguments_json == args);
+}
+
+TEST_CASE("arguments with an unpaired surrogate escape are refused", "[catalog]") {
+  Catalog c;
+  ThreeServers(c);
+  GatewayError e =
+      CallError(c, R"({"namespace":"alpha","toolName":"add","arguments":{"s":"\udc00"}})");
+  CHECK(e.kind == proto::ErrorKind::kInvalidRequest);
+  CHECK_THAT(e.message, Catch::Contains("unpaired UTF-16 surrogate"));
 }
 
 std::shared_ptr<const Policy> MakePolicy(PolicySettings s) {

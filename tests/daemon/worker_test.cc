@@ -120,7 +120,7 @@ class PromiseSink : public HttpSink {
   std::promise<std::pair<int, std::string>> done;
   int status = 0;
   std::string body;
-  void OnHttpHead(uint64_t, int s, std::string_view, std::string_view) override { status = s; }
+  void OnHttpHead(uint64_t, const mcp::ResponseHead& head) override { status = head.status; }
   void OnHttpData(uint64_t, std::string_view bytes) override { body += bytes; }
   void OnHttpDone(uint64_t, const mcp::TransferResult& r) override {
     done.set_value({status, r.ok ? body : r.error});

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/text.h"
 #include "config/check.h"
 #include "config/config.h"
 #include "config/headers.h"
@@ -64,7 +65,7 @@ void CheckEntry(std::string_view input, const Entry& entry) {
     Require(!mcpgw::config::IsClientOwnedHeader(header.name));
     Require(!mcpgw::config::HasForbiddenHeaderByte(header.value.Reveal()));
     for (size_t j = 0; j < i; ++j) {
-      Require(!mcpgw::config::EqualsIgnoreCase(header.name, entry.remote->headers[j].name));
+      Require(!mcpgw::base::EqualsIgnoreCase(header.name, entry.remote->headers[j].name));
     }
   }
 }

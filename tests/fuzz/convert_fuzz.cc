@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/json_text.h"
+#include "base/utf8.h"
 #include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/convert.h"
 
@@ -19,7 +21,7 @@ namespace {
 
 bool IsUtf8(std::string_view s) {
   std::string repaired;
-  mcpgw::mcp::AppendUtf8Replacing(repaired, s);
+  mcpgw::base::AppendUtf8Replacing(s, &repaired);
   return repaired == s;
 }
 
@@ -27,7 +29,7 @@ bool IsUtf8(std::string_view s) {
 // reads back as the bytes themselves when they were valid UTF-8.
 void CheckJsonString(std::string_view bytes) {
   std::string literal = "prefix";
-  mcpgw::mcp::AppendJsonString(literal, bytes);
+  mcpgw::base::AppendJsonString(&literal, bytes);
   FUZZ_CHECK(literal.rfind("prefix\"", 0) == 0);
   const std::string_view json = std::string_view(literal).substr(6);
   FUZZ_CHECK(json.find_first_of(std::string_view("\n\r\0", 3)) == std::string_view::npos);

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/utf8.h"
 #include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/modern_wire.h"
 #include "daemon/mcp/param_headers.h"
@@ -24,7 +25,7 @@ namespace {
 
 bool IsUtf8(std::string_view s) {
   std::string repaired;
-  mcpgw::mcp::AppendUtf8Replacing(repaired, s);
+  mcpgw::base::AppendUtf8Replacing(s, &repaired);
   return repaired == s;
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/utf8.h"
 #include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/sse_decoder.h"
 
@@ -44,7 +45,7 @@ Decoded Decode(std::string_view stream, const std::vector<size_t>& cuts) {
 
 bool IsUtf8(std::string_view s) {
   std::string repaired;
-  mcpgw::mcp::AppendUtf8Replacing(repaired, s);
+  mcpgw::base::AppendUtf8Replacing(s, &repaired);
   return repaired == s;
 }
 

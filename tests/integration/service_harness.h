@@ -1,8 +1,8 @@
 // Helpers for the service integration tests: an upstream MCP server
 // (tests/fixtures/sdk-server.mjs on the Node.js the interop tests use) that
 // records what it received, read back over loopback HTTP, and `mcpgw status
-// --json` rows. Tests that need the upstream skip with a warning when Node.js
-// or the fixtures' node_modules are missing. Every wait is bounded.
+// --json` rows. Tests that need the upstream fail when Node.js or the
+// fixtures' node_modules are missing. Every wait is bounded.
 #pragma once
 
 #include <arpa/inet.h>
@@ -177,14 +177,22 @@ inline std::string OneServer(const Upstream& u) {
 
 }  // namespace mcpgw::testing
 
-// Ends the test early with a warning when the Node fixtures are not installed
-// (scripts/install-node-deps.sh; CI always installs them), else requires `u`
-// to have started.
-#define REQUIRE_UPSTREAM(u)                                           \
-  if (::mcpgw::testing::FixtureNode().empty()) {                      \
-    WARN(                                                             \
-        "skipped: Node.js or tests/fixtures/node_modules is missing " \
-        "(scripts/install-node-deps.sh)");                            \
-    return;                                                           \
-  }                                                                   \
-  REQUIRE((u).ok())
+// Fails the test when the Node fixtures are not installed (a test that
+// cannot run must not pass: scripts/install-node-deps.sh installs them), then
+// requires every upstream given to have started: REQUIRE_UPSTREAM(a, b).
+#define REQUIRE_UPSTREAM(...)                                       \
+  do {                                                              \
+    if (::mcpgw::testing::FixtureNode().empty()) {                  \
+      FAIL(                                                         \
+          "Node.js or tests/fixtures/node_modules is missing; run " \
+          "scripts/install-node-deps.sh");                          \
+    }                                                               \
+    ::mcpgw::testing::RequireStarted(__VA_ARGS__);                  \
+  } while (0)
+
+namespace mcpgw::testing {
+template <typename... Server>
+void RequireStarted(const Server&... servers) {
+  for (bool started : {servers.ok()...}) REQUIRE(started);
+}
+}  // namespace mcpgw::testing

@@ -38,22 +38,13 @@ bool Echo(Daemon& d, const std::string& ns, const std::string& text) {
   return r.code == 0 && r.out == text + "\n";
 }
 
-#define REQUIRE_UPSTREAMS(...)                                        \
-  if (FixtureNode().empty()) {                                        \
-    WARN(                                                             \
-        "skipped: Node.js or tests/fixtures/node_modules is missing " \
-        "(scripts/install-node-deps.sh)");                            \
-    return;                                                           \
-  }                                                                   \
-  for (const Upstream* u : {__VA_ARGS__}) REQUIRE(u->ok())
-
 }  // namespace
 
 TEST_CASE("reload: an added server connects, the untouched one keeps its session",
           "[service][reload]") {
   TempDir dir;
   Upstream a(dir, "a"), b(dir, "b");
-  REQUIRE_UPSTREAMS(&a, &b);
+  REQUIRE_UPSTREAM(a, b);
   Daemon d(dir, Config({{"a", Remote(a)}}));
   REQUIRE(d.WaitListening());
   REQUIRE(WaitReady(d, "a"));
@@ -76,7 +67,7 @@ TEST_CASE("reload: a removed server's session is DELETEd and it is no longer lis
           "[service][reload]") {
   TempDir dir;
   Upstream a(dir, "a"), b(dir, "b");
-  REQUIRE_UPSTREAMS(&a, &b);
+  REQUIRE_UPSTREAM(a, b);
   Daemon d(dir, Config({{"a", Remote(a)}, {"b", Remote(b)}}));
   REQUIRE(d.WaitListening());
   REQUIRE(WaitReady(d, "a"));
@@ -100,7 +91,7 @@ TEST_CASE("reload: a changed entry starts a new session and closes the old one",
           "[service][reload]") {
   TempDir dir;
   Upstream a(dir, "a"), b(dir, "b");
-  REQUIRE_UPSTREAMS(&a, &b);
+  REQUIRE_UPSTREAM(a, b);
   Daemon d(dir, Config({{"a", Remote(a, R"(,"headers":{"X-Tenant":"one"})")}, {"b", Remote(b)}}));
   REQUIRE(d.WaitListening());
   REQUIRE(WaitReady(d, "a"));
@@ -126,7 +117,7 @@ TEST_CASE("reload: a broken file keeps the old configuration and calls keep work
           "[service][reload]") {
   TempDir dir;
   Upstream a(dir, "a");
-  REQUIRE_UPSTREAMS(&a);
+  REQUIRE_UPSTREAM(a);
   const std::string good = Config({{"a", Remote(a)}});
   Daemon d(dir, good);
   REQUIRE(d.WaitListening());
@@ -152,7 +143,7 @@ TEST_CASE("reload: mcp.json saved on disk is picked up without SIGHUP, once per 
           "[service][reload]") {
   TempDir dir;
   Upstream a(dir, "a"), b(dir, "b");
-  REQUIRE_UPSTREAMS(&a, &b);
+  REQUIRE_UPSTREAM(a, b);
   Daemon d(dir, Config({{"a", Remote(a)}}));
   REQUIRE(d.WaitListening());
   REQUIRE(WaitReady(d, "a"));
@@ -193,7 +184,7 @@ TEST_CASE("reload: mcp.json saved on disk is picked up without SIGHUP, once per 
 TEST_CASE("reload: settings.json saved on disk is picked up without SIGHUP", "[service][reload]") {
   TempDir dir;
   Upstream a(dir, "a");
-  REQUIRE_UPSTREAMS(&a);
+  REQUIRE_UPSTREAM(a);
   const std::string settings = dir / "settings.json";
   WriteFile(settings, "{}");
   Daemon d(dir, Config({{"a", Remote(a)}}), {"--settings", settings});

@@ -61,7 +61,8 @@ ExpectError() {
     Fail "status $1" "status \"$status\", reason \"$reason\", want error matching /$2/"
   fi
 }
-ExpectError s401 "HTTP 401"
+# 401 without any authorization server to find: OAuth needs a login (SPEC §9).
+ExpectError s401 "HTTP 401|authorization required"
 ExpectError s403 "HTTP 403"
 ExpectError s404 "HTTP 404"
 ExpectError s500 "HTTP 500"
@@ -71,7 +72,7 @@ ExpectError refused "connection refused"
 ExpectError local "^local MCP servers \\(command\\) are not supported yet$"
 Cli call s401 probe
 ExpectRc 4 "a call to a server in error exits 4 (not_ready)"
-Check "the not_ready message names the reason" grep -q "401" "$TMP/cli.err"
+Check "the not_ready message names the reason" grep -Eq "HTTP 401|authorization required" "$TMP/cli.err"
 
 # ---- servers that are ready, and calls that fail as transport ---------------------
 for ns in ok sse call500 call302 garbage cut resume huge deep expire slow-init stall stall-headers; do

@@ -36,10 +36,10 @@ SDK="http://127.0.0.1:$SDK_PORT"
 SdkLog() { HttpJson GET "$SDK/__log"; }
 ProxyLog() { HttpJson GET "http://127.0.0.1:$PROXY_PORT/__log"; }
 
-ExpectStatus() {  # ExpectStatus NAMESPACE STATUS REASON
+ExpectStatus() {  # ExpectStatus NAMESPACE STATUS REASON (from the last Snapshot)
   local status reason
-  status="$(StatusField "$1" status)"
-  reason="$(StatusField "$1" reason)"
+  status="$(SnapshotField "$1" status)"
+  reason="$(SnapshotField "$1" reason)"
   if [ "$status" = "$2" ] && [ "$reason" = "$3" ]; then
     Pass "$1: $2${3:+: $3}"
   else
@@ -66,6 +66,7 @@ echo '{}' >"$TMP/settings.json"
 SSL_CERT_FILE="$CERTS/ca.pem" StartDaemonWith "$TMP/mcp.json" "$TMP/settings.json"
 Cli wait --timeout 30
 ExpectRc 0 "A: mcpgw wait: no server loading"
+Snapshot
 Check "A: the log names the trust" grep -q "TLS trust: SSL_CERT_FILE=$CERTS/ca.pem and the system directory" "$TMP/mcpgwd.log"
 ExpectStatus h2 ready ""
 ExpectStatus h1 ready ""
@@ -79,14 +80,14 @@ ExpectStatus not-tls error "TLS: the server does not speak TLS on this port (is 
 # system's openssl.cnf the server's alert says "no TLS version in common".
 Tls11() {
   local reason
-  reason="$(StatusField tls11 reason)"
+  reason="$(SnapshotField tls11 reason)"
   [ "$reason" = "TLS: the server offers only TLS 1.1 or older, which this client refuses" ] ||
     [ "$reason" = "TLS: no TLS version in common with the server" ]
 }
-Check "tls11: error: $(StatusField tls11 reason)" Tls11
+Check "tls11: error: $(SnapshotField tls11 reason)" Tls11
 ExpectStatus cipher error "TLS: the server refused the handshake (no cipher suite in common, or it requires a client certificate)"
 ExpectStatus mtls error "TLS: the server refused the handshake (no cipher suite in common, or it requires a client certificate)"
-Check "A: status shows no proxy for a direct server" test "$(StatusField h2 proxy)" = null
+Check "A: status shows no proxy for a direct server" test "$(SnapshotField h2 proxy)" = null
 
 Cli call h2 echo '{"text":"over HTTP/2"}'
 Check "A: a call over HTTP/2 returns its text" test "$OUT" = "over HTTP/2"
@@ -127,7 +128,8 @@ cat >"$TMP/mcp.json" <<EOF
 {"mcpServers": {
   "via-proxy":  {"url": "https://mcp.localhost:$GOOD/mcp"},
   "direct":     {"url": "https://127.0.0.1:$GOOD/mcp"},
-  "base-store": {"url": "https://localhost:$(TlsPort untrusted)/mcp"}
+  "base-store": {"url": "https://localhost:$(TlsPort untrusted)/mcp"},
+  "blocked":    {"url": "https://blocked.invalid/mcp"}
 }}
 EOF
 echo "{\"tls\": {\"ca_file\": \"$CERTS/ca.pem\"}}" >"$TMP/settings.json"
@@ -136,13 +138,19 @@ SSL_CERT_FILE="$CERTS/rogue.pem" HTTPS_PROXY="http://tester:pr0xy-pw@127.0.0.1:$
   NO_PROXY="127.0.0.1" StartDaemonWith "$TMP/mcp.json" "$TMP/settings.json"
 Cli wait --timeout 30
 ExpectRc 0 "B: mcpgw wait: no server loading"
+Snapshot
 Check "B: the log names the trust" grep -q "TLS trust: SSL_CERT_FILE=$CERTS/rogue.pem and the system directory + 1 certificate from $CERTS/ca.pem (tls.ca_file)" "$TMP/mcpgwd.log"
 ExpectStatus via-proxy ready ""
 ExpectStatus direct ready ""
 ExpectStatus base-store ready ""
+# The test proxy opens tunnels to loopback only; it refuses this one itself.
+ExpectStatus blocked error "the proxy refused the tunnel (HTTP 403 from the proxy)"
 Check "B: status shows the proxy, its credentials redacted" \
-  test "$(StatusField via-proxy proxy)" = "http://<redacted>@127.0.0.1:$PROXY_PORT"
-Check "B: status shows no proxy for a NO_PROXY host" test "$(StatusField direct proxy)" = null
+  test "$(SnapshotField via-proxy proxy)" = "http://<redacted>@127.0.0.1:$PROXY_PORT"
+Check "B: status shows no proxy for a NO_PROXY host" test "$(SnapshotField direct proxy)" = null
+Cli status
+ProxyLine() { grep -A3 "^via-proxy " <<<"$OUT" | grep -qx "  proxy: *http://<redacted>@127.0.0.1:$PROXY_PORT"; }
+Check "B: mcpgw status shows the proxy under the server's row" ProxyLine
 Cli call via-proxy echo '{"text":"through the tunnel"}'
 Check "B: a call through the proxy returns its text" test "$OUT" = "through the tunnel"
 Tunnels() { ProxyLog | T="$1" Json 'd.tunnels.filter((t) => t.target === process.env.T && t.authorized).length'; }
@@ -161,6 +169,7 @@ echo '{}' >"$TMP/settings.json"
 : >"$TMP/mcpgwd.log"
 StartDaemonWith "$TMP/mcp.json" "$TMP/settings.json"
 Cli wait --timeout 30
+Snapshot
 ExpectStatus late error "TLS: the server's certificate is from an unknown issuer (a private CA not trusted here, or the server does not send its intermediate certificate)"
 echo "{\"tls\": {\"ca_file\": \"$CERTS/ca.pem\"}}" >"$TMP/settings.json"
 cat >"$TMP/mcp.json" <<EOF

@@ -29,20 +29,6 @@ std::string RoundTrip(std::string_view text) {
   return ToCompactJson(doc);
 }
 
-std::string Quoted(std::string_view s) {
-  std::string out;
-  AppendJsonString(out, s);
-  return out;
-}
-
-// The string `literal` (a JSON string literal) denotes, or "<invalid>".
-std::string Unquote(const std::string& literal) {
-  rapidjson::Document doc;
-  std::string error;
-  if (!ParseBoundedJson(literal, {}, doc, error) || !doc.IsString()) return "<invalid>";
-  return std::string(doc.GetString(), doc.GetStringLength());
-}
-
 TEST_CASE("json: a valid message parses into the document", "[json]") {
   rapidjson::Document doc;
   std::string error;
@@ -224,61 +210,35 @@ TEST_CASE("json: AppendCompactJson stops past its bound", "[json]") {
   CHECK_FALSE(AppendCompactJson(out, doc, 17));
 }
 
-TEST_CASE("json: strings escape quotes, backslashes and control characters", "[json]") {
-  CHECK(Quoted("plain") == "\"plain\"");
-  CHECK(Quoted("a\"b\\c") == R"("a\"b\\c")");
-  CHECK(Quoted("\n\t\r\b\f") == R"("\n\t\r\b\f")");
-  CHECK(Quoted(std::string_view("\0\x01\x1f", 3)) == R"("\u0000\u0001\u001f")");
-  CHECK(Quoted("\x7f") == "\"\x7f\"");
-  CHECK(Quoted("") == "\"\"");
+TEST_CASE("json: RawMember finds the exact bytes of a member", "[json]") {
+  const std::string frame =
+      R"({"jsonrpc":"2.0","id":3,"method":"call_dynamic_tool","params":{"namespace":"a",)"
+      R"("x":{"arguments":{"no":1}},"list":[{"arguments":2}],)"
+      R"("arguments" :  {"n":123456789012345678901234567890,"t":1e-400,"s":"\u00e9"} ,"z":1}})";
+  auto args = RawMember(frame, {"params", "arguments"});
+  REQUIRE(args.has_value());
+  CHECK(*args == R"({"n":123456789012345678901234567890,"t":1e-400,"s":"\u00e9"})");
+  CHECK(RawMember(frame, {"params", "namespace"}) == std::optional<std::string_view>("\"a\""));
+  CHECK(RawMember(frame, {"id"}) == std::optional<std::string_view>("3"));
+  CHECK(RawMember(frame, {"params", "z"}) == std::optional<std::string_view>("1"));
+  CHECK_FALSE(RawMember(frame, {"params", "nothing"}).has_value());
+  CHECK_FALSE(RawMember(frame, {"arguments"}).has_value());
+  CHECK_FALSE(RawMember("[{\"arguments\":1}]", {"arguments"}).has_value());
+  CHECK(RawMember(R"({"params":[]})", {"params"}) == std::optional<std::string_view>("[]"));
 }
 
-TEST_CASE("json: strings escape U+2028 and U+2029", "[json]") {
-  CHECK(Quoted("a\xE2\x80\xA8"
-               "b\xE2\x80\xA9") == R"("a\u2028b\u2029")");
-  CHECK(Quoted("\xE2\x80\xA7") == "\"\xE2\x80\xA7\"");  // the neighbour stays as it is
-}
-
-TEST_CASE("json: strings keep valid UTF-8 and replace invalid bytes", "[json]") {
-  CHECK(Quoted("caf\xC3\xA9 \xF0\x9F\x98\x80") == "\"caf\xC3\xA9 \xF0\x9F\x98\x80\"");
-  CHECK(Quoted("a\xFF"
-               "b") ==
-        "\"a\xEF\xBF\xBD"
-        "b\"");
-  CHECK(Quoted("\xC3") == "\"\xEF\xBF\xBD\"");  // truncated at the end
-  CHECK(Quoted("\xE2\x82"
-               "x") == "\"\xEF\xBF\xBDx\"");  // one U+FFFD per maximal subpart
-  CHECK(Quoted("\xED\xA0\x80") == "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // surrogate
-  CHECK(Quoted("\xF4\x90\x80\x80") ==
-        "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // past U+10FFFF
-}
-
-TEST_CASE("json: every byte string comes out as a JSON string", "[json]") {
-  // Every two-byte string, and each between two quotes and a backslash.
-  for (int a = 0; a < 256; ++a) {
-    for (int b = 0; b < 256; ++b) {
-      const char raw[] = {static_cast<char>(a), static_cast<char>(b), '\\', '"'};
-      const std::string literal = Quoted(std::string_view(raw, 4));
-      const std::string back = Unquote(literal);
-      if (back == "<invalid>") FAIL("not a JSON string: " << a << "," << b);
-      CHECK(back.substr(back.size() - 2) == "\\\"");
-    }
-  }
-}
-
-TEST_CASE("json: Utf8PrefixWithin does not cut a sequence", "[json]") {
-  const std::string s = "ab\xC3\xA9\xF0\x9F\x98\x80";  // a b é 😀 = 2+2+4 bytes
-  CHECK(Utf8PrefixWithin(s, 100) == s.size());
-  CHECK(Utf8PrefixWithin(s, 4) == 4);
-  CHECK(Utf8PrefixWithin(s, 3) == 2);
-  CHECK(Utf8PrefixWithin(s, 7) == 4);
-  CHECK(Utf8PrefixWithin(s, 0) == 0);
-}
-
-TEST_CASE("json: AppendUtf8Replacing", "[json]") {
-  std::string out;
-  AppendUtf8Replacing(out, "ok\xC3\xA9\x80z");
-  CHECK(out == "ok\xC3\xA9\xEF\xBF\xBDz");
+TEST_CASE("json: ValidateBoundedJson checks without converting", "[json]") {
+  std::string error;
+  CHECK(ValidateBoundedJson(R"({"n":123456789012345678901234567890,"t":1e-400,"u":-0.0})", {},
+                            error));
+  CHECK_FALSE(ValidateBoundedJson(R"({"s":"\udc00"})", {}, error));
+  CHECK(error.find("unpaired UTF-16 surrogate") != std::string::npos);
+  CHECK_FALSE(ValidateBoundedJson("{\"s\":\"\xFF\"}", {}, error));
+  CHECK_FALSE(ValidateBoundedJson(Nested(9), JsonLimits{1024, 8}, error));
+  CHECK(error == "JSON nested deeper than 8");
+  CHECK(ValidateBoundedJson(Nested(8), JsonLimits{1024, 8}, error));
+  CHECK_FALSE(ValidateBoundedJson("{} {}", {}, error));
+  CHECK_FALSE(ValidateBoundedJson("{\"a\":", {}, error));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@ std::string CallResult(const std::string& text, bool is_error = false) {
 TEST_CASE("call: tools/call with the exact arguments, and its result", "[session][call]") {
   Harness h;
   h.BringUp();
+  h.Head(h.listen.id, 200, "text/event-stream");  // the stream is open for 10 min
   h.session.Call(7, "echo", "{\"x\":[1,2],\"y\":\"\\u00e9\"}", h.now);
   StartTransfer call = h.NextPost("tools/call");
   CHECK(HeaderOf(call, "Accept") == "application/json, text/event-stream");
@@ -35,7 +36,7 @@ TEST_CASE("call: tools/call with the exact arguments, and its result", "[session
   CHECK(done.outcome.request_params == params);
   CHECK(done.outcome.bytes_out == call.body.size());
   CHECK(done.outcome.bytes_in == response.size());
-  CHECK_FALSE(h.session.NextWakeup().has_value());
+  CHECK(h.session.NextWakeup() == h.now + 10min);  // the stream's lifetime
 }
 
 TEST_CASE("call: every call gets a fresh JSON-RPC id", "[session][call]") {
@@ -85,7 +86,12 @@ TEST_CASE("call: outcomes", "[session][call]") {
     h.Data(call.id, "{\"jsonrpc\":");
     h.Done(call.id, "connection reset by peer");
     kind = CallErrorKind::kTransport;
-    text = "connection reset by peer";
+    text = "connection reset by peer; the outcome is unknown: the server may have run it";
+  }
+  SECTION("a connection that never came up") {
+    h.Done(call.id, "connection refused", /*request_sent=*/false);
+    kind = CallErrorKind::kTransport;
+    text = "connection refused";
   }
   SECTION("invalid JSON") {
     h.Respond(call.id, 200, "application/json", "{\"jsonrpc\":\"2.0\",");
@@ -236,6 +242,13 @@ TEST_CASE("call: HTTP 404 re-initializes and retries the call once", "[session][
   h.Pump();
   CHECK(h.starts.empty());
   h.Accept202(initialized.id);
+  // The new session lists its tools before it serves anything.
+  StartTransfer list = h.NextPost("tools/list");
+  CHECK(HeaderOf(list, "Mcp-Session-Id") == "sid-2");
+  h.Pump();
+  CHECK(h.starts.empty());
+  h.RespondJson(list, ToolsPage({"echo", "new"}));
+  CHECK(Names(h.session) == std::vector<std::string>{"echo", "new"});
 
   StartTransfer retry = h.NextPost("tools/call");
   StartTransfer queued = h.NextPost("tools/call");
@@ -260,7 +273,7 @@ TEST_CASE("call: HTTP 404 re-initializes and retries the call once", "[session][
     CHECK(h.finished[0].outcome.text == "HTTP 404 from server");
   }
   CHECK(h.session.status() == Status::kReady);
-  CHECK(h.state_changes == 0);
+  CHECK(h.state_changes == 1);  // the new tools
 }
 
 TEST_CASE("call: a failed re-initialization fails the waiting calls", "[session][call]") {
@@ -275,11 +288,14 @@ TEST_CASE("call: a failed re-initialization fails the waiting calls", "[session]
         "session expired and re-initializing failed: connection refused");
   CHECK(h.session.status() == Status::kReady);
 
-  // The next call starts a new session first.
+  CHECK(h.session.phase() == Phase::kBackingOff);
+
+  // The next call starts a new session at once, without waiting out the back-off.
   h.session.Call(2, "echo", "{}", h.now);
   StartTransfer init = h.NextPost("initialize");
   h.RespondJson(init, InitResult(), "sid-3");
   h.Accept202(h.NextPost("notifications/initialized").id);
+  h.RespondJson(h.NextPost("tools/list"), ToolsPage({"echo"}));
   StartTransfer call = h.NextPost("tools/call");
   CHECK(HeaderOf(call, "Mcp-Session-Id") == "sid-3");
 }

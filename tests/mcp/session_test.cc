@@ -47,9 +47,8 @@ TEST_CASE("session: handshake, then tools listed, then ready", "[session]") {
   CHECK(h.session.reason().empty());
   CHECK(Names(h.session) == std::vector<std::string>{"add", "echo", "zeta"});
   CHECK(h.state_changes == 1);
-  CHECK_FALSE(h.session.NextWakeup().has_value());
-
-  // The standalone stream for server notifications.
+  // The standalone stream for server notifications: its head is due in 2 min.
+  CHECK(h.session.NextWakeup() == h.now + 2min);
   StartTransfer get = h.Next(HttpMethod::kGet);
   CHECK(HeaderOf(get, "Accept") == "text/event-stream");
   CHECK(HeaderOf(get, "Mcp-Session-Id") == "sid-1");
@@ -83,7 +82,11 @@ TEST_CASE("session: refuses another protocol version, naming it", "[session]") {
   CHECK(h.session.status() == Status::kError);
   CHECK(h.session.reason() == "server answered unsupported protocol version \"2024-11-05\"");
   CHECK(h.state_changes == 1);
+  // The server made a session all the same: it is not left behind.
+  StartTransfer del = h.Next(HttpMethod::kDelete);
+  CHECK(HeaderOf(del, "Mcp-Session-Id") == "sid-1");
   CHECK(h.starts.empty());
+  h.Respond(del.id, 204, "", "");
   CHECK(h.session.NextWakeup() == h.now + 1s);
 }
 
@@ -186,6 +189,12 @@ TEST_CASE("session: the first attempt is bounded by 2 minutes", "[session]") {
   CHECK(h.session.status() == Status::kError);
   CHECK(h.session.reason() == "timed out after 2 min " + doing);
   CHECK(h.Aborted(hung));
+  if (doing == "listing tools") {
+    // The abandoned session is DELETEd.
+    StartTransfer del = h.Next(HttpMethod::kDelete);
+    CHECK(HeaderOf(del, "Mcp-Session-Id") == "sid-1");
+    h.Respond(del.id, 204, "", "");
+  }
   CHECK(h.session.NextWakeup() == h.now + 1s);
   // The retry is a fresh initialize with its own 2 minutes.
   h.Advance(1s);
@@ -320,7 +329,7 @@ TEST_CASE("session: unknown transfer ids and early timers are harmless", "[sessi
   Harness h;
   h.session.OnTimer(h.now);
   h.session.Start(h.now);
-  h.session.OnResponseHead(999, 200, "application/json", "x", h.now);
+  h.session.OnResponseHead(999, ResponseHead{200, "application/json", "x", ""}, h.now);
   h.session.OnResponseData(999, "{}", h.now);
   h.session.OnTransferDone(999, TransferResult{}, h.now);
   h.session.OnTimer(h.now);

@@ -103,20 +103,38 @@ class Harness {
  public:
   explicit Harness(SessionLimits limits = {}) : session("alpha", TestServer(), limits) {}
 
-  // Moves the session's queued actions into the lists below.
+  // Moves the session's queued actions into the lists below. Like the
+  // daemon's driver before OAuth, it answers AuthorizationNeeded at once with
+  // OnAuthorizationFailed, unless a test holds the answer back.
   void Pump() {
-    for (Action& a : session.TakeActions()) {
-      if (auto* s = std::get_if<StartTransfer>(&a)) {
-        REQUIRE(s->server != nullptr);
-        starts.push_back(std::move(*s));
-      } else if (auto* ab = std::get_if<AbortTransfer>(&a)) {
-        aborts.push_back(ab->id);
-      } else if (auto* f = std::get_if<CallFinished>(&a)) {
-        finished.push_back(std::move(*f));
-      } else {
-        ++state_changes;
+    for (;;) {
+      std::vector<Action> actions = session.TakeActions();
+      if (actions.empty()) return;
+      for (Action& a : actions) {
+        if (auto* s = std::get_if<StartTransfer>(&a)) {
+          REQUIRE(s->server != nullptr);
+          starts.push_back(std::move(*s));
+        } else if (auto* ab = std::get_if<AbortTransfer>(&a)) {
+          aborts.push_back(ab->id);
+        } else if (auto* f = std::get_if<CallFinished>(&a)) {
+          finished.push_back(std::move(*f));
+        } else if (auto* need = std::get_if<AuthorizationNeeded>(&a)) {
+          auth_needed.push_back(*need);
+          if (answer_authorization) {
+            session.OnAuthorizationFailed(
+                "HTTP " + std::to_string(need->http_status) + " from server", now);
+          }
+        } else if (auto* line = std::get_if<LogLine>(&a)) {
+          logs.push_back(line->text);
+        } else {
+          ++state_changes;
+        }
       }
     }
+  }
+  bool Logged(std::string_view part) const {
+    return std::any_of(logs.begin(), logs.end(),
+                       [&](const std::string& l) { return l.find(part) != std::string::npos; });
   }
 
   // Removes and returns the first started POST whose JSON-RPC method is
@@ -155,24 +173,26 @@ class Harness {
     return std::find(aborts.begin(), aborts.end(), id) != aborts.end();
   }
 
-  void Head(TransferId id, int status, const std::string& type, const std::string& sid = "") {
-    session.OnResponseHead(id, status, type, sid, now);
+  void Head(TransferId id, int status, const std::string& type, const std::string& sid = "",
+            const std::string& www_authenticate = "") {
+    session.OnResponseHead(id, ResponseHead{status, type, sid, www_authenticate}, now);
     Pump();
   }
   void Data(TransferId id, const std::string& bytes) {
     session.OnResponseData(id, bytes, now);
     Pump();
   }
-  void Done(TransferId id, const std::string& error = "") {
+  void Done(TransferId id, const std::string& error = "", bool request_sent = true) {
     TransferResult r;
     r.ok = error.empty();
     r.error = error;
+    r.request_sent = request_sent;
     session.OnTransferDone(id, r, now);
     Pump();
   }
   void Respond(TransferId id, int status, const std::string& type, const std::string& body,
-               const std::string& sid = "") {
-    Head(id, status, type, sid);
+               const std::string& sid = "", const std::string& www_authenticate = "") {
+    Head(id, status, type, sid, www_authenticate);
     if (!body.empty()) Data(id, body);
     Done(id);
   }
@@ -205,6 +225,9 @@ class Harness {
   std::vector<TransferId> aborts;
   std::vector<CallFinished> finished;
   int state_changes = 0;
+  std::vector<AuthorizationNeeded> auth_needed;
+  bool answer_authorization = true;
+  std::vector<std::string> logs;
   StartTransfer listen;
 };
 

@@ -87,10 +87,12 @@ ExpectRc 0 "mcpgw wait: no server loading"
 Collect wait
 
 # ---- each failure happened ------------------------------------------------------
-ExpectReason() {  # ExpectReason NAMESPACE REGEX
+Snapshot
+Collect "status --json (snapshot)"
+ExpectReason() {  # ExpectReason NAMESPACE REGEX (from the Snapshot)
   local reason
-  reason="$(StatusField "$1" reason)"
-  if [ "$(StatusField "$1" status)" = error ] && printf '%s' "$reason" | grep -Eqi -- "$2"; then
+  reason="$(SnapshotField "$1" reason)"
+  if [ "$(SnapshotField "$1" status)" = error ] && printf '%s' "$reason" | grep -Eqi -- "$2"; then
     Pass "$1 is in error: $reason"
   else
     Fail "$1 reason" "\"$reason\", want /$2/"
@@ -102,10 +104,10 @@ ExpectReason refused "refused|connect"
 ExpectReason tls "ssl|tls"
 ExpectReason slow-init "time|deadline"
 ExpectReason echo-init "redacted"
-ExpectExact() {  # ExpectExact NAMESPACE REASON
+ExpectExact() {  # ExpectExact NAMESPACE REASON (from the Snapshot)
   local reason
-  reason="$(StatusField "$1" reason)"
-  if [ "$(StatusField "$1" status)" = error ] && [ "$reason" = "$2" ]; then
+  reason="$(SnapshotField "$1" reason)"
+  if [ "$(SnapshotField "$1" status)" = error ] && [ "$reason" = "$2" ]; then
     Pass "$1 is in error: $reason"
   else
     Fail "$1 reason" "\"$reason\", want \"$2\""
@@ -117,7 +119,7 @@ ExpectExact tls-untrusted "TLS: the server's certificate is from an unknown issu
 ExpectExact tls-wronghost "TLS: the server's certificate is not valid for host mcp.localhost"
 ExpectExact tls-envhost "TLS: the server's certificate is not valid for its host name"
 Check "status shows the proxy of the TLS servers, its password redacted" \
-  test "$(StatusField tls-echo proxy)" = "http://<redacted>@127.0.0.1:$PROXY_PORT"
+  test "$(SnapshotField tls-echo proxy)" = "http://<redacted>@127.0.0.1:$PROXY_PORT"
 
 CallExpect() {  # CallExpect RC NAMESPACE TOOL NAME
   Cli call "$2" "$3" '{"note":"an argument value"}'

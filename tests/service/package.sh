@@ -30,7 +30,8 @@ for path in \
   /usr/share/man/man1/mcpgwd.1 /usr/share/man/man1/mcpgw.1 \
   "/usr/$LIBDIR/pkgconfig/mcpgw.pc" \
   "/usr/$LIBDIR/cmake/mcpgw/mcpgwConfig.cmake" "/usr/$LIBDIR/cmake/mcpgw/mcpgwTargets.cmake" \
-  /usr/share/doc/mcpgw/README.md /usr/share/doc/mcpgw/SERVICE.md; do
+  /usr/share/doc/mcpgw/README.md /usr/share/doc/mcpgw/docs/SERVICE.md \
+  /usr/share/doc/mcpgw/docs/CONFIG.md /usr/share/doc/mcpgw/proto/PROTOCOL.md; do
   Check "the .deb holds $path" grep -qx -- "$path" "$TMP/contents"
 done
 Check "the .deb holds no path of the build machine" bash -c "! grep -q -e '$BUILD' -e '$TMP' '$TMP/contents'"
@@ -45,6 +46,20 @@ dpkg-deb -x "$DEB" "$X"
 Check "the packaged unit starts /usr/bin/mcpgwd" grep -qx 'ExecStart=/usr/bin/mcpgwd' \
   "$X/usr/lib/systemd/user/mcpgwd.service"
 Check "the packaged unit names no build path" bash -c "! grep -q -e '$BUILD' -e '$TMP' '$X/usr/lib/systemd/user/mcpgwd.service'"
+# Every relative link in the installed documents leads to an installed file.
+DOC="$X/usr/share/doc/mcpgw"
+broken=""
+while IFS= read -r md; do
+  dir="$(dirname "$md")"
+  while IFS= read -r target; do
+    target="${target%%#*}"
+    [ -z "$target" ] && continue
+    [ -e "$dir/$target" ] || broken+=" ${md#"$DOC"/}->$target"
+  done < <(grep -oE '\]\([^)]+\)' "$md" | sed -E 's/^\]\((.*)\)$/\1/' | grep -vE '^[a-z]+:')
+done < <(find "$DOC" -name '*.md')
+Check "every relative link in the installed documents resolves${broken:+ (broken:$broken)}" \
+  test -z "$broken"
+
 # Installed into /usr, the binaries need no library search path (lintian's
 # binary-or-shlib-defines-rpath): none is set.
 for bin in "$X/usr/bin/mcpgw" "$X/usr/bin/mcpgwd" "$X/usr/$LIBDIR/libmcpgw.so.0"; do

@@ -195,6 +195,43 @@ TEST_CASE("a frame over the limit is refused and closes only its connection", "[
   REQUIRE(other.ReadMessage().ok);
 }
 
+TEST_CASE("an answer over the frame limit fails alone, naming its size and the limit",
+          "[daemon][ipc]") {
+  IpcServerOptions options;
+  options.max_frame_bytes = 1024;
+  Fixture f(options);
+  RawClient c(f.path);
+  REQUIRE(c.Hello());
+  c.Send(Request(1, "get_dynamic_tools"));
+  c.Send(Request(2, "status"));
+  REQUIRE(f.handler.WaitRequests(2));
+  // Escaping makes the frame larger than the text: the frame is what counts.
+  f.ReplyText(f.handler.requests()[0].ticket, std::string(600, '"'));
+  proto::Decoded d = c.ReadMessage();
+  REQUIRE(d.ok);
+  CHECK(d.message.id == "1");
+  CHECK(d.message.error_kind == proto::ErrorKind::kTransport);
+  CHECK(d.message.error_message ==
+        "the answer is 1.2 KiB, over the 1 KiB frame limit of the local socket");
+  // The connection and its other requests carry on.
+  f.ReplyText(f.handler.requests()[1].ticket, "small");
+  d = c.ReadMessage();
+  REQUIRE(d.ok);
+  CHECK(d.message.id == "2");
+  CHECK(std::string((*d.message.result)["text"].GetString()) == "small");
+}
+
+TEST_CASE("the handler sees the request's frame as it arrived", "[daemon][ipc]") {
+  Fixture f;
+  RawClient c(f.path);
+  REQUIRE(c.Hello());
+  const std::string frame =
+      R"({"jsonrpc":"2.0","id":7,"method":"call_dynamic_tool","params":{"arguments":{"n":1.50}}})";
+  c.Send(frame + "\n");
+  REQUIRE(f.handler.WaitRequests(1));
+  CHECK(f.handler.requests()[0].frame == frame);
+}
+
 TEST_CASE("bad frames get error replies and the connection stays usable", "[daemon][ipc]") {
   Fixture f;
   RawClient c(f.path);
@@ -386,14 +423,15 @@ TEST_CASE("a client that does not read its replies is disconnected", "[daemon][i
   Fixture f;
   RawClient c(f.path);
   REQUIRE(c.Hello());
-  c.Send(Request(1, "call_dynamic_tool") + Request(2, "call_dynamic_tool"));
-  REQUIRE(f.handler.WaitRequests(2));
+  c.Send(Request(1, "call_dynamic_tool") + Request(2, "call_dynamic_tool") +
+         Request(3, "call_dynamic_tool"));
+  REQUIRE(f.handler.WaitRequests(3));
   auto reqs = f.handler.requests();
-  std::string big(40u << 20, 'x');  // two of these pass the 64 MiB output bound
+  // Each within the 32 MiB frame limit; three pass the 64 MiB output bound.
+  std::string big(30u << 20, 'x');
   size_t connections = 1;
   f.server->Run([&](IpcServer& s) {
-    s.ReplyText(reqs[0].ticket, big);
-    s.ReplyText(reqs[1].ticket, big);
+    for (const auto& r : reqs) s.ReplyText(r.ticket, big);
     connections = s.connections();
   });
   CHECK(connections == 0);

@@ -61,14 +61,15 @@ class FakeHandler : public IpcHandler {
     Peer peer;
     std::string method;
     std::string params;  // compact JSON
+    std::string frame;   // as received
   };
   // Called on the loop thread for each request; may reply through `server`.
   std::function<void(const Request&)> on_request;
   IpcServer* server = nullptr;  // set on the loop thread by ServerThread
 
   void OnRequest(Ticket ticket, const Peer& peer, std::string_view method,
-                 const rapidjson::Value& params) override {
-    Request r{ticket, peer, std::string(method), proto::CompactJson(params)};
+                 const rapidjson::Value& params, std::string_view frame) override {
+    Request r{ticket, peer, std::string(method), proto::CompactJson(params), std::string(frame)};
     if (on_request) on_request(r);
     std::lock_guard lock(mu_);
     requests_.push_back(std::move(r));

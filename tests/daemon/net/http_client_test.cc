@@ -33,6 +33,7 @@ struct Seen {
   mcp::TransferResult result;
   bool data_before_head = false;
   bool event_after_done = false;
+  std::string www_authenticate;
 };
 
 class RecordingSink : public HttpSink {
@@ -42,14 +43,14 @@ class RecordingSink : public HttpSink {
   std::function<void(uint64_t, std::string_view)> on_data;
   std::function<void(uint64_t)> on_done;
 
-  void OnHttpHead(uint64_t tag, int status, std::string_view content_type,
-                  std::string_view session_id) override {
+  void OnHttpHead(uint64_t tag, const mcp::ResponseHead& head) override {
     Seen& s = seen[tag];
     if (s.dones) s.event_after_done = true;
     s.heads++;
-    s.status = status;
-    s.content_type = std::string(content_type);
-    s.session_id = std::string(session_id);
+    s.status = head.status;
+    s.content_type = std::string(head.content_type);
+    s.session_id = std::string(head.session_id);
+    s.www_authenticate = std::string(head.www_authenticate);
     if (on_head) on_head(tag);
   }
   void OnHttpData(uint64_t tag, std::string_view bytes) override {
@@ -499,6 +500,17 @@ TEST_CASE("HeadParser keeps the final head only", "[http]") {
   CHECK_FALSE(p.Feed("Content-Type: trailer\r\n"));
   CHECK_FALSE(p.Feed("\r\n"));
   CHECK(p.content_type() == "text/html");
+}
+
+TEST_CASE("HeadParser keeps every WWW-Authenticate of the final head", "[http]") {
+  http::HeadParser p;
+  CHECK_FALSE(p.Feed("HTTP/1.1 401 Unauthorized\r\n"));
+  CHECK_FALSE(p.Feed("WWW-Authenticate: Bearer resource_metadata=\"https://x/.well-known\"\r\n"));
+  CHECK_FALSE(p.Feed("www-authenticate: Basic realm=\"x\"\r\n"));
+  CHECK(p.Feed("\r\n"));
+  CHECK(p.status() == 401);
+  CHECK(p.www_authenticate() ==
+        "Bearer resource_metadata=\"https://x/.well-known\", Basic realm=\"x\"");
 }
 
 TEST_CASE("curl codes become short texts", "[http]") {

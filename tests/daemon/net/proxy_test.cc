@@ -103,7 +103,7 @@ struct Done : HttpSink {
   int status = 0;
   bool done = false;
   mcp::TransferResult result;
-  void OnHttpHead(uint64_t, int s, std::string_view, std::string_view) override { status = s; }
+  void OnHttpHead(uint64_t, const mcp::ResponseHead& head) override { status = head.status; }
   void OnHttpData(uint64_t, std::string_view) override {}
   void OnHttpDone(uint64_t, const mcp::TransferResult& r) override {
     done = true;

@@ -1,0 +1,29 @@
+// Small text helpers: sizes and durations as people read them in messages,
+// and ASCII case-insensitive comparison (HTTP header names, URL schemes,
+// media types). Pure functions.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace mcpgw::base {
+
+// "16 MiB", "512 KiB", "100 bytes" when exact in the largest fitting unit,
+// else one decimal: "33.5 MiB", "1.5 KiB".
+std::string DescribeSize(uint64_t bytes);
+
+// "2 min", "30 s" when whole, else "250 ms".
+std::string DescribeDuration(std::chrono::milliseconds d);
+template <typename Rep, typename Period>
+std::string DescribeDuration(std::chrono::duration<Rep, Period> d) {
+  return DescribeDuration(std::chrono::duration_cast<std::chrono::milliseconds>(d));
+}
+
+char ToLowerAscii(char c);
+std::string ToLowerAscii(std::string_view s);
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix);
+
+}  // namespace mcpgw::base

@@ -1,0 +1,377 @@
+// Session requests: listing tools (every new session, and on list_changed),
+// calls and cancellation, and the retry table that decides what becomes of a
+// request whose transfer ended without an answer (SPEC §5: a call runs at
+// most once). Phases live in session.cc, transfers in session_wire.cc.
+#include <algorithm>
+#include <functional>
+
+#include "base/text.h"
+#include "daemon/mcp/convert.h"
+#include "daemon/mcp/session_impl.h"
+
+namespace mcpgw::mcp {
+
+namespace {
+
+constexpr std::string_view kShuttingDown = "gateway shutting down";
+constexpr std::string_view kMayHaveRun = "; the outcome is unknown: the server may have run it";
+constexpr int kMaxResumes = 5;  // resumptions in a row that brought no new event
+constexpr auto kDefaultResumeDelay = std::chrono::milliseconds(500);
+constexpr long kMaxResumeDelayMs = 10'000;
+
+// The retry table: what becomes of a request whose transfer ended without an
+// answer. A request is sent again only when the server cannot have taken it.
+enum class Remedy {
+  kResend,  // once, in a new session (the old one is gone)
+  kHold,    // until the driver has credentials (OnAuthorized sends it again)
+  kResume,  // GET + Last-Event-ID, when the stream gave an event id and its
+            // session is still the current one
+  kFail,    // the request fails; a call as transport
+};
+struct RetryRule {
+  Loss loss;
+  Remedy remedy;
+  bool may_have_run;  // a call that fails here says its outcome is unknown
+};
+constexpr RetryRule kRetryRules[] = {
+    // The 404 answered this very POST: the server never saw the request.
+    {Loss::kExpired, Remedy::kResend, false},
+    // 401, or 403 insufficient_scope: refused before it ran.
+    {Loss::kRefused, Remedy::kHold, false},
+    // The exchange broke, or its stream ended, after the request may have
+    // reached the server: resume it if the server made that possible.
+    {Loss::kBroken, Remedy::kResume, true},
+    // The resumption failed (a 404 included): nothing more can be learnt.
+    {Loss::kResumeFailed, Remedy::kFail, true},
+    // An answer that is no result: an HTTP error, an invalid or oversized
+    // response; or a transfer that never reached the server.
+    {Loss::kFailed, Remedy::kFail, false},
+};
+
+const RetryRule& RuleFor(Loss loss) {
+  for (const RetryRule& rule : kRetryRules) {
+    if (rule.loss == loss) return rule;
+  }
+  return kRetryRules[std::size(kRetryRules) - 1];
+}
+
+// A Last-Event-ID must stay one header line.
+bool UsableEventId(std::string_view id) {
+  return !id.empty() && id.size() <= 1024 && std::none_of(id.begin(), id.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+  });
+}
+
+bool SameTools(const ToolList& a, const ToolList& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Tool& x, const Tool& y) {
+    return x.name == y.name && x.description == y.description &&
+           x.input_schema_json == y.input_schema_json && x.read_only_hint == y.read_only_hint;
+  });
+}
+
+}  // namespace
+
+Session::Impl::Request& Session::Impl::NewRequest(Kind kind, TimePoint deadline, Duration budget) {
+  const RpcId id = next_rpc_id_++;
+  Request& req = requests_[id];
+  req.kind = kind;
+  req.rpc_id = id;
+  req.deadline = deadline;
+  req.budget = budget;
+  return req;
+}
+
+// --- listing tools ---
+
+void Session::Impl::StartListing(TimePoint now) {
+  listing_ = Listing{};
+  listing_.active = true;
+  RequestPage(std::nullopt, now);
+}
+
+void Session::Impl::RequestPage(const std::optional<std::string>& cursor, TimePoint now) {
+  const bool attempt = phase_ == Phase::kListing;
+  const Duration budget = !attempt  ? limits_.request_deadline
+                          : served_ ? limits_.request_deadline
+                                    : limits_.first_attempt_deadline;
+  Request& req = NewRequest(Kind::kListTools,
+                            attempt ? *attempt_deadline_ : now + limits_.request_deadline, budget);
+  req.body = BuildToolsList(req.rpc_id, cursor);
+  if (attempt) {
+    SendRequest(req, now);
+  } else {
+    Dispatch(req, now);
+  }
+}
+
+void Session::Impl::OnPage(const rapidjson::Value& result, TimePoint now) {
+  std::string error;
+  if (!result.IsObject() || !AppendToolsPage(result, ToolLimits{}, listing_.tools, error)) {
+    return FailListing("invalid tools/list result", now);
+  }
+  ++listing_.pages;
+  if (listing_.tools.size() > limits_.max_tools) {
+    return FailListing("server lists more than " + std::to_string(limits_.max_tools) + " tools",
+                       now);
+  }
+  const auto next = result.FindMember("nextCursor");
+  if (next != result.MemberEnd() && next->value.IsString() && next->value.GetStringLength() > 0) {
+    std::string cursor(next->value.GetString(), next->value.GetStringLength());
+    if (!listing_.cursors.insert(std::hash<std::string>{}(cursor)).second) {
+      return FailListing("listing repeated cursor", now);
+    }
+    if (listing_.pages >= limits_.max_list_pages) {
+      return FailListing(
+          "server lists more than " + std::to_string(limits_.max_list_pages) + " pages of tools",
+          now);
+    }
+    return RequestPage(cursor, now);
+  }
+
+  ToolList tools = std::move(listing_.tools);
+  SortAndDedupTools(tools);
+  const bool again = listing_.again;
+  listing_ = Listing{};
+  Log(LogLevel::kDebug, "listed " + std::to_string(tools.size()) + " tools");
+  if (!SameTools(*tools_, tools)) tools_ = std::make_shared<const ToolList>(std::move(tools));
+  if (phase_ == Phase::kListing) EnterPhase(Phase::kReady, now);
+  if (again && phase_ == Phase::kReady && !listing_.active) StartListing(now);
+}
+
+void Session::Impl::FailListing(const std::string& reason, TimePoint now) {
+  std::vector<RpcId> pages;
+  for (const auto& [id, req] : requests_) {
+    if (req.kind == Kind::kListTools) pages.push_back(id);
+  }
+  for (RpcId id : pages) DropRequest(id);
+  listing_ = Listing{};
+  if (phase_ == Phase::kListing ||
+      (phase_ == Phase::kAuthorizing && auth_resume_ == Phase::kListing)) {
+    return FailAttempt(reason, now);
+  }
+  // A failed re-list keeps the tools the server listed before.
+  Log(LogLevel::kDebug, "re-listing tools failed: " + reason + "; keeping the " +
+                            std::to_string(tools_->size()) + " tools listed before");
+}
+
+void Session::Impl::ToolsChanged(TimePoint now) {
+  if (listing_.active) {
+    listing_.again = true;
+    return;
+  }
+  // Before ready, and in a new session, the listing under way (or next) counts.
+  if (phase_ == Phase::kReady) {
+    Log(LogLevel::kDebug, "tools changed: listing again");
+    StartListing(now);
+  }
+}
+
+// --- calls ---
+
+// Sends `req` now when the session serves, else queues it for kReady. A
+// ready server backing off after a failed re-initialization tries again at
+// once: a call is waiting.
+void Session::Impl::Dispatch(Request& req, TimePoint now) {
+  if (phase_ == Phase::kReady) return SendRequest(req, now);
+  waiting_.push_back(req.rpc_id);
+  if (phase_ == Phase::kBackingOff && served_) EnterPhase(Phase::kConnecting, now);
+}
+
+void Session::Impl::SendWaiting(TimePoint now) {
+  std::deque<RpcId> waiting;
+  waiting.swap(waiting_);
+  for (RpcId id : waiting) {
+    auto it = requests_.find(id);
+    if (it != requests_.end() && it->second.transfer == 0) SendRequest(it->second, now);
+  }
+}
+
+void Session::Impl::Call(CallId id, std::string tool, std::string arguments_json, TimePoint now) {
+  auto refuse = [&](std::string_view text) {
+    CallOutcome outcome;
+    outcome.kind = CallErrorKind::kTransport;
+    outcome.text = std::string(text);
+    actions_.emplace_back(std::in_place_type<CallFinished>, CallFinished{id, std::move(outcome)});
+  };
+  if (phase_ == Phase::kClosed) return refuse(kShuttingDown);
+  if (status() != Status::kReady) return refuse("server not ready");
+  if (calls_.count(id)) return refuse("duplicate call id");
+  Request& req = NewRequest(Kind::kCall, now + limits_.call_deadline, limits_.call_deadline);
+  req.call_id = id;
+  req.params = BuildToolsCallParams(tool, arguments_json);
+  req.body = BuildRequest(req.rpc_id, "tools/call", req.params);
+  calls_[id] = req.rpc_id;
+  Dispatch(req, now);
+}
+
+void Session::Impl::FinishCall(Request& req, CallErrorKind kind, std::string text) {
+  CallOutcome outcome;
+  outcome.kind = kind;
+  outcome.text = std::move(text);
+  if (req.bytes_out > 0) outcome.request_params = req.params;
+  outcome.bytes_out = req.bytes_out;
+  outcome.bytes_in = req.bytes_in;
+  actions_.emplace_back(std::in_place_type<CallFinished>,
+                        CallFinished{req.call_id, std::move(outcome)});
+  calls_.erase(req.call_id);
+}
+
+void Session::Impl::Cancel(CallId id, TimePoint now) {
+  auto it = calls_.find(id);
+  if (it == calls_.end()) return;
+  const RpcId rpc_id = it->second;
+  calls_.erase(it);
+  auto req = requests_.find(rpc_id);
+  if (req == requests_.end()) return;
+  // Only a request the server may hold needs telling: one in flight, or
+  // between its stream and the resumption.
+  const bool live =
+      req->second.gen != 0 && (req->second.transfer != 0 || req->second.resume_at.has_value());
+  const uint64_t gen = req->second.gen;
+  DropRequest(rpc_id);
+  if (live) Notify(BuildCancelled(rpc_id, "cancelled by the client"), /*must=*/true, gen, now);
+}
+
+void Session::Impl::DropRequest(RpcId rpc_id) {
+  auto it = requests_.find(rpc_id);
+  if (it == requests_.end()) return;
+  Abort(it->second.transfer);
+  requests_.erase(it);
+  waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), rpc_id), waiting_.end());
+}
+
+void Session::Impl::OnResponse(RpcId rpc_id, const Message& msg, TimePoint now) {
+  auto it = requests_.find(rpc_id);
+  if (it == requests_.end()) return;
+  Request& req = it->second;
+  // An SSE stream has served its purpose once the response is in.
+  Abort(req.transfer);
+  req.transfer = 0;
+  req.resume_at.reset();
+  switch (req.kind) {
+    case Kind::kInitialize: {
+      const std::string session_id = std::move(req.head_session_id);
+      DropRequest(rpc_id);
+      return OnInitializeResponse(msg, session_id, now);
+    }
+    case Kind::kListTools:
+      if (msg.is_error) {
+        return FailListing(
+            "tools/list failed: error " + std::to_string(msg.error_code) + ": " + msg.error_message,
+            now);
+      }
+      DropRequest(rpc_id);
+      return OnPage(*msg.result, now);
+    case Kind::kCall:
+      if (msg.is_error) {
+        FinishCall(req, CallErrorKind::kBackend,
+                   "error " + std::to_string(msg.error_code) + ": " + msg.error_message);
+      } else if (!msg.result->IsObject()) {
+        FinishCall(req, CallErrorKind::kTransport, "invalid tools/call result");
+      } else {
+        ConvertedResult converted = ConvertCallResult(*msg.result);
+        FinishCall(req, converted.is_error ? CallErrorKind::kBackend : CallErrorKind::kNone,
+                   std::move(converted.text));
+      }
+      DropRequest(rpc_id);
+      return;
+  }
+}
+
+// Applies the retry table to a request whose transfer ended without an answer.
+void Session::Impl::Lose(RpcId rpc_id, Loss loss, std::string reason, TimePoint now) {
+  auto it = requests_.find(rpc_id);
+  if (it == requests_.end()) return;
+  Request& req = it->second;
+  Abort(req.transfer);
+  req.transfer = 0;
+  req.resume_at.reset();
+  const RetryRule& rule = RuleFor(loss);
+  Remedy remedy = rule.remedy;
+  // A second 404 for a request sent again fails it; its session is gone all
+  // the same.
+  const bool expired = loss == Loss::kExpired && req.gen == gen_;
+  if (remedy == Remedy::kResend && (req.resent || req.kind == Kind::kInitialize)) {
+    remedy = Remedy::kFail;
+  }
+  if (remedy == Remedy::kHold && phase_ != Phase::kAuthorizing) remedy = Remedy::kFail;
+  if (remedy == Remedy::kResume &&
+      !(UsableEventId(req.last_event_id) && req.resumes < kMaxResumes && req.gen == gen_ &&
+        have_session_)) {
+    remedy = Remedy::kFail;
+  }
+  const uint64_t gen = req.gen;
+  switch (remedy) {
+    case Remedy::kResend:
+      // A listing needs no resend: the new session lists from the start.
+      if (req.kind == Kind::kListTools) {
+        DropRequest(rpc_id);
+      } else {
+        req.resent = true;
+        Log(LogLevel::kDebug, "tools/call answered 404: sending it again in a new session");
+        waiting_.push_back(rpc_id);
+      }
+      if (gen == gen_) return SessionExpired(reason, now);
+      // The session was replaced already: the new one sends it.
+      if (phase_ == Phase::kReady) SendWaiting(now);
+      if (phase_ == Phase::kBackingOff && served_) EnterPhase(Phase::kConnecting, now);
+      return;
+    case Remedy::kHold:
+      req.held = true;
+      return;
+    case Remedy::kResume: {
+      ++req.resumes;
+      Duration delay = kDefaultResumeDelay;
+      if (req.retry_ms) {
+        delay = std::chrono::milliseconds(std::clamp(*req.retry_ms, 0L, kMaxResumeDelayMs));
+      }
+      req.resume_at = now + delay;
+      Log(LogLevel::kDebug,
+          "stream ended early (" + reason + "); resuming it in " + base::DescribeDuration(delay));
+      return;
+    }
+    case Remedy::kFail:
+      if (req.kind == Kind::kCall && rule.may_have_run) reason += kMayHaveRun;
+      FailRequest(req, reason, now);
+      if (expired) SessionExpired(reason, now);
+      return;
+  }
+}
+
+void Session::Impl::FailRequest(Request& req, const std::string& reason, TimePoint now) {
+  const RpcId rpc_id = req.rpc_id;
+  Abort(req.transfer);
+  req.transfer = 0;
+  switch (req.kind) {
+    case Kind::kInitialize:
+      return FailAttempt(reason, now);
+    case Kind::kListTools:
+      return FailListing(reason, now);
+    case Kind::kCall:
+      FinishCall(req, CallErrorKind::kTransport, reason);
+      return DropRequest(rpc_id);
+  }
+}
+
+// Calls that waited for a session (or for credentials) fail with `why`.
+void Session::Impl::FailWaiting(const std::string& why, TimePoint now) {
+  std::vector<RpcId> ids(waiting_.begin(), waiting_.end());
+  waiting_.clear();
+  for (const auto& [id, req] : requests_) {
+    if (req.held) ids.push_back(id);
+  }
+  for (RpcId id : ids) {
+    auto it = requests_.find(id);
+    if (it == requests_.end()) continue;
+    if (it->second.kind == Kind::kCall) {
+      FinishCall(it->second, CallErrorKind::kTransport, why);
+      DropRequest(id);
+    } else if (it->second.kind == Kind::kListTools) {
+      FailListing(why, now);
+    } else {
+      DropRequest(id);
+    }
+  }
+}
+
+}  // namespace mcpgw::mcp

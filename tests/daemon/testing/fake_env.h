@@ -1,0 +1,281 @@
+// FakeEnv: the Env (daemon/env.h) of ServerHost and Gateway tests. Every
+// FakeEnv of a test shares one FakeWorld: a manual clock, and a Settle() that
+// runs posted tasks and due timers until nothing is left. HTTP transfers are
+// recorded by FakeHttp for the test to answer (head, body, end) or leave
+// hanging. Everything runs on the test's thread, in a fixed order.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <rapidjson/document.h>
+
+#include "daemon/env.h"
+
+namespace mcpgw::testing {
+
+class FakeEnv;
+
+class FakeWorld {
+ public:
+  mcp::TimePoint now = mcp::TimePoint{} + std::chrono::hours(1);
+  double unix_at_start = 1.7e9;
+  std::vector<FakeEnv*> envs;
+
+  double UnixNow() const {
+    return unix_at_start +
+           std::chrono::duration<double>(now - (mcp::TimePoint{} + std::chrono::hours(1))).count();
+  }
+  // Runs posted tasks and due timers, in every env, until none is left.
+  inline void Settle();
+  // Moves the clock forward, firing every timer due on the way at its time.
+  inline void Advance(mcp::Duration d);
+};
+
+// A transfer the code under test started.
+struct FakeTransfer {
+  HttpSink* sink = nullptr;
+  uint64_t tag = 0;
+  HttpRequest request;
+  bool aborted = false;
+  bool done = false;
+
+  std::string Header(std::string_view name) const {
+    for (const auto& [k, v] : request.headers) {
+      if (k.size() == name.size() &&
+          std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) ==
+                   std::tolower(static_cast<unsigned char>(b));
+          })) {
+        return v;
+      }
+    }
+    return "<none>";
+  }
+  // The JSON-RPC method of a POST ("" for a reply, "<not json>" otherwise).
+  std::string RpcMethod() const {
+    if (request.method != mcp::HttpMethod::kPost) return "";
+    rapidjson::Document doc;
+    doc.Parse(request.body.c_str(), request.body.size());
+    if (doc.HasParseError() || !doc.IsObject()) return "<not json>";
+    auto m = doc.FindMember("method");
+    return m != doc.MemberEnd() && m->value.IsString() ? m->value.GetString() : "";
+  }
+  int64_t RpcId() const {
+    rapidjson::Document doc;
+    doc.Parse(request.body.c_str(), request.body.size());
+    REQUIRE(doc.HasMember("id"));
+    return doc["id"].GetInt64();
+  }
+};
+
+class FakeHttp : public HttpTransport {
+ public:
+  explicit FakeHttp(FakeWorld* world) : world_(world) {}
+  void Start(HttpSink* sink, uint64_t tag, HttpRequest request) override {
+    transfers_.push_back(std::make_unique<FakeTransfer>());
+    FakeTransfer& t = *transfers_.back();
+    t.sink = sink;
+    t.tag = tag;
+    t.request = std::move(request);
+  }
+  void Abort(HttpSink* sink, uint64_t tag) override {
+    for (auto& t : transfers_) {
+      if (t->sink == sink && t->tag == tag && !t->done) t->aborted = true;
+    }
+  }
+  void AbortAll(HttpSink* sink) override {
+    for (auto& t : transfers_) {
+      if (t->sink == sink && !t->done) t->aborted = true;
+    }
+  }
+
+  // Live transfers (neither aborted nor finished), oldest first.
+  std::vector<FakeTransfer*> Live() {
+    std::vector<FakeTransfer*> out;
+    for (auto& t : transfers_) {
+      if (!t->aborted && !t->done) out.push_back(t.get());
+    }
+    return out;
+  }
+  // The oldest live POST of `rpc_method`, or the oldest live transfer of
+  // `method` when rpc_method is empty; null when there is none.
+  FakeTransfer* Find(mcp::HttpMethod method, const std::string& rpc_method = "") {
+    for (FakeTransfer* t : Live()) {
+      if (t->request.method != method) continue;
+      if (method == mcp::HttpMethod::kPost && t->RpcMethod() != rpc_method) continue;
+      return t;
+    }
+    return nullptr;
+  }
+  FakeTransfer& Post(const std::string& rpc_method) {
+    FakeTransfer* t = Find(mcp::HttpMethod::kPost, rpc_method);
+    if (t == nullptr) FAIL("no live POST " << rpc_method);
+    return *t;
+  }
+  size_t Count(mcp::HttpMethod method, const std::string& rpc_method = "") const {
+    return static_cast<size_t>(std::count_if(transfers_.begin(), transfers_.end(), [&](auto& t) {
+      return t->request.method == method &&
+             (method != mcp::HttpMethod::kPost || t->RpcMethod() == rpc_method);
+    }));
+  }
+
+  // Answers `t` in full, the way curl reports it, then lets the world settle.
+  void Respond(FakeTransfer& t, int status, std::string content_type, const std::string& body,
+               std::string session_id = "") {
+    REQUIRE_FALSE(t.aborted);
+    t.sink->OnHttpHead(t.tag, mcp::ResponseHead{status, content_type, session_id, ""});
+    if (!t.aborted && !body.empty()) t.sink->OnHttpData(t.tag, body);
+    if (!t.aborted) {
+      t.done = true;
+      t.sink->OnHttpDone(t.tag, mcp::TransferResult{});
+    }
+    world_->Settle();
+  }
+  void RespondResult(FakeTransfer& t, const std::string& result, std::string session_id = "") {
+    Respond(
+        t, 200, "application/json",
+        "{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(t.RpcId()) + ",\"result\":" + result + "}",
+        std::move(session_id));
+  }
+  void Fail(FakeTransfer& t, std::string error) {
+    t.done = true;
+    t.sink->OnHttpDone(t.tag, mcp::TransferResult{false, std::move(error), true});
+    world_->Settle();
+  }
+
+ private:
+  FakeWorld* world_;
+  std::vector<std::unique_ptr<FakeTransfer>> transfers_;
+};
+
+class FakeTimer : public Timer {
+ public:
+  ~FakeTimer() override { *alive_ = false; }
+  void Start(mcp::Duration delay, std::function<void()> fn) override {
+    due = *now_ + std::max(delay, mcp::Duration::zero());
+    fn_ = std::move(fn);
+  }
+  void Stop() override { due.reset(); }
+
+  std::optional<mcp::TimePoint> due;
+  void Fire() {
+    due.reset();
+    std::function<void()> fn = fn_;
+    fn();
+  }
+
+ private:
+  friend class FakeEnv;
+  const mcp::TimePoint* now_ = nullptr;
+  std::function<void()> fn_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+class FakeEnv : public Env {
+ public:
+  explicit FakeEnv(FakeWorld* world) : world_(world), http_(world) { world->envs.push_back(this); }
+  ~FakeEnv() override {
+    auto& envs = world_->envs;
+    envs.erase(std::remove(envs.begin(), envs.end(), this), envs.end());
+  }
+
+  mcp::TimePoint Now() override { return world_->now; }
+  double UnixNow() override { return world_->UnixNow(); }
+  void Post(std::function<void()> fn) override { posted_.push_back(std::move(fn)); }
+  bool ReadFile(const std::string& path, std::string* contents, std::string* error) override {
+    auto it = files.find(path);
+    if (it == files.end()) {
+      *error = "cannot read " + path + ": No such file or directory";
+      return false;
+    }
+    *contents = it->second;
+    return true;
+  }
+  std::unique_ptr<Timer> NewTimer() override {
+    auto timer = std::make_unique<FakeTimer>();
+    timer->now_ = &world_->now;
+    timers_.push_back({timer.get(), timer->alive_});
+    return timer;
+  }
+  FakeHttp& http() override { return http_; }
+
+  std::map<std::string, std::string> files;
+
+  // Runs the posted tasks (and what they post) once; false when there were none.
+  bool RunPosted() {
+    if (posted_.empty()) return false;
+    std::deque<std::function<void()>> batch;
+    batch.swap(posted_);
+    for (auto& fn : batch) fn();
+    return true;
+  }
+  // The earliest armed timer's time.
+  std::optional<mcp::TimePoint> NextDue() {
+    Prune();
+    std::optional<mcp::TimePoint> next;
+    for (auto& [timer, alive] : timers_) {
+      if (timer->due && (!next || *timer->due < *next)) next = timer->due;
+    }
+    return next;
+  }
+  // Fires one timer due by now; false when none is.
+  bool FireDue() {
+    Prune();
+    for (auto& [timer, alive] : timers_) {
+      if (timer->due && *timer->due <= world_->now) {
+        timer->Fire();
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  void Prune() {
+    timers_.erase(
+        std::remove_if(timers_.begin(), timers_.end(), [](auto& t) { return !*t.second; }),
+        timers_.end());
+  }
+
+  FakeWorld* world_;
+  FakeHttp http_;
+  std::deque<std::function<void()>> posted_;
+  std::vector<std::pair<FakeTimer*, std::shared_ptr<bool>>> timers_;
+};
+
+void FakeWorld::Settle() {
+  for (int round = 0; round < 100000; ++round) {
+    bool ran = false;
+    for (FakeEnv* env : envs) ran |= env->RunPosted();
+    for (FakeEnv* env : envs) ran |= env->FireDue();
+    if (!ran) return;
+  }
+  FAIL("the fake world never settled");
+}
+
+void FakeWorld::Advance(mcp::Duration d) {
+  const mcp::TimePoint target = now + d;
+  Settle();
+  for (;;) {
+    std::optional<mcp::TimePoint> next;
+    for (FakeEnv* env : envs) {
+      auto due = env->NextDue();
+      if (due && (!next || *due < *next)) next = due;
+    }
+    if (!next || *next > target) break;
+    if (*next > now) now = *next;
+    Settle();
+  }
+  now = target;
+  Settle();
+}
+
+}  // namespace mcpgw::testing

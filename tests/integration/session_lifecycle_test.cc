@@ -1,0 +1,226 @@
+// The session's rules end to end (SPEC §3, §5), against a server whose life
+// the test drives (tests/fixtures/lifecycle-server.mjs) and which counts on
+// its side how often each tool ran, which sessions were made and DELETEd,
+// and which bytes arrived: a call runs at most once, a restarted server's new
+// tools show without a call, abandoned sessions are DELETEd, the arguments
+// arrive as the host wrote them, and an answer over the frame limit fails
+// alone.
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "integration/service_harness.h"
+#include "mcpgw.h"
+
+using namespace mcpgw::testing;
+
+namespace {
+
+// POST http://127.0.0.1:port/path with a JSON body (5 s bound); true on 200.
+bool HttpPost(int port, const std::string& path, const std::string& body) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  timeval tv{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string response;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+    std::string req = "POST " + path +
+                      " HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                      "Content-Length: " +
+                      std::to_string(body.size()) + "\r\n\r\n" + body;
+    if (send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size())) {
+      char buf[4096];
+      ssize_t n;
+      while ((n = recv(fd, buf, sizeof buf, 0)) > 0) response.append(buf, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  return response.rfind("HTTP/1.1 200", 0) == 0 || response.rfind("HTTP/1.0 200", 0) == 0;
+}
+
+// One lifecycle-server.mjs on an ephemeral loopback port, killed at the end.
+class LifecycleServer {
+ public:
+  LifecycleServer(const TempDir& dir, std::vector<std::string> args = {}) {
+    const std::string node = FixtureNode();
+    if (node.empty()) return;
+    out_ = dir / "lifecycle.out";
+    std::vector<std::string> argv = {
+        node, std::string(MCPGW_SOURCE_DIR) + "/tests/fixtures/lifecycle-server.mjs", "--port",
+        "0"};
+    for (auto& a : args) argv.push_back(a);
+    proc_ = std::make_unique<Process>(argv, out_, dir / "lifecycle.err");
+    WaitFor([&] {
+      std::string text = ReadFile(out_);
+      size_t at = text.find("LISTENING ");
+      if (at == std::string::npos) return !proc_->Alive();
+      port_ = std::atoi(text.c_str() + at + 10);
+      return true;
+    });
+  }
+  bool ok() const { return port_ > 0; }
+  std::string Url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
+  rapidjson::Document Stats() const {
+    auto body = HttpGet(port_, "/__stats");
+    rapidjson::Document d = ParseJson(body ? *body : "{}");
+    if (!d.IsObject()) d.SetObject();
+    return d;
+  }
+  int Runs(const std::string& tool) const {
+    auto d = Stats();
+    if (!d.HasMember("runs") || !d["runs"].HasMember(tool.c_str())) return 0;
+    return d["runs"][tool.c_str()].GetInt();
+  }
+  std::vector<std::string> List(const char* key) const {
+    std::vector<std::string> out;
+    auto d = Stats();
+    if (!d.HasMember(key)) return out;
+    for (const auto& v : d[key].GetArray()) out.emplace_back(v.IsString() ? v.GetString() : "");
+    return out;
+  }
+  bool Restart(const std::string& tools_json) {
+    return HttpPost(port_, "/__restart", R"({"tools":)" + tools_json + "}");
+  }
+  bool FailListing(int times) {
+    return HttpPost(port_, "/__fail-listing", R"({"times":)" + std::to_string(times) + "}");
+  }
+
+ private:
+  std::string out_;
+  std::unique_ptr<Process> proc_;
+  int port_ = 0;
+};
+
+std::string OneServer(const LifecycleServer& s, const std::string& name = "life") {
+  return R"({"mcpServers":{")" + name + R"(":{"url":")" + s.Url() + R"("}}})";
+}
+
+// `mcpgw tools NS --json`'s tool names, comma-joined ("" on failure).
+std::string ToolNames(Daemon& d, const std::string& ns) {
+  auto r = d.Cli({"tools", ns, "--json"});
+  auto doc = ParseJson(r.out);
+  if (!doc.IsObject() || !doc.HasMember("tools")) return "";
+  std::string out;
+  for (const auto& t : doc["tools"].GetArray()) {
+    out += (out.empty() ? "" : ",") + std::string(t["name"].GetString());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("lifecycle: a call whose stream is cut and cannot be resumed runs once", "[lifecycle]") {
+  TempDir dir;
+  LifecycleServer server(dir);
+  REQUIRE_UPSTREAM(server);
+  Daemon d(dir, OneServer(server));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "life"));
+  auto r = d.Cli({"call", "life", "prime_cut"});
+  CHECK(r.code == 5);  // transport
+  CHECK(r.err.find("the server may have run it") != std::string::npos);
+  // The 404 on the resumption also told the daemon the session is gone: it
+  // opens another, and still does not send the call again.
+  CHECK(WaitFor([&] { return server.List("sessions").size() >= 2; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK(server.Runs("prime_cut") == 1);
+  CHECK(server.List("resumes").size() == 1);
+  CHECK(Row(d, "life").status == "ready");
+  CHECK(d.Cli({"call", "life", "count"}).out == "ran 1\n");
+}
+
+TEST_CASE("lifecycle: a restarted server's new tools show without a call", "[lifecycle]") {
+  TempDir dir;
+  LifecycleServer server(dir, {"--tools", "count,old"});
+  REQUIRE_UPSTREAM(server);
+  Daemon d(dir, OneServer(server));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "life"));
+  REQUIRE(ToolNames(d, "life") == "count,old");
+  REQUIRE(WaitFor([&] { return server.Stats()["gets"].GetInt() >= 1; }));
+  const auto restarted = std::chrono::steady_clock::now();
+  REQUIRE(server.Restart(R"(["count","new"])"));
+  // The GET stream breaks, is reopened after 1 s, gets 404: a new session
+  // lists the tools. Within the stream's first back-off step and a margin.
+  CHECK(WaitFor([&] { return ToolNames(d, "life") == "count,new"; }, std::chrono::seconds(10)));
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - restarted).count();
+  CHECK(took < 5.0);
+  CHECK(server.Runs("count") == 0);  // no call was needed
+  CHECK(d.Log().find("expired (HTTP 404 on the GET stream)") != std::string::npos);
+}
+
+TEST_CASE("lifecycle: attempts whose listing failed leave no session behind", "[lifecycle]") {
+  TempDir dir;
+  LifecycleServer server(dir);
+  REQUIRE_UPSTREAM(server);
+  REQUIRE(server.FailListing(2));
+  Daemon d(dir, OneServer(server));
+  REQUIRE(d.WaitListening());
+  // Fails at once and after 1 s, then succeeds after 2 s more.
+  REQUIRE(WaitReady(d, "life", std::chrono::seconds(15)));
+  const auto sessions = server.List("sessions");
+  const auto deleted = server.List("deleted");
+  REQUIRE(sessions.size() == 3);
+  CHECK(deleted == std::vector<std::string>{sessions[0], sessions[1]});
+  auto status = ParseJson(d.Cli({"status", "--json"}).out);
+  REQUIRE(status.IsObject());
+  const auto& row = status["servers"][0];
+  auto text = [&](const char* key) {
+    return row.HasMember(key) && row[key].IsString() ? std::string(row[key].GetString())
+                                                     : std::string("<none>");
+  };
+  CHECK(text("last_error") == "HTTP 500 from server");
+  CHECK(text("protocol_version") == "2025-11-25");
+  CHECK(text("url") == server.Url());
+}
+
+TEST_CASE("lifecycle: arguments reach the server byte for byte", "[lifecycle]") {
+  TempDir dir;
+  LifecycleServer server(dir);
+  REQUIRE_UPSTREAM(server);
+  Daemon d(dir, OneServer(server));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "life"));
+  const std::string args =
+      R"({"big": 123456789012345678901234567890, "tiny": 1e-400, "e": "\u00e9", "f": 1.50})";
+  auto r = d.Cli({"call", "life", "echo_raw", args});
+  REQUIRE(r.code == 0);
+  const auto raw = server.List("raw");
+  REQUIRE(raw.size() == 1);
+  CHECK(raw[0].find(R"("arguments":)" + args) != std::string::npos);
+}
+
+TEST_CASE("lifecycle: an answer over the frame limit fails alone, the handle carries on",
+          "[lifecycle]") {
+  TempDir dir;
+  std::string tools;
+  for (int i = 0; i < 25; ++i) tools += (i ? ",t" : "t") + std::to_string(i);
+  LifecycleServer server(dir, {"--tools", tools, "--schema-bytes", "409600", "--pages", "4"});
+  REQUIRE_UPSTREAM(server);
+  Daemon d(dir, OneServer(server, "huge"));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "huge", std::chrono::seconds(60)));
+  mcpgw_client* c = mcpgw_open(d.socket().c_str());
+  char* out = nullptr;
+  mcpgw_status st = mcpgw_get_dynamic_tools(c, "huge", nullptr, nullptr, &out);
+  const std::string text = out ? out : "";
+  mcpgw_free(out);
+  CHECK(st == MCPGW_TRANSPORT);
+  CHECK(text.find("frame limit of the local socket") != std::string::npos);
+  CHECK(text.find("32 MiB") != std::string::npos);
+  // The same handle still works: one tool's schema fits.
+  out = nullptr;
+  st = mcpgw_get_dynamic_tools(c, "huge", "t3", nullptr, &out);
+  CHECK(st == MCPGW_OK);
+  CHECK(std::string(out ? out : "").find("\"name\":\"t3\"") != std::string::npos);
+  mcpgw_free(out);
+  mcpgw_close(c);
+}

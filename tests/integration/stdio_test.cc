@@ -1,0 +1,166 @@
+// `mcpgw stdio` as a script or a host runs it: the real binary between pipes, a real mcpgwd,
+// and the official SDK's server upstream.
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <set>
+
+#include <catch2/catch.hpp>
+
+#include "integration/service_harness.h"
+
+using namespace mcpgw::testing;
+
+namespace {
+
+// `mcpgw --socket SOCKET stdio` with the test holding both ends of its stdin and stdout.
+class StdioProcess {
+ public:
+  explicit StdioProcess(const std::string& socket) {
+    REQUIRE(pipe(in_) == 0);
+    REQUIRE(pipe(out_) == 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in_[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out_[1], 1);
+    for (int fd : {in_[0], in_[1], out_[0], out_[1]}) posix_spawn_file_actions_addclose(&fa, fd);
+    std::vector<std::string> argv = {MCPGW_CLI_PATH, "--socket", socket, "stdio"};
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    REQUIRE(posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&fa);
+    close(in_[0]);
+    close(out_[1]);
+  }
+  ~StdioProcess() {
+    CloseInput();
+    if (Wait(std::chrono::seconds(0)) == -1) {
+      kill(pid_, SIGKILL);
+      Wait(std::chrono::seconds(5));
+    }
+    close(out_[0]);
+  }
+  pid_t pid() const { return pid_; }
+  void Write(const std::string& line) {
+    const std::string bytes = line + "\n";
+    REQUIRE(write(in_[1], bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+  }
+  void CloseInput() {
+    if (in_[1] >= 0) close(in_[1]);
+    in_[1] = -1;
+  }
+  // The next line of stdout, or "" after `timeout` or at its end.
+  std::string ReadLine(std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      if (const size_t nl = buf_.find('\n'); nl != std::string::npos) {
+        std::string line = buf_.substr(0, nl);
+        buf_.erase(0, nl + 1);
+        return line;
+      }
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      pollfd p{out_[0], POLLIN, 0};
+      if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) != 1) return "";
+      char chunk[65536];
+      const ssize_t n = read(out_[0], chunk, sizeof(chunk));
+      if (n <= 0) return "";
+      buf_.append(chunk, static_cast<size_t>(n));
+    }
+  }
+  // The exit code, or -1 while it runs past `timeout`.
+  int Wait(std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+    if (exited_) return code_;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    do {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return code_;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    } while (std::chrono::steady_clock::now() < deadline);
+    return -1;
+  }
+
+ private:
+  int in_[2] = {-1, -1};
+  int out_[2] = {-1, -1};
+  pid_t pid_ = -1;
+  bool exited_ = false;
+  int code_ = -1;
+  std::string buf_;
+};
+
+std::string CallLine(int id, const std::string& arguments) {
+  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+         R"(,"method":"tools/call","params":{"name":"call_dynamic_tool","arguments":)" + arguments +
+         "}}";
+}
+
+int Threads(pid_t pid) {
+  const std::string status = ReadFile("/proc/" + std::to_string(pid) + "/status");
+  const size_t at = status.find("Threads:");
+  return at == std::string::npos ? -1 : std::atoi(status.c_str() + at + 8);
+}
+
+}  // namespace
+
+TEST_CASE("mcpgw stdio: a script that closes stdin gets an answer to every request", "[stdio]") {
+  TempDir dir;
+  Upstream up(dir, "up");
+  REQUIRE_UPSTREAM(up);
+  Daemon d(dir, OneServer(up));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "up"));
+
+  StdioProcess bridge(d.socket());
+  bridge.Write(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{}})");
+  bridge.Write(CallLine(1, R"({"namespace":"up","toolName":"slow","arguments":{"ms":700}})"));
+  bridge.Write(CallLine(2, R"({"namespace":"up","toolName":"echo","arguments":{"text":"hi"}})"));
+  bridge.Write(CallLine(3, R"({"namespace":"up","toolName":"slow","arguments":{"ms":300}})"));
+  bridge.CloseInput();
+  std::set<int> ids;
+  std::string texts;
+  for (int i = 0; i < 4; ++i) {
+    const std::string line = bridge.ReadLine();
+    REQUIRE(!line.empty());
+    rapidjson::Document doc = ParseJson(line);
+    REQUIRE(doc.IsObject());
+    ids.insert(doc["id"].GetInt());
+    if (doc["result"].HasMember("content")) {
+      CHECK_FALSE(doc["result"]["isError"].GetBool());
+      texts += std::string(doc["result"]["content"][0]["text"].GetString()) + ";";
+    }
+  }
+  CHECK(ids == std::set<int>{0, 1, 2, 3});
+  CHECK(texts.find("slept 700 ms;") != std::string::npos);
+  CHECK(texts.find("slept 300 ms;") != std::string::npos);
+  CHECK(texts.find("hi;") != std::string::npos);
+  CHECK(bridge.Wait() == 0);
+  CHECK(bridge.ReadLine(std::chrono::milliseconds(100)).empty());
+}
+
+TEST_CASE("mcpgw stdio: calls in flight run on the bridge's one thread", "[stdio]") {
+  TempDir dir;
+  Upstream up(dir, "up");
+  REQUIRE_UPSTREAM(up);
+  Daemon d(dir, OneServer(up));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "up"));
+
+  StdioProcess bridge(d.socket());
+  for (int i = 1; i <= 20; ++i) {
+    bridge.Write(CallLine(i, R"({"namespace":"up","toolName":"slow","arguments":{"ms":1500}})"));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK(Threads(bridge.pid()) == 1);
+  bridge.CloseInput();
+  for (int i = 0; i < 20; ++i) CHECK(bridge.ReadLine().find("slept 1500 ms") != std::string::npos);
+  CHECK(bridge.Wait() == 0);
+}
