@@ -110,18 +110,22 @@ void NoteHostForms(std::string_view key, std::string_view text, std::vector<Note
   }
 }
 
-// One note listing the keys of a remote entry that mcpgw does not read.
+// One note listing the keys of a remote entry that mcpgw does not read (the
+// first kMaxNamedKeys of them, and how many more).
 void NoteIgnoredKeys(const Value& entry, std::vector<Note>& notes) {
+  constexpr size_t kMaxNamedKeys = 20;
   std::string ignored;
+  size_t count = 0;
   std::unordered_set<std::string_view> seen;
   for (const auto& member : entry.GetObject()) {
     std::string_view key = StringOf(member.name);
     bool read = false;
     for (std::string_view known : kRemoteKeys) read = read || key == known;
     if (read || !seen.insert(key).second) continue;
-    ignored += (ignored.empty() ? "" : ", ") + DisplayName(key);
+    if (count++ < kMaxNamedKeys) ignored += (ignored.empty() ? "" : ", ") + DisplayName(key);
   }
-  if (!ignored.empty()) notes.push_back({"ignored keys: " + ignored});
+  if (count > kMaxNamedKeys) ignored += " and " + std::to_string(count - kMaxNamedKeys) + " more";
+  if (count > 0) notes.push_back({"ignored keys: " + ignored});
 }
 
 std::string ParseUrl(std::string_view key, const Value& url, const ParseEnv& env,

@@ -7,8 +7,10 @@
 namespace mcpgw::config {
 namespace {
 
-constexpr std::array<std::string_view, 4> kClientOwned = {"Accept", "Mcp-Session-Id",
-                                                          "Last-Event-Id", "MCP-Protocol-Version"};
+constexpr std::array<std::string_view, 6> kClientOwned = {
+    "Accept", "Mcp-Session-Id", "Last-Event-Id", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"};
+// Revision 2026-07-28 mirrors tool arguments into Mcp-Param-{Name}.
+constexpr std::string_view kParamPrefix = "Mcp-Param-";
 
 bool IsTchar(unsigned char c) {
   if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
@@ -29,7 +31,8 @@ bool IsClientOwnedHeader(std::string_view name) {
   for (std::string_view owned : kClientOwned) {
     if (base::EqualsIgnoreCase(name, owned)) return true;
   }
-  return false;
+  return name.size() >= kParamPrefix.size() &&
+         base::EqualsIgnoreCase(name.substr(0, kParamPrefix.size()), kParamPrefix);
 }
 
 bool HasForbiddenHeaderByte(std::string_view value) {

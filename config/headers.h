@@ -10,7 +10,8 @@ namespace mcpgw::config {
 // RFC 9110 §5.6.2: token = 1*tchar.
 bool IsHttpToken(std::string_view name);
 
-// Accept, Mcp-Session-Id, Last-Event-Id, MCP-Protocol-Version, any case.
+// Accept, Mcp-Session-Id, Last-Event-Id, MCP-Protocol-Version, and the
+// headers of revision 2026-07-28 (Mcp-Method, Mcp-Name, Mcp-Param-*), any case.
 bool IsClientOwnedHeader(std::string_view name);
 
 // True when `value` contains CR, LF or NUL (header injection or truncation).

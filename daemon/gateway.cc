@@ -243,8 +243,10 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
                server->proxy.empty() ? "" : " through the proxy ", server->proxy);
   OnWorker(server->worker,
            [id = server->host, name = entry.name, remote = *entry.remote, limits = options_.limits,
-            authorization = std::move(authorization)](HostTable& table) mutable {
-             table.Create(id, std::move(name), std::move(remote), limits, std::move(authorization));
+            authorization = std::move(authorization),
+            hint = era_cache_.Lookup(entry.remote->url.Reveal())](HostTable& table) mutable {
+             table.Create(id, std::move(name), std::move(remote), limits, std::move(authorization),
+                          std::move(hint));
            });
   return server;
 }
@@ -291,6 +293,10 @@ void Gateway::OnHostState(HostId id, ServerState state) {
   server.view.status = state.status;
   server.view.reason = std::move(state.reason);
   server.view.tools = std::move(state.tools);
+  if (server.remote && !state.protocol_version.empty() &&
+      state.protocol_version != server.protocol_version) {
+    era_cache_.Remember(server.remote->url.Reveal(), state.protocol_version);
+  }
   server.protocol_version = std::move(state.protocol_version);
   listing_literal_.clear();
   catalog_.Update(server.view);

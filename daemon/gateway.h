@@ -27,6 +27,7 @@
 #include "daemon/env.h"
 #include "daemon/host_table.h"
 #include "daemon/ipc/ipc_server.h"
+#include "daemon/mcp/era_cache.h"
 #include "daemon/mcp/session.h"
 
 namespace mcpgw {
@@ -145,6 +146,9 @@ class Gateway : public IpcHandler, private HostEvents {
   uint64_t next_auth_id_ = 1;
   std::shared_ptr<const Scrubber> scrubber_;
   Catalog catalog_;
+  // The protocol version each origin's server spoke, for the daemon's life: a
+  // (re)loaded server starts from it instead of probing a known 2025 server.
+  mcp::EraCache era_cache_;
   std::string listing_literal_;                   // catalog_.Listing() as a JSON string; "" = stale
   std::vector<std::unique_ptr<Server>> servers_;  // config order
   std::unordered_map<std::string, Server*> by_name_;

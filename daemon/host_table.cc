@@ -40,14 +40,14 @@ HostTable::HostTable(Env* env, Env* main, HostEvents* events)
 HostTable::~HostTable() = default;
 
 void HostTable::Create(HostId id, std::string name, config::RemoteServer server,
-                       mcp::SessionLimits limits, Secret authorization) {
+                       mcp::SessionLimits limits, Secret authorization, std::string era_hint) {
   auto slot = std::make_unique<Slot>(this, id);
   slot->host =
       std::make_unique<ServerHost>(env_, std::move(name), std::move(server), limits, slot.get());
   if (!authorization.empty()) slot->host->SetAuthorization(std::move(authorization));
   Slot* raw = slot.get();
   slots_[id] = std::move(slot);
-  raw->host->Start();
+  raw->host->Start(era_hint);
 }
 
 void HostTable::Call(HostId id, mcp::CallId call, std::string tool, std::string arguments_json) {

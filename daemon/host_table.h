@@ -44,9 +44,9 @@ class HostTable {
 
   // The worker's thread only (post these to env()).
   // `authorization` is what every request carries from the start (a stored
-  // OAuth token), empty for none.
+  // OAuth token), empty for none; `era_hint` as ServerHost::Start takes it.
   void Create(HostId id, std::string name, config::RemoteServer server, mcp::SessionLimits limits,
-              Secret authorization = Secret());
+              Secret authorization = Secret(), std::string era_hint = {});
   void Call(HostId id, mcp::CallId call, std::string tool, std::string arguments_json);
   void Cancel(HostId id, mcp::CallId call);
   // The session's authorization hooks (mcp::Session); unknown ids are ignored.

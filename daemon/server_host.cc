@@ -16,7 +16,8 @@ ServerHost::ServerHost(Env* env, std::string name, config::RemoteServer server,
 
 ServerHost::~ServerHost() { env_->http().AbortAll(this); }
 
-void ServerHost::Start() {
+void ServerHost::Start(std::string_view era_hint) {
+  session_.SetEraHint(era_hint);
   session_.Start(env_->Now());
   Pump();
 }

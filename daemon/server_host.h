@@ -43,7 +43,9 @@ class ServerHost : private HttpSink {
   ServerHost(const ServerHost&) = delete;
   ServerHost& operator=(const ServerHost&) = delete;
 
-  void Start();
+  // `era_hint`: the protocol version the server's origin spoke before (the
+  // gateway's EraCache), or empty.
+  void Start(std::string_view era_hint = {});
   void Call(mcp::CallId id, std::string tool, std::string arguments_json);
   void Cancel(mcp::CallId id);
   // The session's authorization hooks (mcp::Session).

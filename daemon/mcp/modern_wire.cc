@@ -45,6 +45,11 @@ bool HasLegacyVersion(const std::vector<std::string>& versions) {
 
 }  // namespace
 
+bool IsModernErrorCode(int64_t code) {
+  return code == kHeaderMismatch || code == kMissingRequiredClientCapability ||
+         code == kUnsupportedProtocolVersion;
+}
+
 bool IsModernProtocolVersion(std::string_view version) { return version == kModernProtocolVersion; }
 
 std::string ModernParams(std::string_view members, std::string_view version,
@@ -119,10 +124,7 @@ std::optional<ModernError> RecognizeModernError(const rapidjson::Value& message)
   if (code == nullptr || !code->IsInt64()) return std::nullopt;
   ModernError out;
   out.code = code->GetInt64();
-  if (out.code != kHeaderMismatch && out.code != kMissingRequiredClientCapability &&
-      out.code != kUnsupportedProtocolVersion) {
-    return std::nullopt;
-  }
+  if (!IsModernErrorCode(out.code)) return std::nullopt;
   if (const auto* text = Member(*error, "message"); text && text->IsString()) {
     out.message = CleanServerText(View(*text));
   }

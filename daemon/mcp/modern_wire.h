@@ -26,6 +26,8 @@ bool IsModernProtocolVersion(std::string_view version);
 inline constexpr int kHeaderMismatch = -32020;
 inline constexpr int kMissingRequiredClientCapability = -32021;
 inline constexpr int kUnsupportedProtocolVersion = -32022;
+// One of the three codes above (the sub-range the revision reserves for itself).
+bool IsModernErrorCode(int64_t code);
 
 // --- requests ---------------------------------------------------------------
 

@@ -1,24 +1,20 @@
 // Session phases: the table of allowed moves and EnterPhase, which makes
 // every move and does each phase's entry work; the handshake, failed attempts
 // and back-off, expired sessions, authorization, timers, shutdown, and the
-// facade. Requests live in session_calls.cc, transfers in session_wire.cc.
+// facade. Requests live in session_calls.cc, transfers in session_wire.cc,
+// the protocol era in session_era.cc.
 #include "daemon/mcp/session.h"
 
 #include <algorithm>
 #include <cassert>
 
 #include "base/text.h"
+#include "daemon/mcp/modern_wire.h"
 #include "daemon/mcp/session_impl.h"
 
 namespace mcpgw::mcp {
 
 namespace {
-
-#ifdef MCPGW_VERSION
-constexpr std::string_view kClientVersion = MCPGW_VERSION;
-#else
-constexpr std::string_view kClientVersion = "0.0.0";
-#endif
 
 constexpr std::string_view kShuttingDown = "gateway shutting down";
 constexpr size_t kMaxSessionIdBytes = 1024;
@@ -30,22 +26,36 @@ struct Move {
   Phase to;
 };
 constexpr Move kMoves[] = {
+    // A first attempt probes the era, unless the server is known to be legacy.
+    {Phase::kIdle, Phase::kDiscovering},
     {Phase::kIdle, Phase::kConnecting},
+    // The probe answered: modern lists tools, legacy initializes. Failed:
+    // back off. 401: authorize.
+    {Phase::kDiscovering, Phase::kListing},
+    {Phase::kDiscovering, Phase::kConnecting},
+    {Phase::kDiscovering, Phase::kBackingOff},
+    {Phase::kDiscovering, Phase::kAuthorizing},
     // The handshake answered: list tools. Failed: back off. 401: authorize.
+    // Refused the way a 2026-07-28 server refuses initialize: probe.
     {Phase::kConnecting, Phase::kListing},
     {Phase::kConnecting, Phase::kBackingOff},
     {Phase::kConnecting, Phase::kAuthorizing},
+    {Phase::kConnecting, Phase::kDiscovering},
     // Every page listed: serve. Failed (the session included): back off.
     {Phase::kListing, Phase::kReady},
     {Phase::kListing, Phase::kBackingOff},
     {Phase::kListing, Phase::kAuthorizing},
-    // The session expired (404): a new one, listed before it serves.
+    // The session expired (404): a new one, listed before it serves. The
+    // server answered as if its era changed: probe it again.
     {Phase::kReady, Phase::kConnecting},
+    {Phase::kReady, Phase::kDiscovering},
     {Phase::kReady, Phase::kAuthorizing},
     // The back-off ended, or a ready server got a call.
+    {Phase::kBackingOff, Phase::kDiscovering},
     {Phase::kBackingOff, Phase::kConnecting},
     // Authorized: back where the refusal struck (or a new session when the
     // old one expired meanwhile). Refused for good: a failed attempt.
+    {Phase::kAuthorizing, Phase::kDiscovering},
     {Phase::kAuthorizing, Phase::kConnecting},
     {Phase::kAuthorizing, Phase::kListing},
     {Phase::kAuthorizing, Phase::kReady},
@@ -90,6 +100,8 @@ std::string_view PhaseName(Phase p) {
   switch (p) {
     case Phase::kIdle:
       return "idle";
+    case Phase::kDiscovering:
+      return "discovering";
     case Phase::kConnecting:
       return "connecting";
     case Phase::kListing:
@@ -142,13 +154,26 @@ void Session::Impl::EnterPhase(Phase next, TimePoint now) {
   switch (next) {
     case Phase::kIdle:
       break;
+    case Phase::kDiscovering: {
+      // Back from authorizing with the probe refused: send it again.
+      const std::vector<RpcId> probes = held(Kind::kDiscover);
+      if (from == Phase::kAuthorizing && !probes.empty()) {
+        resend(probes);
+      } else {
+        NewAttempt(now);
+        SendDiscover(std::string(kModernProtocolVersion), /*retried=*/false, now);
+      }
+      break;
+    }
     case Phase::kConnecting: {
       // Back from authorizing with the initialize refused: send it again.
       const std::vector<RpcId> inits = held(Kind::kInitialize);
       if (from == Phase::kAuthorizing && !inits.empty()) {
         resend(inits);
       } else {
-        BeginSession(now);
+        // After the probe the attempt goes on; anything else begins one.
+        if (from != Phase::kDiscovering) NewAttempt(now);
+        SendInitialize(now);
       }
       break;
     }
@@ -165,6 +190,7 @@ void Session::Impl::EnterPhase(Phase next, TimePoint now) {
       attempt_deadline_.reset();
       backoff_ = Duration::zero();
       reason_.clear();
+      probed_ = false;
       if (!served_) Log(LogLevel::kDebug, "ready");
       served_ = true;
       resend(held(Kind::kCall));
@@ -210,7 +236,9 @@ void Session::Impl::EnterPhase(Phase next, TimePoint now) {
 
 // --- the handshake ---
 
-void Session::Impl::BeginSession(TimePoint now) {
+// Everything of the previous attempt ends: a new upstream session (or, on the
+// modern wire, a new generation of requests) begins.
+void Session::Impl::NewAttempt(TimePoint now) {
   // The old session's stream and listing end here; calls still in flight on
   // it run on, and what becomes of them is the retry table's to say.
   AbortGeneration(gen_);
@@ -224,7 +252,7 @@ void Session::Impl::BeginSession(TimePoint now) {
   retry_at_.reset();
   std::vector<RpcId> pages;
   for (auto& [id, req] : requests_) {
-    if (req.kind == Kind::kListTools || req.kind == Kind::kInitialize) pages.push_back(id);
+    if (req.kind != Kind::kCall) pages.push_back(id);
     if (req.kind == Kind::kCall && req.held) {
       req.held = false;
       waiting_.push_back(id);
@@ -234,15 +262,25 @@ void Session::Impl::BeginSession(TimePoint now) {
   listing_ = Listing{};  // the new session lists anyway
   const Duration budget = served_ ? limits_.request_deadline : limits_.first_attempt_deadline;
   attempt_deadline_ = now + budget;
+}
+
+void Session::Impl::SendInitialize(TimePoint now) {
+  const Duration budget = served_ ? limits_.request_deadline : limits_.first_attempt_deadline;
   Request& req = NewRequest(Kind::kInitialize, *attempt_deadline_, budget);
-  req.body = BuildInitialize(req.rpc_id, kClientVersion);
   Log(LogLevel::kDebug, served_ ? "opening a new session" : "initializing");
   SendRequest(req, now);
 }
 
 void Session::Impl::OnInitializeResponse(const Message& msg, const std::string& session_id,
                                          TimePoint now) {
-  if (msg.is_error) return FailAttempt("initialize failed: " + RpcError(msg), now);
+  if (msg.is_error) {
+    // A 2026-07-28 server refuses initialize with one of its own errors.
+    if (IsModernErrorCode(msg.error_code) &&
+        ProbeAfterInitialize("initialize refused with " + RpcError(msg), now)) {
+      return;
+    }
+    return FailAttempt("initialize failed: " + RpcError(msg), now);
+  }
   // Whatever else is wrong, a session the server made is ours to DELETE.
   if (ValidSessionId(session_id)) {
     session_id_ = session_id;
@@ -288,6 +326,7 @@ void Session::Impl::FailAttempt(const std::string& reason, TimePoint now) {
   for (RpcId id : ids) DropRequest(id);
   listing_ = Listing{};
   attempt_deadline_.reset();
+  probed_ = false;
   AbandonSession(/*expired=*/false, now);
   if (served_) {
     Log(LogLevel::kInfo, "could not open a new session: " + reason);
@@ -332,7 +371,10 @@ void Session::Impl::SessionExpired(const std::string& why, TimePoint now) {
 void Session::Impl::NeedAuthorization(int http_status, std::string_view www_authenticate,
                                       TimePoint now) {
   if (phase_ == Phase::kAuthorizing) return;  // once per wait
-  if (phase_ != Phase::kConnecting && phase_ != Phase::kListing && phase_ != Phase::kReady) return;
+  if (phase_ != Phase::kDiscovering && phase_ != Phase::kConnecting && phase_ != Phase::kListing &&
+      phase_ != Phase::kReady) {
+    return;
+  }
   Abort(listen_transfer_);
   listen_transfer_ = 0;
   EnterPhase(Phase::kAuthorizing, now);
@@ -345,7 +387,7 @@ void Session::Impl::OnAuthorized(TimePoint now) {
   if (phase_ != Phase::kAuthorizing) return;
   Log(LogLevel::kDebug, "authorized");
   // The session expired while waiting: a new one, with the held calls queued.
-  if (auth_resume_ == Phase::kReady && !have_session_) {
+  if (auth_resume_ == Phase::kReady && !have_session_ && era_ != Era::kModern) {
     return EnterPhase(Phase::kConnecting, now);
   }
   EnterPhase(auth_resume_, now);
@@ -353,7 +395,9 @@ void Session::Impl::OnAuthorized(TimePoint now) {
 
 void Session::Impl::OnAuthorizationFailed(const std::string& reason, TimePoint now) {
   if (phase_ != Phase::kAuthorizing) return;
-  if (auth_resume_ != Phase::kReady || !have_session_) return FailAttempt(reason, now);
+  if (auth_resume_ != Phase::kReady || (!have_session_ && era_ != Era::kModern)) {
+    return FailAttempt(reason, now);
+  }
   // A ready server stays ready: what waited on the credentials fails.
   FailWaiting(reason, now);
   EnterPhase(Phase::kReady, now);
@@ -363,7 +407,7 @@ void Session::Impl::OnAuthorizationFailed(const std::string& reason, TimePoint n
 
 void Session::Impl::Start(TimePoint now) {
   if (phase_ != Phase::kIdle) return;
-  EnterPhase(Phase::kConnecting, now);
+  EnterPhase(AttemptPhase(), now);
 }
 
 void Session::Impl::Shutdown(TimePoint now) {
@@ -375,7 +419,7 @@ void Session::Impl::OnTimer(TimePoint now) {
   if (phase_ == Phase::kClosed || phase_ == Phase::kIdle) return;
   if (phase_ == Phase::kBackingOff && retry_at_ && now >= *retry_at_) {
     retry_at_.reset();
-    EnterPhase(Phase::kConnecting, now);
+    EnterPhase(AttemptPhase(), now);
   }
   std::vector<TransferId> late;
   for (const auto& [id, t] : transfers_) {
@@ -397,6 +441,9 @@ void Session::Impl::OnTimer(TimePoint now) {
     Request& req = it->second;
     const std::string why = "timed out after " + base::DescribeDuration(req.budget);
     switch (req.kind) {
+      case Kind::kDiscover:
+        OnDiscoverTimeout(id, now);
+        break;
       case Kind::kInitialize:
         FailAttempt(why + " initializing", now);
         break;
@@ -409,11 +456,14 @@ void Session::Impl::OnTimer(TimePoint now) {
         }
         break;
       case Kind::kCall: {
+        // On the modern wire, closing the request's stream (DropRequest
+        // aborts it) is the cancellation.
         const bool live = req.gen != 0 && (req.transfer != 0 || req.resume_at.has_value());
+        const bool tell = live && !req.modern;
         const uint64_t gen = req.gen;
         FinishCall(req, CallErrorKind::kTransport, why);
         DropRequest(id);
-        if (live) Notify(BuildCancelled(id, "timed out"), /*must=*/true, gen, now);
+        if (tell) Notify(BuildCancelled(id, "timed out"), /*must=*/true, gen, now);
         break;
       }
     }
@@ -500,6 +550,11 @@ void Session::Call(CallId id, std::string tool, std::string arguments_json, Time
 void Session::Cancel(CallId id, TimePoint now) { MCPGW_SESSION_EVENT(Cancel(id, now), now); }
 void Session::Shutdown(TimePoint now) { MCPGW_SESSION_EVENT(Shutdown(now), now); }
 void Session::SetAuthorization(Secret value) { impl_->authorization_ = std::move(value); }
+void Session::SetEraHint(std::string_view version) {
+  if (impl_->phase_ == Phase::kIdle && IsSupportedProtocolVersion(version)) {
+    impl_->era_ = Era::kLegacy;
+  }
+}
 void Session::OnAuthorized(TimePoint now) { MCPGW_SESSION_EVENT(OnAuthorized(now), now); }
 void Session::OnAuthorizationFailed(std::string reason, TimePoint now) {
   MCPGW_SESSION_EVENT(OnAuthorizationFailed(reason, now), now);

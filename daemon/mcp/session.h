@@ -61,13 +61,18 @@ std::string_view StatusName(Status s);  // "loading", "ready", "error"
 // while it re-initializes, backs off or authorizes; its calls wait or fail.
 enum class Phase {
   kIdle,         // constructed; Start() not called yet
-  kConnecting,   // a new upstream session's handshake: initialize, then
-                 // notifications/initialized (a protocol-discovery step for
-                 // the stateless revision would come before it)
+  kDiscovering,  // the era probe of a new attempt: server/discover at
+                 // 2026-07-28 (asked once more at a version a refusal lists).
+                 // A modern answer lists tools next; anything else means a
+                 // 2025 server, initialized next. Skipped while the server is
+                 // known to speak 2025-11-25 and behaves like it.
+  kConnecting,   // a legacy upstream session's handshake: initialize, then
+                 // notifications/initialized
   kListing,      // the new session lists every page of tools; it serves
                  // nothing before that (a restarted server may have others)
   kReady,        // serving calls; list_changed re-lists in the background;
-                 // the standalone GET stream is open (or not offered)
+                 // the standalone GET stream (modern: a subscriptions/listen
+                 // request) is open, or not offered
   kBackingOff,   // no usable session: the last attempt failed and the next
                  // starts after the back-off (1 s doubling to 60 s), or at
                  // once when a ready server gets a call
@@ -171,7 +176,7 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   // --- events ---
-  // Begins the first attempt (initialize, notifications/initialized, tools/list…).
+  // Begins the first attempt (server/discover or initialize, then tools/list…).
   void Start(TimePoint now);
   // Response status and headers of a transfer, once, before any body bytes.
   void OnResponseHead(TransferId id, const ResponseHead& head, TimePoint now);
@@ -185,7 +190,8 @@ class Session {
   // for byte). Ends in exactly one CallFinished unless cancelled first.
   void Call(CallId id, std::string tool, std::string arguments_json, TimePoint now);
   // The caller no longer wants the call: abort its transfer and tell the
-  // server (notifications/cancelled). No CallFinished follows.
+  // server (notifications/cancelled; on the modern wire closing the request's
+  // stream is the cancellation). No CallFinished follows.
   void Cancel(CallId id, TimePoint now);
   // Daemon stopping or server retired: abort everything, fail pending calls
   // as transport ("gateway shutting down"), DELETE the session if one exists.
@@ -203,6 +209,12 @@ class Session {
   // when ready, the waiting calls fail as transport with `reason`.
   void OnAuthorizationFailed(std::string reason, TimePoint now);
 
+  // What the daemon learned earlier about this server's origin (EraCache):
+  // the protocol version it spoke. A 2025 version skips the server/discover
+  // probe until the server behaves otherwise; anything else changes nothing.
+  // Call before Start.
+  void SetEraHint(std::string_view version);
+
   // --- outputs ---
   std::vector<Action> TakeActions();
   std::optional<TimePoint> NextWakeup() const;
@@ -212,7 +224,9 @@ class Session {
   Status status() const;
   const std::string& reason() const;              // empty unless status is kError
   std::shared_ptr<const ToolList> tools() const;  // never null
-  const std::string& protocol_version() const;    // negotiated, empty before
+  // "2026-07-28" on the modern wire, else what initialize negotiated; empty
+  // before the first attempt got that far.
+  const std::string& protocol_version() const;
 
  private:
   struct Impl;

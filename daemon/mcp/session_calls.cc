@@ -7,6 +7,7 @@
 
 #include "base/text.h"
 #include "daemon/mcp/convert.h"
+#include "daemon/mcp/modern_wire.h"
 #include "daemon/mcp/session_impl.h"
 
 namespace mcpgw::mcp {
@@ -22,11 +23,12 @@ constexpr long kMaxResumeDelayMs = 10'000;
 // The retry table: what becomes of a request whose transfer ended without an
 // answer. A request is sent again only when the server cannot have taken it.
 enum class Remedy {
-  kResend,  // once, in a new session (the old one is gone)
-  kHold,    // until the driver has credentials (OnAuthorized sends it again)
-  kResume,  // GET + Last-Event-ID, when the stream gave an event id and its
-            // session is still the current one
-  kFail,    // the request fails; a call as transport
+  kResend,   // once, in a new session (the old one is gone)
+  kReprobe,  // once, after probing the server's era again (and listing anew)
+  kHold,     // until the driver has credentials (OnAuthorized sends it again)
+  kResume,   // GET + Last-Event-ID, when the stream gave an event id and its
+             // session is still the current one
+  kFail,     // the request fails; a call as transport
 };
 struct RetryRule {
   Loss loss;
@@ -43,6 +45,9 @@ constexpr RetryRule kRetryRules[] = {
     {Loss::kBroken, Remedy::kResume, true},
     // The resumption failed (a 404 included): nothing more can be learnt.
     {Loss::kResumeFailed, Remedy::kFail, true},
+    // A 400 that says the server may speak another era now: it refused the
+    // request before running it.
+    {Loss::kRejected, Remedy::kReprobe, false},
     // An answer that is no result: an HTTP error, an invalid or oversized
     // response; or a transfer that never reached the server.
     {Loss::kFailed, Remedy::kFail, false},
@@ -86,6 +91,7 @@ Session::Impl::Request& Session::Impl::NewRequest(Kind kind, TimePoint deadline,
 void Session::Impl::StartListing(TimePoint now) {
   listing_ = Listing{};
   listing_.active = true;
+  listed_at_ = now;
   RequestPage(std::nullopt, now);
 }
 
@@ -96,7 +102,7 @@ void Session::Impl::RequestPage(const std::optional<std::string>& cursor, TimePo
                                     : limits_.first_attempt_deadline;
   Request& req = NewRequest(Kind::kListTools,
                             attempt ? *attempt_deadline_ : now + limits_.request_deadline, budget);
-  req.body = BuildToolsList(req.rpc_id, cursor);
+  req.cursor = cursor;
   if (attempt) {
     SendRequest(req, now);
   } else {
@@ -106,6 +112,10 @@ void Session::Impl::RequestPage(const std::optional<std::string>& cursor, TimePo
 
 void Session::Impl::OnPage(const rapidjson::Value& result, TimePoint now) {
   std::string error;
+  if (ResultTypeOf(result) != ResultType::kComplete) {
+    return FailListing("tools/list answered with a result that is not complete", now);
+  }
+  if (era_ == Era::kModern) ReadAnnotations(result);
   if (!result.IsObject() || !AppendToolsPage(result, ToolLimits{}, listing_.tools, error)) {
     return FailListing("invalid tools/list result", now);
   }
@@ -130,6 +140,17 @@ void Session::Impl::OnPage(const rapidjson::Value& result, TimePoint now) {
 
   ToolList tools = std::move(listing_.tools);
   SortAndDedupTools(tools);
+  // Tools whose x-mcp-header annotations are invalid cannot be called on the
+  // modern wire: they are left out (the revision's rule), the rest stay.
+  const std::vector<std::string>& refused = listing_.refused;
+  tools.erase(std::remove_if(tools.begin(), tools.end(),
+                             [&](const Tool& t) {
+                               return std::find(refused.begin(), refused.end(), t.name) !=
+                                      refused.end();
+                             }),
+              tools.end());
+  param_headers_ = std::move(listing_.param_headers);
+  if (era_ == Era::kModern) fresh_until_ = now + listing_.ttl.value_or(Duration::zero());
   const bool again = listing_.again;
   listing_ = Listing{};
   Log(LogLevel::kDebug, "listed " + std::to_string(tools.size()) + " tools");
@@ -174,7 +195,7 @@ void Session::Impl::ToolsChanged(TimePoint now) {
 void Session::Impl::Dispatch(Request& req, TimePoint now) {
   if (phase_ == Phase::kReady) return SendRequest(req, now);
   waiting_.push_back(req.rpc_id);
-  if (phase_ == Phase::kBackingOff && served_) EnterPhase(Phase::kConnecting, now);
+  if (phase_ == Phase::kBackingOff && served_) EnterPhase(AttemptPhase(), now);
 }
 
 void Session::Impl::SendWaiting(TimePoint now) {
@@ -198,10 +219,11 @@ void Session::Impl::Call(CallId id, std::string tool, std::string arguments_json
   if (calls_.count(id)) return refuse("duplicate call id");
   Request& req = NewRequest(Kind::kCall, now + limits_.call_deadline, limits_.call_deadline);
   req.call_id = id;
-  req.params = BuildToolsCallParams(tool, arguments_json);
-  req.body = BuildRequest(req.rpc_id, "tools/call", req.params);
+  req.tool = std::move(tool);
+  req.arguments = std::move(arguments_json);
   calls_[id] = req.rpc_id;
   Dispatch(req, now);
+  RefreshIfStale(now);
 }
 
 void Session::Impl::FinishCall(Request& req, CallErrorKind kind, std::string text) {
@@ -225,11 +247,14 @@ void Session::Impl::Cancel(CallId id, TimePoint now) {
   if (req == requests_.end()) return;
   // Only a request the server may hold needs telling: one in flight, or
   // between its stream and the resumption.
+  // On the modern wire closing its stream (DropRequest aborts it) is the
+  // cancellation itself.
   const bool live =
       req->second.gen != 0 && (req->second.transfer != 0 || req->second.resume_at.has_value());
+  const bool tell = live && !req->second.modern;
   const uint64_t gen = req->second.gen;
   DropRequest(rpc_id);
-  if (live) Notify(BuildCancelled(rpc_id, "cancelled by the client"), /*must=*/true, gen, now);
+  if (tell) Notify(BuildCancelled(rpc_id, "cancelled by the client"), /*must=*/true, gen, now);
 }
 
 void Session::Impl::DropRequest(RpcId rpc_id) {
@@ -249,6 +274,8 @@ void Session::Impl::OnResponse(RpcId rpc_id, const Message& msg, TimePoint now) 
   req.transfer = 0;
   req.resume_at.reset();
   switch (req.kind) {
+    case Kind::kDiscover:
+      return;  // answered through OnDiscoverAnswer
     case Kind::kInitialize: {
       const std::string session_id = std::move(req.head_session_id);
       DropRequest(rpc_id);
@@ -268,6 +295,11 @@ void Session::Impl::OnResponse(RpcId rpc_id, const Message& msg, TimePoint now) 
                    "error " + std::to_string(msg.error_code) + ": " + msg.error_message);
       } else if (!msg.result->IsObject()) {
         FinishCall(req, CallErrorKind::kTransport, "invalid tools/call result");
+      } else if (ResultTypeOf(*msg.result) == ResultType::kInputRequired) {
+        // The gateway declares no client capabilities: it cannot answer.
+        FinishCall(req, CallErrorKind::kBackend, InputRequiredText(*msg.result));
+      } else if (ResultTypeOf(*msg.result) == ResultType::kInvalid) {
+        FinishCall(req, CallErrorKind::kTransport, "invalid tools/call result: unknown resultType");
       } else {
         ConvertedResult converted = ConvertCallResult(*msg.result);
         FinishCall(req, converted.is_error ? CallErrorKind::kBackend : CallErrorKind::kNone,
@@ -291,7 +323,8 @@ void Session::Impl::Lose(RpcId rpc_id, Loss loss, std::string reason, TimePoint 
   // A second 404 for a request sent again fails it; its session is gone all
   // the same.
   const bool expired = loss == Loss::kExpired && req.gen == gen_;
-  if (remedy == Remedy::kResend && (req.resent || req.kind == Kind::kInitialize)) {
+  if ((remedy == Remedy::kResend || remedy == Remedy::kReprobe) &&
+      (req.resent || req.kind == Kind::kInitialize || req.kind == Kind::kDiscover)) {
     remedy = Remedy::kFail;
   }
   if (remedy == Remedy::kHold && phase_ != Phase::kAuthorizing) remedy = Remedy::kFail;
@@ -314,7 +347,21 @@ void Session::Impl::Lose(RpcId rpc_id, Loss loss, std::string reason, TimePoint 
       if (gen == gen_) return SessionExpired(reason, now);
       // The session was replaced already: the new one sends it.
       if (phase_ == Phase::kReady) SendWaiting(now);
-      if (phase_ == Phase::kBackingOff && served_) EnterPhase(Phase::kConnecting, now);
+      if (phase_ == Phase::kBackingOff && served_) EnterPhase(AttemptPhase(), now);
+      return;
+    case Remedy::kReprobe:
+      // A listing needs no resend: the new attempt lists from the start.
+      if (req.kind == Kind::kListTools) {
+        DropRequest(rpc_id);
+      } else {
+        req.resent = true;
+        Log(LogLevel::kDebug, "tools/call refused (" + reason +
+                                  "): sending it again once the server's era is probed");
+        waiting_.push_back(rpc_id);
+      }
+      if (gen == gen_) return EraMayHaveChanged(reason, now);
+      if (phase_ == Phase::kReady) SendWaiting(now);
+      if (phase_ == Phase::kBackingOff && served_) EnterPhase(AttemptPhase(), now);
       return;
     case Remedy::kHold:
       req.held = true;
@@ -343,6 +390,7 @@ void Session::Impl::FailRequest(Request& req, const std::string& reason, TimePoi
   Abort(req.transfer);
   req.transfer = 0;
   switch (req.kind) {
+    case Kind::kDiscover:
     case Kind::kInitialize:
       return FailAttempt(reason, now);
     case Kind::kListTools:

@@ -8,6 +8,10 @@
 //   session_wire.cc    transfers: per-request headers, response heads and
 //                      bodies (JSON or SSE, bounded), resumption, the GET
 //                      stream, the notification queue, server messages
+//   session_era.cc     the protocol era: the server/discover probe and its
+//                      verdict, noticing that a server changed era, and
+//                      building each request for the wire it is sent on
+//                      (2026-07-28's _meta and headers, or 2025-11-25's)
 //
 // Who owns what: the session owns its requests (keyed by JSON-RPC id) and its
 // transfers (keyed by TransferId). A request points at its live transfer; a
@@ -26,10 +30,18 @@
 #include <vector>
 
 #include "daemon/mcp/jsonrpc.h"
+#include "daemon/mcp/param_headers.h"
 #include "daemon/mcp/session.h"
 #include "daemon/mcp/sse_decoder.h"
 
 namespace mcpgw::mcp {
+
+// The version the client names in clientInfo.
+#ifdef MCPGW_VERSION
+inline constexpr std::string_view kClientVersion = MCPGW_VERSION;
+#else
+inline constexpr std::string_view kClientVersion = "0.0.0";
+#endif
 
 // What ended a request's transfer without an answer (the retry table's rows).
 enum class Loss {
@@ -38,24 +50,45 @@ enum class Loss {
   kBroken,        // the exchange broke, or its stream ended, before the answer,
                   // after the request may have reached the server
   kResumeFailed,  // a GET resuming that stream failed (404 included)
+  kRejected,      // its POST was answered 400 in a way that says the server
+                  // may have changed era: on the legacy wire any 400 to a
+                  // request of the session; on the modern wire a 400 that is
+                  // no 2026-07-28 error, or a header mismatch or unsupported
+                  // version. The server did not run it.
   kFailed,        // anything else: an HTTP error, an invalid response, a
                   // transfer that never reached the server
+};
+
+// Which protocol era the server speaks, as far as this session knows.
+enum class Era {
+  kUnknown,  // not probed yet, or the last assumption failed: probe
+  kLegacy,   // 2025-11-25 and earlier: initialize, a session, the GET stream
+  kModern,   // 2026-07-28: stateless, _meta and headers on every request
 };
 
 struct Session::Impl {
   // A JSON-RPC request the client sent, or will send, and waits on. It may
   // span several transfers: the POST, GETs resuming its SSE stream, and one
-  // resend in a new session when the server answered that very POST 404.
-  enum class Kind { kInitialize, kListTools, kCall };
+  // resend in a new session when the server answered that very POST 404 (or
+  // 400 in a way that says its era changed).
+  enum class Kind { kDiscover, kInitialize, kListTools, kCall };
   struct Request {
     Kind kind = Kind::kCall;
     RpcId rpc_id = 0;
+    // What the request asks; its body and protocol headers are built from
+    // these for the wire it is sent on, each time it is sent (BuildWire).
+    std::string tool;                   // kCall
+    std::string arguments;              // kCall: the host's bytes, never re-serialized
+    std::optional<std::string> cursor;  // kListTools
+    std::string version;                // kDiscover: the version asked about
+    bool modern = false;                // last sent on the modern wire
     std::string body;
+    std::vector<std::pair<std::string, std::string>> wire_headers;
     TimePoint deadline;
     Duration budget{};          // how long it may take, for the timeout reason
     TransferId transfer = 0;    // the live transfer, 0 when none
     uint64_t gen = 0;           // the session its POST went to; 0 while never sent
-    bool resent = false;        // already sent again once after a 404
+    bool resent = false;        // already sent again once (after a 404 or a 400)
     bool held = false;          // refused 401/403: waits for authorization
     std::string last_event_id;  // for Last-Event-ID when its stream breaks
     std::optional<long> retry_ms;
@@ -82,6 +115,9 @@ struct Session::Impl {
     bool head = false;  // the response head arrived
     int http_status = 0;
     BodyKind body = BodyKind::kUnknown;
+    // An error status whose JSON body is read to learn what it means (the
+    // modern wire's errors, a discover probe's answer).
+    bool error_body = false;
     std::string json;
     std::unique_ptr<SseDecoder> sse;
     size_t bytes_in = 0;
@@ -102,13 +138,20 @@ struct Session::Impl {
     // keep the memory bounded whatever the cursors' length.
     std::unordered_set<size_t> cursors;
     int pages = 0;
+    // The modern wire: each tool's x-mcp-header annotations (tools without
+    // any are absent), the tools refused for invalid ones, and how long the
+    // listing stays fresh (the shortest ttlMs of its pages).
+    std::map<std::string, ParamHeaders> param_headers;
+    std::vector<std::string> refused;
+    std::optional<Duration> ttl;
   };
 
   Impl(std::string name, config::RemoteServer server, SessionLimits limits);
 
   // session.cc: phases.
   void EnterPhase(Phase next, TimePoint now);
-  void BeginSession(TimePoint now);
+  void NewAttempt(TimePoint now);
+  void SendInitialize(TimePoint now);
   void OnInitializeResponse(const Message& msg, const std::string& session_id, TimePoint now);
   void HandshakeDone(TimePoint now);
   void FailAttempt(const std::string& reason, TimePoint now);
@@ -166,6 +209,19 @@ struct Session::Impl {
   void HandleEvent(TransferId id, const SseEvent& event, TimePoint now);
   void HandleServerMessage(const Message& msg, uint64_t gen, TimePoint now);
 
+  // session_era.cc: the protocol era.
+  Phase AttemptPhase() const;
+  void SendDiscover(std::string version, bool retried, TimePoint now);
+  void OnDiscoverAnswer(RpcId rpc_id, int http_status, const rapidjson::Value* message,
+                        TimePoint now);
+  void OnDiscoverTimeout(RpcId rpc_id, TimePoint now);
+  bool ProbeAfterInitialize(const std::string& why, TimePoint now);
+  void OnErrorAnswer(RpcId rpc_id, int http_status, const rapidjson::Value* message, TimePoint now);
+  void EraMayHaveChanged(const std::string& why, TimePoint now);
+  void BuildWire(Request& req);
+  bool ReadAnnotations(const rapidjson::Value& result);
+  void RefreshIfStale(TimePoint now);
+
   std::string name_;
   config::RemoteServer server_;
   SessionLimits limits_;
@@ -176,6 +232,14 @@ struct Session::Impl {
   std::string reason_;   // why the last attempt failed (status error before ready)
   std::shared_ptr<const ToolList> tools_;
   std::string protocol_version_;
+
+  // The protocol era (session_era.cc).
+  Era era_ = Era::kUnknown;
+  bool probed_ = false;              // this attempt sent server/discover (once per attempt)
+  bool tools_list_changed_ = false;  // modern: the server sends tools/list_changed
+  std::map<std::string, ParamHeaders> param_headers_;  // modern: by tool name
+  std::optional<TimePoint> fresh_until_;               // modern: the listing's ttlMs
+  std::optional<TimePoint> listed_at_;                 // modern: the last listing began
 
   // The upstream session: its id (empty when the server uses none) and its
   // generation, bumped by every initialize sent.

@@ -9,6 +9,7 @@
 #include "base/text.h"
 #include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/convert.h"
+#include "daemon/mcp/modern_wire.h"
 #include "daemon/mcp/session_impl.h"
 
 namespace mcpgw::mcp {
@@ -21,6 +22,8 @@ constexpr size_t kMaxNotifyTransfers = 32;  // notification and reply POSTs in f
 // Replies to server requests waiting for a slot; past this a flooding server's
 // pings go unanswered (and the log says so). Cancellations always wait.
 constexpr size_t kMaxQueuedReplies = 256;
+// The JSON body of an error status, read to learn what the refusal means.
+constexpr size_t kMaxErrorBodyBytes = 64u << 10;
 
 // "application/json; charset=utf-8" → "application/json".
 std::string MediaType(std::string_view content_type) {
@@ -75,12 +78,14 @@ TransferId Session::Impl::StartHttp(Purpose purpose, HttpMethod method, std::str
   t.rpc_id = rpc_id;
   t.gen = gen_;
   bool initialize = false;
+  bool modern = false;
   switch (purpose) {
     case Purpose::kRequest: {
       auto it = requests_.find(rpc_id);
       if (it != requests_.end()) {
         t.deadline = it->second.deadline;
         initialize = it->second.kind == Kind::kInitialize;
+        modern = it->second.modern;
       }
       break;
     }
@@ -95,7 +100,7 @@ TransferId Session::Impl::StartHttp(Purpose purpose, HttpMethod method, std::str
       t.deadline = now + limits_.notify_deadline;
       break;
   }
-  t.carried_session = !initialize && !session_id_.empty();
+  t.carried_session = !initialize && !modern && !session_id_.empty();
   StartTransfer start{id, method, &server_, RequestHeaders(t, last_event_id, initialize), {}};
   if (method == HttpMethod::kPost) start.body = std::move(body);
   if (purpose == Purpose::kNotify) ++notify_transfers_;
@@ -104,8 +109,10 @@ TransferId Session::Impl::StartHttp(Purpose purpose, HttpMethod method, std::str
   return id;
 }
 
-// The one place request headers are decided (a protocol revision that puts
-// the method and name into headers adds them here).
+// The one place request headers are decided. The modern wire carries the
+// protocol headers each request was built with (BuildWire) and no session;
+// the legacy wire the session id and negotiated version, except initialize,
+// which opens a new session and carries neither.
 std::vector<std::pair<std::string, std::string>> Session::Impl::RequestHeaders(
     const Transfer& t, std::string_view last_event_id, bool initialize) const {
   std::vector<std::pair<std::string, std::string>> headers;
@@ -115,8 +122,18 @@ std::vector<std::pair<std::string, std::string>> Session::Impl::RequestHeaders(
   } else if (t.method == HttpMethod::kGet) {
     headers.emplace_back("Accept", kEventStream);
   }
-  // initialize opens a new session: it carries neither header.
-  if (!initialize) {
+  const Request* req = nullptr;
+  if (t.purpose == Purpose::kRequest) {
+    auto it = requests_.find(t.rpc_id);
+    if (it != requests_.end()) req = &it->second;
+  }
+  if (req != nullptr && req->modern) {
+    headers.insert(headers.end(), req->wire_headers.begin(), req->wire_headers.end());
+  } else if (t.purpose == Purpose::kListen && era_ == Era::kModern) {
+    for (auto& h : ModernHeaders(protocol_version_, "subscriptions/listen")) {
+      headers.push_back(std::move(h));
+    }
+  } else if (!initialize) {
     if (!session_id_.empty()) headers.emplace_back("Mcp-Session-Id", session_id_);
     if (!protocol_version_.empty()) {
       headers.emplace_back("MCP-Protocol-Version", protocol_version_);
@@ -152,6 +169,7 @@ void Session::Impl::AbortGeneration(uint64_t gen) {
 }
 
 void Session::Impl::SendRequest(Request& req, TimePoint now) {
+  BuildWire(req);
   req.resume_at.reset();
   req.last_event_id.clear();
   req.retry_ms.reset();
@@ -207,10 +225,23 @@ void Session::Impl::PumpNotices(TimePoint now) {
 
 // --- the standalone GET stream ---
 
+// The legacy wire's standalone GET stream; on the modern wire a
+// subscriptions/listen request opting in to tools/list_changed, when the
+// server said it sends those.
 void Session::Impl::OpenListen(TimePoint now) {
-  if (phase_ != Phase::kReady || !have_session_ || listen_unsupported_ || listen_transfer_ != 0) {
+  if (phase_ != Phase::kReady || listen_unsupported_ || listen_transfer_ != 0) return;
+  if (era_ == Era::kModern) {
+    if (!tools_list_changed_) return;
+    listen_retry_at_.reset();
+    listen_progress_ = false;
+    const RpcId id = next_rpc_id_++;
+    listen_transfer_ = StartHttp(
+        Purpose::kListen, HttpMethod::kPost,
+        BuildRequest(id, "subscriptions/listen", ListenParams(protocol_version_, kClientVersion)),
+        0, now);
     return;
   }
+  if (!have_session_) return;
   listen_retry_at_.reset();
   listen_progress_ = false;
   listen_transfer_ = StartHttp(Purpose::kListen, HttpMethod::kGet, "", 0, now);
@@ -231,8 +262,9 @@ void Session::Impl::ListenEnded(TimePoint now, bool reopen_now) {
     listen_backoff_ = std::min(listen_backoff_ * 2, limits_.backoff_max);
   }
   listen_retry_at_ = now + listen_backoff_;
-  Log(LogLevel::kDebug,
-      "GET stream ended; reopening it in " + base::DescribeDuration(listen_backoff_));
+  Log(LogLevel::kDebug, std::string(era_ == Era::kModern ? "subscriptions/listen" : "GET") +
+                            " stream ended; reopening it in " +
+                            base::DescribeDuration(listen_backoff_));
 }
 
 void Session::Impl::OnListenHead(TransferId id, Transfer& t, const ResponseHead& head,
@@ -249,6 +281,18 @@ void Session::Impl::OnListenHead(TransferId id, Transfer& t, const ResponseHead&
   const uint64_t gen = t.gen;
   Abort(id);
   if (gen != gen_) return;
+  if (era_ == Era::kModern) {
+    // Answered at once (2xx): the subscription ended; reopened after a
+    // back-off. Refused (4xx): the server offers none.
+    if (head.status >= 400 && head.status < 500) {
+      listen_unsupported_ = true;
+      Log(LogLevel::kDebug, "the server refused subscriptions/listen (" +
+                                StatusReason(head.status) + "); tools are listed again " +
+                                "when the listing is stale");
+      return;
+    }
+    return ListenEnded(now);
+  }
   if (head.status == 405) {
     listen_unsupported_ = true;
     Log(LogLevel::kDebug, "the server offers no GET stream (HTTP 405)");
@@ -307,13 +351,35 @@ void Session::Impl::OnHead(TransferId id, const ResponseHead& head, TimePoint no
   if (head.status == 404 && t.carried_session) {
     return Lose(rpc_id, Loss::kExpired, StatusReason(head.status), now);
   }
-  if (!Is2xx(head.status)) return Lose(rpc_id, Loss::kFailed, StatusReason(head.status), now);
   const std::string media = MediaType(head.content_type);
+  const Kind kind = req->second.kind;
+  if (!Is2xx(head.status)) {
+    const bool era_hint = head.status == 400 || head.status == 404 || head.status == 405;
+    // A refusal's JSON body says what it means: a discover probe's verdict,
+    // or one of the modern wire's errors.
+    if (!resuming && media == "application/json" &&
+        (kind == Kind::kDiscover || (req->second.modern && era_hint))) {
+      t.body = BodyKind::kJson;
+      t.error_body = true;
+      return;
+    }
+    if (kind == Kind::kDiscover) return OnDiscoverAnswer(rpc_id, head.status, nullptr, now);
+    if (kind == Kind::kInitialize && era_hint &&
+        ProbeAfterInitialize(StatusReason(head.status), now)) {
+      return;
+    }
+    if (head.status == 400 && (t.carried_session || req->second.modern)) {
+      return Lose(rpc_id, Loss::kRejected, StatusReason(head.status), now);
+    }
+    return Lose(rpc_id, Loss::kFailed, StatusReason(head.status), now);
+  }
   if (media == "application/json" && !resuming) {
     t.body = BodyKind::kJson;
   } else if (media == kEventStream) {
     t.body = BodyKind::kSse;
     t.sse = std::make_unique<SseDecoder>(limits_.max_sse_event_bytes);
+  } else if (kind == Kind::kDiscover) {
+    return OnDiscoverAnswer(rpc_id, head.status, nullptr, now);
   } else if (head.status == 202) {
     return Lose(rpc_id, Loss::kFailed, "server accepted the request without answering it", now);
   } else {
@@ -347,6 +413,11 @@ void Session::Impl::OnData(TransferId id, std::string_view bytes, TimePoint now)
     }
   }
   if (t.body == BodyKind::kJson) {
+    if (t.error_body && t.json.size() + bytes.size() > kMaxErrorBodyBytes) {
+      t.body = BodyKind::kUnknown;  // too long to be a refusal: judged without it
+      t.json.clear();
+      return;
+    }
     t.json.append(bytes);
     return;
   }
@@ -397,13 +468,26 @@ void Session::Impl::HandleEvent(TransferId id, const SseEvent& event, TimePoint 
   }
   const Message msg = ClassifyMessage(doc);
   if (msg.kind == MessageKind::kResponse) {
-    if (msg.int_id && requests_.count(*msg.int_id)) OnResponse(*msg.int_id, msg, now);
+    if (!msg.int_id) return;
+    auto req = requests_.find(*msg.int_id);
+    if (req == requests_.end()) return;
+    if (req->second.kind == Kind::kDiscover) {
+      return OnDiscoverAnswer(*msg.int_id, it->second.http_status, &doc, now);
+    }
+    OnResponse(*msg.int_id, msg, now);
     return;
   }
   HandleServerMessage(msg, gen, now);
 }
 
 void Session::Impl::HandleServerMessage(const Message& msg, uint64_t gen, TimePoint now) {
+  // The modern wire has no server requests (they travel inside results) and
+  // the client sends no responses: one arriving is not answered.
+  if (msg.kind == MessageKind::kRequest && era_ == Era::kModern) {
+    Log(LogLevel::kDebug, "the server sent a request (" + CleanServerText(msg.method, 64) +
+                              ") on the 2026-07-28 wire; not answered");
+    return;
+  }
   if (msg.kind == MessageKind::kRequest) {
     if (msg.method == "ping") {
       Notify(BuildEmptyResult(*msg.id), /*must=*/false, gen, now);
@@ -448,18 +532,33 @@ void Session::Impl::OnDone(TransferId id, const TransferResult& result, TimePoin
   Request& req = it->second;
   req.transfer = 0;
   const bool resuming = t.method == HttpMethod::kGet;
+  const bool discover = req.kind == Kind::kDiscover;
+  if (t.error_body) {
+    // The refusal's body, when it was whole, bounded and JSON.
+    rapidjson::Document doc;
+    std::string error;
+    const JsonLimits limits{kMaxErrorBodyBytes, limits_.max_json_depth};
+    const bool parsed = result.ok && t.body == BodyKind::kJson &&
+                        ParseBoundedJson(t.json, limits, doc, error) && doc.IsObject();
+    if (discover) return OnDiscoverAnswer(t.rpc_id, t.http_status, parsed ? &doc : nullptr, now);
+    return OnErrorAnswer(t.rpc_id, t.http_status, parsed ? &doc : nullptr, now);
+  }
   if (t.body == BodyKind::kJson) {
     if (!result.ok) return Lose(t.rpc_id, Loss::kBroken, TransportReason(result), now);
     rapidjson::Document doc;
     std::string error;
     const JsonLimits limits{limits_.max_response_bytes, limits_.max_json_depth};
     if (!ParseBoundedJson(t.json, limits, doc, error)) {
+      // Whatever a 2025 server makes of the probe, it is no discover result.
+      if (discover) return OnDiscoverAnswer(t.rpc_id, t.http_status, nullptr, now);
       return Lose(t.rpc_id, Loss::kFailed, JsonReason(error), now);
     }
     const Message msg = ClassifyMessage(doc);
     if (msg.kind != MessageKind::kResponse || msg.int_id != t.rpc_id) {
+      if (discover) return OnDiscoverAnswer(t.rpc_id, t.http_status, nullptr, now);
       return Lose(t.rpc_id, Loss::kFailed, "invalid response from server", now);
     }
+    if (discover) return OnDiscoverAnswer(t.rpc_id, t.http_status, &doc, now);
     return OnResponse(t.rpc_id, msg, now);
   }
   if (t.body == BodyKind::kSse) {

@@ -94,9 +94,9 @@ TEST_CASE("libmcpgw: cancelling does not wait for another thread's large write",
   REQUIRE(Blocking(c, "ns", "{}", nullptr).status == MCPGW_OK);  // connected
   daemon.SetReading(false);
 
-  // A's frame is far larger than the socket holds: it stays half-written
+  // A's frame is far larger than the socket holds (about 200 KiB): it stays half-written
   // while the daemon reads nothing.
-  const std::string large = LargeArguments(8u << 20);
+  const std::string large = LargeArguments(1u << 20);
   auto a = std::async(std::launch::async, [&] { return Blocking(c, "big", large, nullptr); });
   REQUIRE(daemon.WaitUnread(64 * 1024));
   mcpgw_cancel* token = mcpgw_cancel_new();
@@ -132,7 +132,7 @@ TEST_CASE("libmcpgw: cancelling a half-written call finishes its frame, then can
   REQUIRE(Blocking(c, "ns", "{}", nullptr).status == MCPGW_OK);
   daemon.SetReading(false);
 
-  const std::string large = LargeArguments(8u << 20);
+  const std::string large = LargeArguments(1u << 20);
   mcpgw_cancel* token = mcpgw_cancel_new();
   auto a = std::async(std::launch::async, [&] { return Blocking(c, "big", large, token); });
   REQUIRE(daemon.WaitUnread(64 * 1024));  // A is half-written
@@ -175,7 +175,7 @@ TEST_CASE("libmcpgw poll: a daemon that stops reading never blocks the host's lo
   auto count = [](void* user, mcpgw_request, mcpgw_status status, const char*, size_t) {
     if (status == MCPGW_OK) ++*static_cast<int*>(user);
   };
-  const std::string large = LargeArguments(4u << 20);
+  const std::string large = LargeArguments(1u << 20);
   // Everything below returns at once though nothing can be written: if any
   // of it blocked, the daemon would never start reading and the test would
   // time out.
@@ -217,7 +217,7 @@ TEST_CASE("libmcpgw poll: requests the daemon never saw go out again after a res
     static_cast<Seen*>(user)->status[id] = status;
   };
   // The large request fills the socket; the small one waits behind it.
-  const std::string large = LargeArguments(4u << 20);
+  const std::string large = LargeArguments(1u << 20);
   const mcpgw_request big =
       mcpgw_start_call_dynamic_tool(c, "ns", "t", large.c_str(), record, &seen);
   const mcpgw_request small = mcpgw_start_call_dynamic_tool(c, "ns", "t", "{}", record, &seen);

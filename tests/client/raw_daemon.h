@@ -149,6 +149,7 @@ class RawDaemon {
   struct Conn {
     int number = 0;
     std::string in;
+    size_t scanned = 0;
     std::string out;
   };
 
@@ -237,11 +238,12 @@ class RawDaemon {
 
   void HandleInput(Conn& c) {
     size_t nl;
-    while ((nl = c.in.find('\n')) != std::string::npos) {
+    while ((nl = c.in.find('\n', c.scanned)) != std::string::npos) {
       Frame f;
       f.conn = c.number;
       f.bytes = c.in.substr(0, nl);
       c.in.erase(0, nl + 1);
+      c.scanned = 0;
       Decode(&f);
       std::string reply;
       if (f.method == "hello") {
@@ -254,6 +256,7 @@ class RawDaemon {
       frames_.push_back(std::move(f));
       cv_.notify_all();
     }
+    c.scanned = c.in.size();  // no newline before here: a long frame is scanned once
   }
 
   std::string path_;

@@ -72,7 +72,8 @@ TEST_CASE("client-owned headers are refused in any case, naming the key as writt
           "[config][headers]") {
   for (const char* name :
        {"Accept", "accept", "ACCEPT", "Mcp-Session-Id", "mcp-session-id", "Last-Event-Id",
-        "last-event-ID", "MCP-Protocol-Version", "mcp-protocol-version"}) {
+        "last-event-ID", "MCP-Protocol-Version", "mcp-protocol-version", "Mcp-Method", "MCP-NAME",
+        "Mcp-Param-Region", "mcp-param-", "MCP-PARAM-X"}) {
     INFO(name);
     Entry e = WithHeaders(std::string("{\"") + name + "\": \"v\"}");
     CHECK_FALSE(e.accepted());
@@ -80,6 +81,7 @@ TEST_CASE("client-owned headers are refused in any case, naming the key as writt
                            ": the client sets this header; it cannot be configured");
   }
   CHECK(WithHeaders("{\"Accept-Language\": \"en\"}").accepted());
+  CHECK(WithHeaders("{\"Mcp-Params\": \"v\", \"X-Mcp-Method\": \"v\"}").accepted());
 }
 
 TEST_CASE("duplicate header names are refused case-insensitively", "[config][headers]") {

@@ -185,6 +185,11 @@ TEST_CASE("unknown type values and ignored keys are notes, not refusals", "[conf
   for (const Note& n : e.notes) CHECK_FALSE(n.likely_mistake);
   CHECK(NoteTexts(OnlyEntry(R"({"url": "http://x", "type": 42})").notes) ==
         std::vector<std::string>{"\"type\" is not a string (got number); ignored"});
+  std::string many = R"({"url": "http://x")";
+  for (int i = 0; i < 25; ++i) many += ", \"k" + std::to_string(i) + "\": 1";
+  CHECK(NoteTexts(OnlyEntry(many + "}").notes) ==
+        std::vector<std::string>{"ignored keys: k0, k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, "
+                                 "k12, k13, k14, k15, k16, k17, k18, k19 and 5 more"});
   for (const char* type : {"http", "HTTP", "streamable-http", "streamableHttp"}) {
     CHECK(OnlyEntry(std::string(R"({"url": "http://x", "type": ")") + type + "\"}").notes.empty());
   }

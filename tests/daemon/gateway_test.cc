@@ -432,5 +432,40 @@ TEST_CASE("gateway: every call and session change is logged at debug", "[gateway
   CHECK(text.find("do-not-log") == std::string::npos);
 }
 
+TEST_CASE("gateway: an origin known to speak 2025-11-25 is initialized without a probe",
+          "[gateway][era]") {
+  Harness h;
+  h.gateway.Load(Config({Remote("alpha", "https://a.test/mcp")}));
+  h.world.Settle();
+  CHECK(h.main.http().Count(HttpMethod::kPost, "server/discover") == 1);
+  h.BringUp(h.main.http(), {"echo"});
+  // beta shares alpha's origin (it lands on the worker), gamma does not (main).
+  h.gateway.Load(
+      Config({Remote("alpha", "https://a.test/mcp"), Remote("beta", "https://a.test/other"),
+              Remote("gamma", "https://c.test/mcp")}));
+  h.world.Settle();
+  CHECK(h.worker.http().Count(HttpMethod::kPost, "server/discover") == 0);
+  CHECK(h.worker.http().Find(HttpMethod::kPost, "initialize"));
+  CHECK(h.main.http().Count(HttpMethod::kPost, "server/discover") == 2);
+}
+
+TEST_CASE("gateway: status shows the era a server was found to speak", "[gateway][era]") {
+  Harness h;
+  h.main.http().legacy_servers = false;
+  h.gateway.Load(Config({Remote("alpha", "https://a.test/mcp")}));
+  h.world.Settle();
+  FakeHttp& http = h.main.http();
+  http.RespondResult(http.Post("server/discover"),
+                     R"({"resultType":"complete","supportedVersions":["2026-07-28"],)"
+                     R"("capabilities":{"tools":{}}})");
+  CHECK(http.Post("tools/list").Header("MCP-Protocol-Version") == "2026-07-28");
+  http.RespondResult(http.Post("tools/list"), Tools({"echo"}));
+  rapidjson::Document status = h.Status();
+  const rapidjson::Value& row = h.Row(status, "alpha");
+  CHECK(std::string(row["status"].GetString()) == "ready");
+  CHECK(std::string(row["protocol_version"].GetString()) == "2026-07-28");
+  CHECK(http.Count(HttpMethod::kPost, "initialize") == 0);
+}
+
 }  // namespace
 }  // namespace mcpgw::testing

@@ -25,9 +25,11 @@ using mcpgw::config::ParseEnv;
 using mcpgw::config::ParseResult;
 
 // Values the fake environment hands out; each must stay out of every output
-// unless the input itself contains it.
+// unless the input itself contains it. The last one holds a reference that
+// must not be expanded again; its tail keeps it apart from the advice text
+// the parser legitimately prints ("write ${env:TOKEN}").
 constexpr std::string_view kEnvValues[] = {"fz-secret-Q7x", "fz secret\r\nX: 1", "ex.com",
-                                           "${env:TOKEN}"};
+                                           "${env:TOKEN}#nz"};
 
 ParseEnv FakeEnv() {
   ParseEnv env;

@@ -106,11 +106,17 @@ Check "status: no call left in flight" WaitFor 10 NoneInFlight
 
 # ---- headers ----------------------------------------------------------------------
 log="$(SdkLog)"
-bad="$(printf '%s' "$log" | Json 'd.requests.filter((r) => r.method !== "initialize" && !r.protocolVersion).length')"
+# The daemon, never told the era, first probes with server/discover (a
+# 2026-07-28 request, which an SDK 1.x server refuses), then initializes.
+Check "the first request is the server/discover probe, then initialize" \
+  test "$(printf '%s' "$log" | Json 'd.requests.slice(0, 2).map((r) => r.method).join(" ")')" = \
+  "server/discover initialize"
+session="$(printf '%s' "$log" | Json 'd.requests.filter((r) => r.method !== "server/discover" && r.method !== "initialize")')"
+bad="$(printf '%s' "$session" | Json 'd.filter((r) => !r.protocolVersion).length')"
 Check "MCP-Protocol-Version on every request after initialize (missing on $bad)" test "$bad" = 0
-version="$(printf '%s' "$log" | Json '[...new Set(d.requests.filter((r) => r.protocolVersion).map((r) => r.protocolVersion))]')"
+version="$(printf '%s' "$session" | Json '[...new Set(d.filter((r) => r.protocolVersion).map((r) => r.protocolVersion))]')"
 Check "the negotiated protocol version is 2025-11-25 (sent: $version)" test "$version" = '["2025-11-25"]'
-bad="$(printf '%s' "$log" | Json 'd.requests.filter((r) => r.method !== "initialize" && !r.sessionId).length')"
+bad="$(printf '%s' "$session" | Json 'd.filter((r) => !r.sessionId).length')"
 Check "Mcp-Session-Id on every request after initialize (missing on $bad)" test "$bad" = 0
 bad="$(printf '%s' "$log" | Json 'd.requests.filter((r) => r.http === "POST" && !(/application\/json/.test(r.accept) && /text\/event-stream/.test(r.accept))).length')"
 Check "every POST accepts application/json and text/event-stream (not on $bad)" test "$bad" = 0

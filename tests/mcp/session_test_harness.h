@@ -101,7 +101,13 @@ inline std::vector<std::string> Names(const Session& s) {
 
 class Harness {
  public:
-  explicit Harness(SessionLimits limits = {}) : session("alpha", TestServer(), limits) {}
+  // `era_hint`: what the daemon's era cache would tell the session. Most
+  // tests are about a 2025-11-25 server the daemon already knows, so the
+  // session initializes at once; an empty hint makes it probe first.
+  explicit Harness(SessionLimits limits = {}, std::string_view era_hint = "2025-11-25")
+      : session("alpha", TestServer(), limits) {
+    session.SetEraHint(era_hint);
+  }
 
   // Moves the session's queued actions into the lists below. Like the
   // daemon's driver before OAuth, it answers AuthorizationNeeded at once with

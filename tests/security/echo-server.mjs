@@ -7,6 +7,9 @@
 //                    error (tool `rpc`) or an isError result (tool `text`)
 //                    holding the echo, or plain "ok" (tool `ok`); `text` and
 //                    `ok` are annotated readOnlyHint: true
+//   /modern...       the same tools on the stateless wire of revision
+//                    2026-07-28 (server/discover answered, no session)
+//   /modern-refuse...  server/discover refused (HTTP 400, -32021) with the echo
 // Every tools/call body is printed to stdout as `BODY <raw request body>`, so
 // the call log's digest can be checked against the bytes that arrived.
 // Every echo is also printed to stdout as `ECHO <text>`, so the test can show
@@ -51,6 +54,17 @@ async function Handle(req, res) {
     return SendJson(res, 400, RpcError(null, -32700, 'Parse error'));
   }
   if (!('id' in message)) return res.writeHead(202).end();
+  const modern = path.startsWith('/modern');
+  if (message.method === 'server/discover' && modern) {
+    if (path.startsWith('/modern-refuse')) {
+      return SendJson(res, 400, RpcError(message.id, -32021, Echo(req)));
+    }
+    return SendJson(
+      res,
+      200,
+      Result(message.id, { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} } }),
+    );
+  }
   if (message.method === 'initialize') {
     if (path.startsWith('/init-error')) return SendJson(res, 200, RpcError(message.id, -32000, Echo(req)));
     if (sessions.size >= kMaxSessions) return SendJson(res, 503, { error: 'too many sessions' });

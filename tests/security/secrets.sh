@@ -62,6 +62,8 @@ WriteConfig() {
   "tls":       $(Entry "https://127.0.0.1:$FAULT_PORT/$P/mcp?$Q"),
   "echo-init": $(Entry "$E/init-error/$P?$Q"),
   "echo":      $(Entry "$E/$P/mcp?$Q"),
+  "modern":    $(Entry "$E/modern/$P/mcp?$Q"),
+  "modern-refuse": $(Entry "$E/modern-refuse/$P?$Q"),
   "tls-echo":      $(Entry "$T/$P/mcp?$Q"),
   "tls-echo-init": $(Entry "$T/init-error/$P?$Q"),
   "tls-expired":   $(Entry "https://localhost:$(TlsPort expired)/$P/mcp?$Q"),
@@ -104,6 +106,8 @@ ExpectReason refused "refused|connect"
 ExpectReason tls "ssl|tls"
 ExpectReason slow-init "time|deadline"
 ExpectReason echo-init "redacted"
+ExpectReason modern-refuse "redacted"
+Check "modern is ready on the 2026-07-28 wire" test "$(StatusField modern protocol_version)" = 2026-07-28
 ExpectExact() {  # ExpectExact NAMESPACE REASON (from the Snapshot)
   local reason
   reason="$(SnapshotField "$1" reason)"
@@ -137,6 +141,8 @@ CallExpect 1 echo rpc "a JSON-RPC error echoing the secrets is a backend error"
 Check "the echoed JSON-RPC error reaches the caller, redacted" grep -q "redacted" "$TMP/cli.err"
 CallExpect 1 echo text "an isError result echoing the secrets is a backend error"
 Check "the echoed isError text reaches the caller, redacted" grep -q "authorization=<redacted>" "$TMP/cli.err"
+CallExpect 1 modern text "on the 2026-07-28 wire, an isError result echoing the secrets is a backend error"
+Check "the echo on the 2026-07-28 wire reaches the caller, redacted" grep -q "authorization=<redacted>" "$TMP/cli.err"
 CallExpect 1 tls-echo text "over TLS through the proxy, an isError result echoing the secrets is a backend error"
 Check "the echo over TLS reaches the caller, redacted" grep -q "authorization=<redacted>" "$TMP/cli.err"
 
@@ -165,6 +171,8 @@ Check "the echo server received the header sentinel" grep -q "SENTINEL_HDR_7f3a9
 Check "the echo server received the env header sentinel" grep -q "SENTINEL_KEY_c4e2" "$TMP/echo-server.out"
 Check "the echo server received the query sentinel" grep -q "SENTINEL_QRY_51d0" "$TMP/echo-server.out"
 Check "the echo server received the path sentinel" grep -q "SENTINEL_PTH_93be" "$TMP/echo-server.out"
+Check "the echo server received the header sentinel on the 2026-07-28 wire" \
+  grep -q "SENTINEL_HDR_7f3a9c21.* url=/modern/" "$TMP/echo-server.out"
 for sentinel in SENTINEL_HDR_7f3a9c21 SENTINEL_KEY_c4e2 SENTINEL_QRY_51d0 SENTINEL_PTH_93be; do
   Check "the echo server received $sentinel over TLS" grep -q "^ECHO\[good\] .*$sentinel" "$TMP/echo-tls.out"
 done

@@ -2,7 +2,9 @@
 // FakeEnv of a test shares one FakeWorld: a manual clock, and a Settle() that
 // runs posted tasks and due timers until nothing is left. HTTP transfers are
 // recorded by FakeHttp for the test to answer (head, body, end) or leave
-// hanging. Everything runs on the test's thread, in a fixed order.
+// hanging; only the protocol-era probe is answered by the fakes themselves,
+// as 2025-11-25 servers answer it (FakeHttp::legacy_servers). Everything runs
+// on the test's thread, in a fixed order.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -151,6 +153,26 @@ class FakeHttp : public HttpTransport {
     world_->Settle();
   }
 
+  // Whether the fake servers are 2025-11-25 ones: the protocol-era probe
+  // (server/discover) is answered the way an SDK 1.x server answers it,
+  // without the test's help. A test of the probe itself turns this off.
+  bool legacy_servers = true;
+  // Answers one live probe; false when there is none (or legacy_servers is off).
+  bool AnswerProbe() {
+    if (!legacy_servers) return false;
+    FakeTransfer* t = Find(mcp::HttpMethod::kPost, "server/discover");
+    if (t == nullptr) return false;
+    const std::string body =
+        R"({"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}})";
+    t->sink->OnHttpHead(t->tag, mcp::ResponseHead{400, "application/json", "", ""});
+    if (!t->aborted) t->sink->OnHttpData(t->tag, body);
+    if (!t->aborted) {
+      t->done = true;
+      t->sink->OnHttpDone(t->tag, mcp::TransferResult{});
+    }
+    return true;
+  }
+
  private:
   FakeWorld* world_;
   std::vector<std::unique_ptr<FakeTransfer>> transfers_;
@@ -256,6 +278,7 @@ void FakeWorld::Settle() {
     bool ran = false;
     for (FakeEnv* env : envs) ran |= env->RunPosted();
     for (FakeEnv* env : envs) ran |= env->FireDue();
+    for (FakeEnv* env : envs) ran |= env->http().AnswerProbe();
     if (!ran) return;
   }
   FAIL("the fake world never settled");

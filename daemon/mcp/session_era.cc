@@ -1,0 +1,257 @@
+// Session era: which protocol revision the server speaks and what follows
+// from it (revision 2026-07-28, basic/transports/streamable-http "Backward
+// Compatibility"). A new attempt probes with server/discover unless the
+// server is known to be a 2025 one; a modern answer means the stateless wire,
+// anything else initialize at 2025-11-25. The server's behaviour can change
+// that verdict later (an upgrade, a downgrade): then the era is probed again
+// and the refused request sent once more. Every request's body and protocol
+// headers are built here for the wire it goes out on. Phases live in
+// session.cc, requests in session_calls.cc, transfers in session_wire.cc.
+#include <algorithm>
+
+#include "base/text.h"
+#include "daemon/mcp/bounded_json.h"
+#include "daemon/mcp/modern_wire.h"
+#include "daemon/mcp/session_impl.h"
+
+namespace mcpgw::mcp {
+
+namespace {
+
+// A 2025 server may not answer the probe at all; after this it is taken for
+// one (the attempt's own deadline still bounds everything).
+constexpr auto kProbeTimeout = std::chrono::seconds(10);
+// A stale listing (ttlMs) is fetched again on the next call, at most this
+// often: a server that says "stale at once" is not listed on every call.
+constexpr auto kMinRelistInterval = std::chrono::seconds(10);
+// Tools refused for their x-mcp-header annotations, named in the log one by
+// one up to this many per listing.
+constexpr size_t kMaxRefusalsLogged = 10;
+
+std::string Quote(std::string_view s) { return "\"" + CleanServerText(s, 64) + "\""; }
+
+}  // namespace
+
+Phase Session::Impl::AttemptPhase() const {
+  return era_ == Era::kLegacy ? Phase::kConnecting : Phase::kDiscovering;
+}
+
+// --- the probe ---
+
+void Session::Impl::SendDiscover(std::string version, bool retried, TimePoint now) {
+  probed_ = true;
+  const TimePoint deadline = std::min(now + kProbeTimeout, *attempt_deadline_);
+  Request& req =
+      NewRequest(Kind::kDiscover, deadline, std::chrono::duration_cast<Duration>(deadline - now));
+  req.version = std::move(version);
+  req.resent = retried;
+  Log(LogLevel::kDebug, "probing the protocol era: server/discover at " + req.version);
+  SendRequest(req, now);
+}
+
+void Session::Impl::OnDiscoverAnswer(RpcId rpc_id, int http_status, const rapidjson::Value* message,
+                                     TimePoint now) {
+  auto it = requests_.find(rpc_id);
+  if (it == requests_.end()) return;
+  const bool retried = it->second.resent;
+  DropRequest(rpc_id);
+  if (phase_ != Phase::kDiscovering) return;
+  const EraVerdict verdict = JudgeDiscover(http_status, message, retried);
+  switch (verdict.kind) {
+    case EraVerdict::Kind::kModern:
+      era_ = Era::kModern;
+      protocol_version_ = verdict.version;
+      tools_list_changed_ = verdict.tools_list_changed;
+      session_id_.clear();
+      have_session_ = false;
+      Log(LogLevel::kDebug, "the server speaks " + protocol_version_ + " (stateless)");
+      return EnterPhase(Phase::kListing, now);
+    case EraVerdict::Kind::kRetry:
+      Log(LogLevel::kDebug,
+          "the server refused the version asked for; asking at " + verdict.version);
+      return SendDiscover(verdict.version, /*retried=*/true, now);
+    case EraVerdict::Kind::kLegacy:
+      era_ = Era::kLegacy;
+      Log(LogLevel::kDebug,
+          "no 2026-07-28 answer to server/discover (" +
+              (http_status == 0 ? std::string("none") : "HTTP " + std::to_string(http_status)) +
+              "): initializing at 2025-11-25");
+      return EnterPhase(Phase::kConnecting, now);
+    case EraVerdict::Kind::kFail:
+      return FailAttempt(verdict.reason, now);
+  }
+}
+
+// No answer in time: a 2025 server that ignores unknown methods, unless the
+// attempt itself is out of time.
+void Session::Impl::OnDiscoverTimeout(RpcId rpc_id, TimePoint now) {
+  if (attempt_deadline_ && now >= *attempt_deadline_) {
+    DropRequest(rpc_id);
+    return FailAttempt("timed out after " +
+                           base::DescribeDuration(served_ ? limits_.request_deadline
+                                                          : limits_.first_attempt_deadline) +
+                           " probing the protocol era",
+                       now);
+  }
+  OnDiscoverAnswer(rpc_id, 0, nullptr, now);
+}
+
+// initialize was refused the way a 2026-07-28-only server refuses it (HTTP
+// 400, 404 or 405, or one of its errors) while the server was taken for a
+// 2025 one without asking: ask now, once per attempt.
+bool Session::Impl::ProbeAfterInitialize(const std::string& why, TimePoint now) {
+  if (probed_ || phase_ != Phase::kConnecting) return false;
+  era_ = Era::kUnknown;
+  Log(LogLevel::kDebug, "initialize refused (" + why + "): probing the protocol era");
+  EnterPhase(Phase::kDiscovering, now);
+  return true;
+}
+
+// --- the modern wire's refusals ---
+
+// A modern request answered HTTP 400, 404 or 405 with a JSON body (`message`,
+// or null when it was no JSON object).
+void Session::Impl::OnErrorAnswer(RpcId rpc_id, int http_status, const rapidjson::Value* message,
+                                  TimePoint now) {
+  auto it = requests_.find(rpc_id);
+  if (it == requests_.end()) return;
+  Request& req = it->second;
+  std::string reason = "HTTP " + std::to_string(http_status) + " from server";
+  const std::optional<ModernError> error = message ? RecognizeModernError(*message) : std::nullopt;
+  if (error) reason += ": error " + std::to_string(error->code) + ": " + error->message;
+  if (error && error->code == kMissingRequiredClientCapability) {
+    reason =
+        "the server requires client capabilities the gateway does not have (it declares "
+        "none): error " +
+        std::to_string(error->code) + ": " + error->message;
+    if (req.kind == Kind::kCall) {
+      FinishCall(req, CallErrorKind::kBackend, reason);
+      return DropRequest(rpc_id);
+    }
+    return FailRequest(req, reason, now);
+  }
+  // A header mismatch (the tool's annotations changed), an unsupported
+  // version, or a 400 of no modern shape: the server's era is in question.
+  if (http_status == 400) return Lose(rpc_id, Loss::kRejected, reason, now);
+  // The server's own error answer to the request (a 404 with -32601, say).
+  if (message != nullptr) {
+    const Message msg = ClassifyMessage(*message);
+    if (msg.kind == MessageKind::kResponse && msg.is_error &&
+        (!msg.int_id || *msg.int_id == rpc_id)) {
+      return OnResponse(rpc_id, msg, now);
+    }
+  }
+  Lose(rpc_id, Loss::kFailed, reason, now);
+}
+
+// The server answered as if it no longer spoke the era it was taken for.
+// Before it served, that is a failed attempt (the next one probes); a serving
+// one abandons its session and probes at once, then lists tools again.
+void Session::Impl::EraMayHaveChanged(const std::string& why, TimePoint now) {
+  era_ = Era::kUnknown;
+  const bool serving =
+      phase_ == Phase::kReady || (phase_ == Phase::kAuthorizing && auth_resume_ == Phase::kReady);
+  if (!serving) {
+    if (phase_ == Phase::kBackingOff || phase_ == Phase::kClosed) return;
+    return FailAttempt(why, now);
+  }
+  Log(LogLevel::kInfo,
+      "the server answered as if its protocol era changed (" + why + "): probing it again");
+  AbandonSession(/*expired=*/false, now);
+  if (phase_ == Phase::kReady) EnterPhase(Phase::kDiscovering, now);
+}
+
+// --- building requests ---
+
+// The body and protocol headers of `req` for the wire it is about to go out
+// on: server/discover always on the modern one; the rest on the era's.
+void Session::Impl::BuildWire(Request& req) {
+  req.modern = req.kind == Kind::kDiscover || era_ == Era::kModern;
+  req.wire_headers.clear();
+  const std::string& version = req.kind == Kind::kDiscover ? req.version : protocol_version_;
+  switch (req.kind) {
+    case Kind::kDiscover:
+      req.body =
+          BuildRequest(req.rpc_id, "server/discover", DiscoverParams(version, kClientVersion));
+      req.wire_headers = ModernHeaders(version, "server/discover");
+      return;
+    case Kind::kInitialize:
+      req.body = BuildInitialize(req.rpc_id, kClientVersion);
+      return;
+    case Kind::kListTools:
+      if (!req.modern) {
+        req.body = BuildToolsList(req.rpc_id, req.cursor);
+        return;
+      }
+      req.body = BuildRequest(req.rpc_id, "tools/list",
+                              ModernToolsListParams(req.cursor, version, kClientVersion));
+      req.wire_headers = ModernHeaders(version, "tools/list");
+      return;
+    case Kind::kCall: {
+      if (!req.modern) {
+        req.params = BuildToolsCallParams(req.tool, req.arguments);
+        req.body = BuildRequest(req.rpc_id, "tools/call", req.params);
+        return;
+      }
+      req.params = ModernToolsCallParams(req.tool, req.arguments, version, kClientVersion);
+      req.body = BuildRequest(req.rpc_id, "tools/call", req.params);
+      req.wire_headers = ModernHeaders(version, "tools/call", req.tool);
+      auto annotated = param_headers_.find(req.tool);
+      if (annotated == param_headers_.end()) return;
+      // The values come from the host's own bytes (validated by the gateway).
+      rapidjson::Document arguments;
+      std::string error;
+      const JsonLimits limits{limits_.max_response_bytes, limits_.max_json_depth};
+      if (!ParseBoundedJson(req.arguments, limits, arguments, error)) return;
+      for (auto& header : ParamHeaderValues(annotated->second, arguments)) {
+        req.wire_headers.push_back(std::move(header));
+      }
+      return;
+    }
+  }
+}
+
+// --- listings on the modern wire ---
+
+// One tools/list page: each tool's x-mcp-header annotations, the tools whose
+// annotations are invalid (left out of the listing, named in the log), and
+// the page's freshness.
+bool Session::Impl::ReadAnnotations(const rapidjson::Value& result) {
+  const Duration ttl = std::chrono::duration_cast<Duration>(TtlOf(result));
+  listing_.ttl = listing_.ttl ? std::min(*listing_.ttl, ttl) : ttl;
+  if (!result.IsObject()) return false;
+  const auto tools = result.FindMember("tools");
+  if (tools == result.MemberEnd() || !tools->value.IsArray()) return false;
+  for (const auto& tool : tools->value.GetArray()) {
+    if (!tool.IsObject()) continue;
+    const auto name = tool.FindMember("name");
+    const auto schema = tool.FindMember("inputSchema");
+    if (name == tool.MemberEnd() || !name->value.IsString() || schema == tool.MemberEnd()) {
+      continue;
+    }
+    const std::string tool_name(name->value.GetString(), name->value.GetStringLength());
+    auto read = ReadParamHeaders(schema->value);
+    if (auto* why = std::get_if<std::string>(&read)) {
+      if (listing_.refused.size() < kMaxRefusalsLogged) {
+        Log(LogLevel::kWarn, "tool " + Quote(tool_name) + " left out: " + *why);
+      }
+      listing_.refused.push_back(tool_name);
+      continue;
+    }
+    ParamHeaders& headers = std::get<ParamHeaders>(read);
+    if (!headers.empty()) listing_.param_headers[tool_name] = std::move(headers);
+  }
+  return true;
+}
+
+// A call on a listing past its ttlMs lists the tools again in the background
+// (the revision's caching: re-fetch on access once stale), bounded in rate.
+void Session::Impl::RefreshIfStale(TimePoint now) {
+  if (era_ != Era::kModern || phase_ != Phase::kReady || listing_.active) return;
+  if (!fresh_until_ || now < *fresh_until_) return;
+  if (listed_at_ && now - *listed_at_ < kMinRelistInterval) return;
+  Log(LogLevel::kDebug, "the tool listing is stale (ttlMs): listing again");
+  StartListing(now);
+}
+
+}  // namespace mcpgw::mcp
