@@ -82,13 +82,15 @@ export NOSOCK="$TMP/absent/mcpgw.sock"
 Host unreachable -- "$MCPGW" --socket "$NOSOCK" stdio
 ExpectRc 0 "the SDK host's session through mcpgw stdio without a daemon"
 Values tools='d.tools.join(",")' text='d.text' unavailable='d.isError && d.text.startsWith("unavailable")' \
-  stderr_ok='d.stderr.includes("cannot reach mcpgwd") && d.stderr.includes(process.env.NOSOCK) && d.stderr.includes("mcpgwd --config FILE")'
+  stderr_ok='d.stderr.includes("cannot reach mcpgwd") && d.stderr.includes(process.env.NOSOCK) && d.stderr.includes("mcpgwd --config FILE")' \
+  notes='d.stderr.split("\n").filter((l) => l.startsWith("mcpgw stdio: cannot reach mcpgwd")).length'
 Check "tools/list still gives the two tools" \
   test "${V[tools]}" = "call_dynamic_tool,get_dynamic_tools"
 Check "a call is an isError result saying unavailable (${V[text]})" \
   test "${V[unavailable]}" = true
 Check "stderr says it cannot reach mcpgwd at $NOSOCK and how to start it" \
   test "${V[stderr_ok]}" = true
+Check "it says so twice: at start and when the first call fails (${V[notes]} times)" test "${V[notes]}" = 2
 
 Check "mcpgwd is still running" kill -0 "$DAEMON_PID"
 StopDaemon
