@@ -129,6 +129,11 @@ int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo&
              UrlOpener& opener, const WaitClock& clock) {
   const std::string ns = *inv.ns;
   const std::string shown = StripControls(ns);
+  // The server's row before: a failure it already showed is not the outcome.
+  std::optional<Row> before;
+  daemon.SetTimeoutMs(2000);
+  if (const ApiResult st = daemon.Status(nullptr); st.status == MCPGW_OK)
+    before = FindRow(st.text, ns);
   const ApiResult started = auth.Request("login", Params(ns), 60);
   if (started.status != MCPGW_OK) return Fail(io, started);
   rapidjson::Document doc;
@@ -164,14 +169,18 @@ int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo&
     return ExitCodeFor(done.status);
   }
 
-  // Authorized: the server now connects with its new token.
+  // Authorized: the server now connects with its new token. Wait for ready,
+  // or for a failure other than the one it showed before the login.
   const double deadline = clock.now_s() + kReadyTimeoutS;
   std::optional<Row> row;
   for (;;) {
     daemon.SetTimeoutMs(2000);
     const ApiResult status = daemon.Status(nullptr);
     if (status.status == MCPGW_OK) row = FindRow(status.text, ns);
-    if (row && row->status != "loading") break;
+    if (row && row->status == "ready") break;
+    const bool old_failure = before && before->status == "error" && row && row->status == "error" &&
+                             row->reason == before->reason;
+    if (row && row->status == "error" && !old_failure) break;
     if (clock.now_s() >= deadline) break;
     clock.sleep_s(kWaitPollIntervalS);
   }
