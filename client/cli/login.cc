@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 #include <vector>
@@ -161,11 +162,21 @@ int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo&
     io.out.flush();
   }
   io.err << "mcpgw: waiting for the authorization of " << shown << "...\n";
+  const double waited_from = clock.now_s();
   const ApiResult done =
       auth.Request("login_wait", Params(ns, ",\"login\":" + std::to_string(login)), inv.timeout_s);
   if (done.status != MCPGW_OK) {
-    io.err << "mcpgw: login to " << shown
-           << " failed: " << StripControls(done.text, {.keep_newlines = false}) << "\n";
+    // Our own wait ran out (the daemon would have said why otherwise).
+    const bool gave_up =
+        done.status == MCPGW_TRANSPORT && clock.now_s() - waited_from >= inv.timeout_s - 0.5;
+    char waited[32];
+    std::snprintf(waited, sizeof waited, "%g", inv.timeout_s);
+    io.err << "mcpgw: login to " << shown << " failed: "
+           << (gave_up ? std::string("no authorization within ") + waited +
+                             " s (the browser did not come back to mcpgwd); run \"mcpgw login " +
+                             shown + "\" again"
+                       : StripControls(done.text, {.keep_newlines = false}))
+           << "\n";
     return ExitCodeFor(done.status);
   }
 

@@ -5,7 +5,10 @@
 # MCPGW_BROWSER set to the stand-in browser. Covers the first authorization,
 # refresh ahead of expiry and after a 401, rotation, invalid_grant, a restart
 # that reuses the tokens, the files' permissions, `mcpgw login` when no browser
-# can open, logout, and a configured Authorization header.
+# can open, logout, bad answers seen through `mcpgw login` (malformed
+# metadata, an issuer mismatch, a token endpoint answering HTML or 500, a
+# wrong state), a second login racing the first, metadata for another
+# resource, and a configured Authorization header.
 # Usage: tests/interop/oauth.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
@@ -16,7 +19,7 @@ export OAUTH_BROWSER_LOG="$TMP/browser.log"
 unset BROWSER DISPLAY WAYLAND_DISPLAY MCPGW_BROWSER
 OAUTH_DIR="$XDG_STATE_HOME/mcpgw/oauth"
 
-StartServer AS_PORT oauth-server "$NODE" "$FIXTURES/oauth-server.mjs" --port 0 --ttl 4
+StartServer AS_PORT oauth-server "$NODE" "$FIXTURES/oauth-server.mjs" --port 0 --ttl 3
 AS="http://127.0.0.1:$AS_PORT"
 AsCount() { HttpJson GET "$AS/__state" | Json "d.counts.$1"; }
 Control() { HttpJson POST "$AS/$1" >/dev/null; }
@@ -52,7 +55,7 @@ for f in "$OAUTH_DIR"/*.json; do
 done
 Check "no temporary file is left" test -z "$(find "$OAUTH_DIR" -name '*.tmp-*')"
 
-# --- refresh ahead of expiry (4 s tokens), with rotation ---
+# --- refresh ahead of expiry (3 s tokens), with rotation ---
 RefreshedTwice() { test "$(AsCount token_refresh)" -ge 2; }
 Check "tokens are refreshed ahead of expiry" WaitFor 15 RefreshedTwice
 Cli call prot whoami
@@ -107,6 +110,50 @@ Check "the token was revoked" test "$(AsCount revoke)" -ge 1
 Cli call prot whoami
 Check "a call after logout fails ($RC: $ERR)" test "$RC" -ne 0
 Check "status: login required" test "$(OAuthField state)" = "login required"
+
+# --- bad answers through `mcpgw login`: a reason, no token, the daemon lives ---
+NoToken() { test -z "$(find "$OAUTH_DIR" -name 'server-*.json')"; }
+Reset() { SetControl '{"prm":"ok","issuer":"","token":"ok","authorize":"ok"}'; }
+BadLogin() {  # BadLogin CONTROL REASON [LOGIN ARGS...]: a login the fixture spoils
+  local control="$1" reason="$2"
+  shift 2
+  SetControl "$control"
+  MCPGW_BROWSER="$BROWSER_SCRIPT" Cli login prot "$@"
+  Check "login with $control fails (exit $RC) with its reason ($(tail -n 1 <<<"$ERR"))" \
+    bash -c '[ "$1" -ne 0 ] && grep -qF -- "$2" <<<"$3"' _ "$RC" "$reason" "$ERR"
+  Check "  and writes no token" NoToken
+  Check "  and mcpgwd lives on" kill -0 "$DAEMON_PID"
+  Reset
+}
+BadLogin '{"prm":"malformed"}' "protected resource metadata is not valid JSON"
+BadLogin '{"issuer":"https://other-issuer.example"}' \
+  'authorization server metadata names issuer "https://other-issuer.example"'
+BadLogin '{"token":"html"}' "token endpoint answered text/html, not a JSON object"
+BadLogin '{"token":"500"}' "token endpoint answered HTTP 500"
+# A callback with a wrong state is turned away (the real one may still come);
+# the user's wait ends with a timeout.
+BadLogin '{"authorize":"wrong-state"}' "no authorization within 2 s" --timeout 2
+Check "the wrong state was refused" grep -q "its state matches no login in progress" "$TMP/mcpgwd.log"
+
+# --- a second login racing the first: the first ends, the second wins ---
+"$MCPGW" login prot --no-browser --timeout 20 >"$TMP/first.out" 2>"$TMP/first.err" &
+first=$!
+ShowsUrl() { grep -q "open this URL" "$TMP/first.out"; }
+WaitFor 10 ShowsUrl || true
+first_url="$(sed -n 's/^  \(http.*\)$/\1/p' "$TMP/first.out" | head -n 1)"
+codes="$(AsCount token_code)"
+MCPGW_BROWSER="$BROWSER_SCRIPT" Cli login prot
+ExpectRc 0 "a second login while the first waits succeeds"
+first_rc=0
+wait "$first" || first_rc=$?
+Check "the first login ends (exit $first_rc): $(tail -n 1 "$TMP/first.err")" \
+  bash -c '[ "$1" -ne 0 ] && grep -q "superseded by a newer login" "$2"' _ "$first_rc" "$TMP/first.err"
+Check "the first login's URL was printed" test -n "$first_url"
+# Its callback comes late: the listener is closed or refuses its state.
+"$BROWSER_SCRIPT" "$first_url" 2>/dev/null || true
+Check "its late callback is turned away: one code exchanged" test "$(AsCount token_code)" = $((codes + 1))
+Check "and the server stays ready" IsReady
+Cli logout prot
 StopDaemon
 
 # --- metadata for another resource: refused with a reason, no token ---
