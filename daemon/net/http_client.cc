@@ -27,6 +27,11 @@ constexpr long kMaxHostConnections = 4096;
 constexpr long kMaxCachedConnections = 1024;
 // Easy handles kept for reuse after their transfer ends.
 constexpr size_t kEasyPoolSize = 32;
+// The receive buffer of a long-lived transfer (HttpRequest::long_lived);
+// others get curl's default (16 KiB). curl allocates it with the handle's
+// first connection and keeps it until the handle is cleaned up, so such
+// transfers take a fresh handle and never return it to the pool.
+constexpr long kLongLivedBufferBytes = 2048;
 
 void GlobalInit() {
   static std::once_flag once;
@@ -64,6 +69,7 @@ struct HttpClient::Impl {
     http::HeadParser head;
     bool head_reported = false;
     bool in_multi = false;
+    bool pooled = true;                       // its easy handle may go back to the pool
     bool dead = false;                        // aborted: no callback ever again
     std::string setup_error;                  // set when the transfer could not be started
     char error_buffer[CURL_ERROR_SIZE] = {};  // curl's own text: never shown
@@ -421,7 +427,7 @@ struct HttpClient::Impl {
     if (!t) return;
     if (t->easy) {
       if (t->in_multi) curl_multi_remove_handle(multi, t->easy);
-      if (pool.size() < kEasyPoolSize && !destroying) {
+      if (t->pooled && pool.size() < kEasyPoolSize && !destroying) {
         curl_easy_reset(t->easy);
         pool.push_back(t->easy);
       } else {
@@ -440,7 +446,11 @@ struct HttpClient::Impl {
     t->tag = tag;
     t->request = std::move(request);
     stats.started++;
-    if (!pool.empty()) {
+    const bool long_lived = t->request.long_lived;
+    if (long_lived) {
+      t->easy = curl_easy_init();
+      t->pooled = false;
+    } else if (!pool.empty()) {
       t->easy = pool.back();
       pool.pop_back();
     } else {
@@ -460,6 +470,7 @@ struct HttpClient::Impl {
     auto set = [&](CURLoption option, auto value) {
       if (rc == CURLE_OK) rc = curl_easy_setopt(raw->easy, option, value);
     };
+    if (long_lived) set(CURLOPT_BUFFERSIZE, kLongLivedBufferBytes);
     set(CURLOPT_PRIVATE, raw);
     set(CURLOPT_OPENSOCKETFUNCTION, &Impl::OnOpenSocket);
     set(CURLOPT_OPENSOCKETDATA, this);

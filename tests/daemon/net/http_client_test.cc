@@ -489,6 +489,29 @@ TEST_CASE("Transfers started from completions run without another event to wake 
   CHECK(f.sink.DoneCount() == 10);
 }
 
+TEST_CASE("A long-lived transfer reads a large event through its small buffer intact, twice",
+          "[http]") {
+  std::string event = "data: ";
+  for (int i = 0; event.size() < 200000; i++) event += std::to_string(i) + ",";
+  event += "\n\n";
+  HttpTestServer server([&](const TestRequest&, TestConnection& c) {
+    c.Respond(200, {{"Content-Type", "text/event-stream"}}, event);
+  });
+  Fixture f;
+  for (uint64_t tag = 1; tag <= 2; tag++) {
+    HttpRequest get = Get(server.Url("/stream"));
+    get.long_lived = true;
+    f.client->Start(&f.sink, tag, get);
+    REQUIRE(f.RunUntilDone(tag));
+    CHECK(f.sink.seen[tag].result.ok);
+    CHECK(f.sink.seen[tag].body == event);
+  }
+  // And a request after them reads through the usual buffer.
+  f.client->Start(&f.sink, 3, Get(server.Url("/stream")));
+  REQUIRE(f.RunUntilDone(3));
+  CHECK(f.sink.seen[3].body == event);
+}
+
 TEST_CASE("200 concurrent transfers complete, and a second wave reuses their connections",
           "[http]") {
   HttpTestServer server([](const TestRequest& r, TestConnection& c) {
