@@ -137,6 +137,29 @@ TEST_CASE("lifecycle: a call whose stream is cut and cannot be resumed runs once
   CHECK(d.Cli({"call", "life", "count"}).out == "ran 1\n");
 }
 
+TEST_CASE("lifecycle: a refused resumption fails the call once and keeps the session",
+          "[lifecycle]") {
+  TempDir dir;
+  LifecycleServer server(dir, {"--tools", "count,prime_refused"});
+  REQUIRE_UPSTREAM(server);
+  Daemon d(dir, OneServer(server));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "life"));
+  auto r = d.Cli({"call", "life", "prime_refused"});
+  CHECK(r.code == 5);  // transport
+  CHECK(r.err.find("the server may have run it") != std::string::npos);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK(server.Runs("prime_refused") == 1);
+  const auto stats = server.Stats();
+  REQUIRE(stats["resumes"].Size() == 1);
+  CHECK(stats["resumes"][0]["status"].GetInt() == 405);
+  // The session is alive: not re-initialized, not DELETEd, still serving.
+  CHECK(server.List("sessions").size() == 1);
+  CHECK(server.List("deleted").empty());
+  CHECK(d.Cli({"call", "life", "count"}).out == "ran 1\n");
+  CHECK(server.List("sessions").size() == 1);
+}
+
 TEST_CASE("lifecycle: a restarted server's new tools show without a call", "[lifecycle]") {
   TempDir dir;
   LifecycleServer server(dir, {"--tools", "count,old"});
