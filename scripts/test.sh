@@ -10,7 +10,9 @@ jobs=$(nproc)
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
-step() { printf '\n==== %s\n' "$*"; }
+started=$SECONDS
+# Each step's header says how long the run has taken so far (CI has a budget).
+step() { printf '\n==== %s  (at %d s)\n' "$*" $((SECONDS - started)); }
 
 configure_build() {  # dir, extra cmake args...
   local dir=$1; shift
@@ -44,3 +46,4 @@ CC=clang CXX=clang++ cmake -S "$root" -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
 cmake --build build-fuzz -j "$jobs" --target fuzz_targets
 tests/fuzz/run.sh build-fuzz "${MCPGW_FUZZ_SECONDS:-8}"
+step "all passed"

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 #include <vector>
@@ -129,6 +130,11 @@ int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo&
              UrlOpener& opener, const WaitClock& clock) {
   const std::string ns = *inv.ns;
   const std::string shown = StripControls(ns);
+  // The server's row before: a failure it already showed is not the outcome.
+  std::optional<Row> before;
+  daemon.SetTimeoutMs(2000);
+  if (const ApiResult st = daemon.Status(nullptr); st.status == MCPGW_OK)
+    before = FindRow(st.text, ns);
   const ApiResult started = auth.Request("login", Params(ns), 60);
   if (started.status != MCPGW_OK) return Fail(io, started);
   rapidjson::Document doc;
@@ -156,22 +162,36 @@ int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo&
     io.out.flush();
   }
   io.err << "mcpgw: waiting for the authorization of " << shown << "...\n";
+  const double waited_from = clock.now_s();
   const ApiResult done =
       auth.Request("login_wait", Params(ns, ",\"login\":" + std::to_string(login)), inv.timeout_s);
   if (done.status != MCPGW_OK) {
-    io.err << "mcpgw: login to " << shown
-           << " failed: " << StripControls(done.text, {.keep_newlines = false}) << "\n";
+    // Our own wait ran out (the daemon would have said why otherwise).
+    const bool gave_up =
+        done.status == MCPGW_TRANSPORT && clock.now_s() - waited_from >= inv.timeout_s - 0.5;
+    char waited[32];
+    std::snprintf(waited, sizeof waited, "%g", inv.timeout_s);
+    io.err << "mcpgw: login to " << shown << " failed: "
+           << (gave_up ? std::string("no authorization within ") + waited +
+                             " s (the browser did not come back to mcpgwd); run \"mcpgw login " +
+                             shown + "\" again"
+                       : StripControls(done.text, {.keep_newlines = false}))
+           << "\n";
     return ExitCodeFor(done.status);
   }
 
-  // Authorized: the server now connects with its new token.
+  // Authorized: the server now connects with its new token. Wait for ready,
+  // or for a failure other than the one it showed before the login.
   const double deadline = clock.now_s() + kReadyTimeoutS;
   std::optional<Row> row;
   for (;;) {
     daemon.SetTimeoutMs(2000);
     const ApiResult status = daemon.Status(nullptr);
     if (status.status == MCPGW_OK) row = FindRow(status.text, ns);
-    if (row && row->status != "loading") break;
+    if (row && row->status == "ready") break;
+    const bool old_failure = before && before->status == "error" && row && row->status == "error" &&
+                             row->reason == before->reason;
+    if (row && row->status == "error" && !old_failure) break;
     if (clock.now_s() >= deadline) break;
     clock.sleep_s(kWaitPollIntervalS);
   }

@@ -123,7 +123,11 @@ void AuthManager::Impl::AuthorizationNeeded(uint64_t id, int http_status,
 }
 
 void AuthManager::Impl::Succeeded(uint64_t id) {
-  if (ServerAuth* s = Find(id)) s->attempts = 0;
+  ServerAuth* s = Find(id);
+  if (!s) return;
+  s->attempts = 0;
+  // The token in use works: a later 401 deserves a refresh again.
+  s->token_from_401_refresh = false;
 }
 
 void AuthManager::Impl::FailSession(ServerAuth& s, const std::string& reason) {
@@ -132,7 +136,7 @@ void AuthManager::Impl::FailSession(ServerAuth& s, const std::string& reason) {
   link->AuthorizationFailed(s.id, reason);
 }
 
-void AuthManager::Impl::AdoptGrant(ServerAuth& s, StoredGrant grant) {
+void AuthManager::Impl::AdoptGrant(ServerAuth& s, StoredGrant grant, bool wake_session) {
   Learn(grant.tokens.access_token);
   Learn(grant.tokens.refresh_token);
   Learn(grant.client.client_secret);
@@ -143,7 +147,9 @@ void AuthManager::Impl::AdoptGrant(ServerAuth& s, StoredGrant grant) {
   s.last_error.clear();
   s.needs_login = false;
   link->SetAuthorization(s.id, Bearer(s));
-  if (s.session_waiting) {
+  // A session that waits re-sends what was refused; after `mcpgw login` one
+  // that gave up (backing off) tries again now.
+  if (s.session_waiting || wake_session) {
     s.session_waiting = false;
     link->Authorized(s.id);
   }
@@ -241,7 +247,7 @@ void AuthManager::Impl::Pump(ServerAuth& s) {
             ? " (token valid " + std::to_string(*finished->tokens.expires_at - UnixNow()) + " s)"
             : "");
     s.token_from_401_refresh = false;
-    AdoptGrant(s, std::move(*finished));
+    AdoptGrant(s, std::move(*finished), /*wake_session=*/login != 0);
     FinishLogin(s, login, true, "");
   } else if (failed) {
     const uint64_t login = s.flow_login;
@@ -346,7 +352,9 @@ void AuthManager::Impl::ArmTimer(ServerAuth& s) {
     if (t && (!wake || *t < *wake)) wake = t;
   };
   if (s.flow) earliest(s.flow->NextWakeup());
-  earliest(s.refresh_at);
+  // A refresh due while a flow or another refresh runs waits for it to end
+  // (which re-arms): arming for it now would fire at once, again and again.
+  if (!s.flow && !s.refresh_fetch) earliest(s.refresh_at);
   earliest(s.refresh_deadline);
   if (!wake) {
     uv_timer_stop(s.timer);
@@ -362,7 +370,9 @@ void AuthManager::Impl::ArmTimer(ServerAuth& s) {
           if (server->timer == t) return self->OnTimer(*server);
         }
       },
-      ms > 0 ? static_cast<uint64_t>(ms) : 0, 0);
+      // At least 1 ms: a timer re-armed for 0 from its own callback would run
+      // again within the same loop iteration.
+      ms > 1 ? static_cast<uint64_t>(ms) : 1, 0);
 }
 
 void AuthManager::Impl::OnTimer(ServerAuth& s) {

@@ -70,7 +70,7 @@ struct AuthManager::Impl {
   void AuthorizationNeeded(uint64_t id, int http_status, const std::string& www_authenticate);
   void Succeeded(uint64_t id);
   void FailSession(ServerAuth& s, const std::string& reason);
-  void AdoptGrant(ServerAuth& s, StoredGrant grant);
+  void AdoptGrant(ServerAuth& s, StoredGrant grant, bool wake_session = false);
 
   // Flows.
   void StartAuthorization(ServerAuth& s, uint64_t login);

@@ -100,7 +100,8 @@ void AuthManager::Impl::CheckRefreshTimers(ServerAuth& s, mcp::TimePoint now) {
     return;
   }
   if (s.refresh_at && now >= *s.refresh_at && !s.refresh_fetch && !s.flow) {
-    StartRefresh(s, /*after_401=*/false);
+    s.refresh_at.reset();
+    if (s.grant && !s.grant->tokens.refresh_token.empty()) StartRefresh(s, /*after_401=*/false);
   }
 }
 

@@ -370,8 +370,25 @@ struct IpcServer::Impl {
     }
   }
 
+  // Writes what is queued at once when the socket takes it (no request, no
+  // completion to wait for, no change to the loop's registration); what it
+  // does not take goes to uv_write.
   void Flush(Conn* conn) {
     if (conn->closing || conn->writing_bytes != 0 || conn->pending_out.empty()) return;
+    auto* stream = reinterpret_cast<uv_stream_t*>(&conn->pipe);
+    uv_buf_t all =
+        uv_buf_init(conn->pending_out.data(), static_cast<unsigned>(conn->pending_out.size()));
+    int written = uv_try_write(stream, &all, 1);
+    if (written == static_cast<int>(conn->pending_out.size())) {
+      conn->pending_out.clear();
+      if (conn->close_after_flush) CloseConn(conn);
+      return;
+    }
+    if (written < 0 && written != UV_EAGAIN) {
+      CloseConn(conn);
+      return;
+    }
+    if (written > 0) conn->pending_out.erase(0, static_cast<size_t>(written));
     auto* req = new WriteReq{{}, std::move(conn->pending_out), conn};
     conn->pending_out.clear();
     conn->writing_bytes = req->data.size();

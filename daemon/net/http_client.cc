@@ -1,11 +1,14 @@
 #include "daemon/net/http_client.h"
 
 #include <curl/curl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -66,12 +69,21 @@ struct HttpClient::Impl {
     char error_buffer[CURL_ERROR_SIZE] = {};  // curl's own text: never shown
   };
 
-  // One socket curl asked us to watch. Freed by the poll handle's close
-  // callback, which may run after the client is gone: it only frees.
+  // One socket curl asked us to watch. A connection socket (one curl opened
+  // through OnOpenSocket) keeps its watch while its connection idles in
+  // curl's cache: the watch is parked, still polled for reading, so the next
+  // transfer on the connection wants exactly what is registered and the
+  // kernel's registration is not touched (uv_poll_start costs two epoll_ctl
+  // calls even when nothing changes). The watch goes when curl closes the
+  // socket (OnCloseSocket). Freed by the poll handle's close callback, which
+  // may run after the client is gone: it only frees.
   struct SocketWatch {
     uv_poll_t poll;
     Impl* owner;
     curl_socket_t fd;
+    int wanted = 0;      // UV_READABLE/UV_WRITABLE curl wants now; 0 parked
+    int registered = 0;  // what the poll handle is started with; 0 stopped
+    bool owned = false;  // a connection socket: curl closes it through us
   };
 
   uv_loop_t* loop;
@@ -79,7 +91,12 @@ struct HttpClient::Impl {
   CURLM* multi = nullptr;
   uv_timer_t* timer = nullptr;  // curl's timeout (CURLMOPT_TIMERFUNCTION)
   uv_timer_t* kick = nullptr;   // reports transfers that failed to start
-  std::unordered_set<SocketWatch*> watches;
+  // Runs curl's "time out now" before the loop next waits, instead of a
+  // zero timer that would cost the loop a poll of its own.
+  uv_prepare_t* due = nullptr;
+  bool in_due = false;
+  std::unordered_map<curl_socket_t, SocketWatch*> watches;
+  std::unordered_set<curl_socket_t> owned_sockets;  // opened by OnOpenSocket, not yet closed
   std::map<Key, std::unique_ptr<Transfer>> live;
   std::vector<std::unique_ptr<Transfer>> dead;  // aborted, maybe still in curl's hands
   std::vector<Transfer*> to_add;                // live, not yet handed to curl
@@ -93,6 +110,9 @@ struct HttpClient::Impl {
     multi = curl_multi_init();
     timer = NewTimer(loop, this);
     kick = NewTimer(loop, this);
+    due = new uv_prepare_t;
+    uv_prepare_init(loop, due);
+    due->data = this;
     curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, &Impl::OnCurlSocket);
     curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, this);
     curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, &Impl::OnCurlTimer);
@@ -113,54 +133,112 @@ struct HttpClient::Impl {
     for (auto& t : dead) Release(std::move(t));
     for (CURL* easy : pool) curl_easy_cleanup(easy);
     curl_multi_cleanup(multi);
-    for (SocketWatch* watch : watches) CloseWatch(watch);
+    for (auto& [fd, watch] : watches) CloseWatch(watch);
+    watches.clear();
     CloseTimer(timer);
     CloseTimer(kick);
+    uv_prepare_stop(due);
+    uv_close(reinterpret_cast<uv_handle_t*>(due),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_prepare_t*>(h); });
   }
 
+  // uv_close stops the poll (one epoll_ctl when it was registered).
   static void CloseWatch(SocketWatch* watch) {
-    uv_poll_stop(&watch->poll);
     uv_close(reinterpret_cast<uv_handle_t*>(&watch->poll),
              [](uv_handle_t* h) { delete static_cast<SocketWatch*>(h->data); });
   }
 
+  void DropWatch(curl_socket_t fd) {
+    auto it = watches.find(fd);
+    if (it == watches.end()) return;
+    CloseWatch(it->second);
+    watches.erase(it);
+  }
+
+  // Registers `events` for the watch unless that is what it has.
+  void Register(SocketWatch* watch, int events) {
+    if (watch->registered == events) return;
+    watch->registered = events;
+    stats.poll_updates++;
+    if (events == 0) {
+      uv_poll_stop(&watch->poll);
+    } else {
+      uv_poll_start(&watch->poll, events, &Impl::OnPoll);
+    }
+  }
+
   // --- curl's callbacks: they only translate events ---
 
-  static int OnCurlSocket(CURL*, curl_socket_t fd, int what, void* userp, void* socketp) {
+  static int OnCurlSocket(CURL*, curl_socket_t fd, int what, void* userp, void*) {
     auto* self = static_cast<Impl*>(userp);
-    auto* watch = static_cast<SocketWatch*>(socketp);
+    auto it = self->watches.find(fd);
+    SocketWatch* watch = it == self->watches.end() ? nullptr : it->second;
     if (what == CURL_POLL_REMOVE) {
-      if (watch) {
-        self->watches.erase(watch);
-        CloseWatch(watch);
-        curl_multi_assign(self->multi, fd, nullptr);
+      if (!watch) return 0;
+      if (!watch->owned) {
+        // Not ours to outlive (a resolver's socket): curl may close it
+        // without telling us, so the watch goes now.
+        self->DropWatch(fd);
+        return 0;
       }
+      // Parked: an idle connection stays registered for reading (an idle
+      // socket is always writable, so never for writing).
+      watch->wanted = 0;
+      self->Register(watch, watch->registered & UV_READABLE);
       return 0;
     }
     if (!watch) {
       watch = new SocketWatch;
       watch->owner = self;
       watch->fd = fd;
+      watch->owned = self->owned_sockets.count(fd) != 0;
       if (uv_poll_init_socket(self->loop, &watch->poll, fd) != 0) {
         delete watch;
         return -1;  // curl fails the transfers on this socket
       }
       watch->poll.data = watch;
-      self->watches.insert(watch);
-      curl_multi_assign(self->multi, fd, watch);
+      self->watches.emplace(fd, watch);
     }
     int events = 0;
     if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) events |= UV_READABLE;
     if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) events |= UV_WRITABLE;
-    uv_poll_start(&watch->poll, events, &Impl::OnPoll);
+    watch->wanted = events;
+    self->Register(watch, events);
     return 0;
+  }
+
+  // Connection sockets are opened here so that their watches may outlive
+  // curl's interest in them: curl closes them through OnCloseSocket.
+  static curl_socket_t OnOpenSocket(void* userp, curlsocktype, curl_sockaddr* address) {
+    auto* self = static_cast<Impl*>(userp);
+    curl_socket_t fd = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    if (fd == CURL_SOCKET_BAD) return fd;
+    // A watch left on this number belonged to a socket closed behind our
+    // back: it must not pass for the new socket's registration.
+    self->DropWatch(fd);
+    self->owned_sockets.insert(fd);
+    return fd;
+  }
+
+  static int OnCloseSocket(void* userp, curl_socket_t fd) {
+    auto* self = static_cast<Impl*>(userp);
+    self->DropWatch(fd);  // before close: the number may be reused at once
+    self->owned_sockets.erase(fd);
+    return close(fd);
   }
 
   static int OnCurlTimer(CURLM*, long timeout_ms, void* userp) {
     auto* self = static_cast<Impl*>(userp);
     if (timeout_ms < 0) {
       uv_timer_stop(self->timer);
+      uv_prepare_stop(self->due);
+    } else if (timeout_ms == 0 && !self->in_due) {
+      uv_timer_stop(self->timer);
+      uv_prepare_start(self->due, &Impl::OnDue);
     } else {
+      // A zero timeout met inside OnDue takes the timer: a prepare handle
+      // started now would not run before the loop waits.
+      uv_prepare_stop(self->due);
       uv_timer_start(self->timer, &Impl::OnTimer, static_cast<uint64_t>(timeout_ms), 0);
     }
     return 0;
@@ -194,16 +272,33 @@ struct HttpClient::Impl {
 
   static void OnPoll(uv_poll_t* handle, int status, int events) {
     auto* watch = static_cast<SocketWatch*>(handle->data);
+    Impl* self = watch->owner;
+    self->stats.socket_events++;
+    if (watch->wanted == 0) {
+      // A parked connection became readable: the server closed it or sent
+      // what nobody asked for. Stop watching it; curl's check before reuse
+      // finds it dead and closes it.
+      self->Register(watch, 0);
+      return;
+    }
     int flags = 0;
     if (status < 0) flags = CURL_CSELECT_ERR | CURL_CSELECT_IN | CURL_CSELECT_OUT;
     if (events & UV_READABLE) flags |= CURL_CSELECT_IN;
     if (events & UV_WRITABLE) flags |= CURL_CSELECT_OUT;
     // The watch may be closed inside curl: read what we need first.
-    watch->owner->SocketAction(watch->fd, flags);
+    self->SocketAction(watch->fd, flags);
   }
 
   static void OnTimer(uv_timer_t* handle) {
     static_cast<Impl*>(handle->data)->SocketAction(CURL_SOCKET_TIMEOUT, 0);
+  }
+
+  static void OnDue(uv_prepare_t* handle) {
+    auto* self = static_cast<Impl*>(handle->data);
+    uv_prepare_stop(handle);
+    self->in_due = true;
+    self->SocketAction(CURL_SOCKET_TIMEOUT, 0);
+    self->in_due = false;
   }
 
   static void OnKick(uv_timer_t* handle) {
@@ -366,6 +461,10 @@ struct HttpClient::Impl {
       if (rc == CURLE_OK) rc = curl_easy_setopt(raw->easy, option, value);
     };
     set(CURLOPT_PRIVATE, raw);
+    set(CURLOPT_OPENSOCKETFUNCTION, &Impl::OnOpenSocket);
+    set(CURLOPT_OPENSOCKETDATA, this);
+    set(CURLOPT_CLOSESOCKETFUNCTION, &Impl::OnCloseSocket);
+    set(CURLOPT_CLOSESOCKETDATA, this);
     set(CURLOPT_ERRORBUFFER, raw->error_buffer);
     set(CURLOPT_HEADERFUNCTION, &Impl::OnHeader);
     set(CURLOPT_HEADERDATA, raw);

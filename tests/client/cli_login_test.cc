@@ -1,6 +1,7 @@
 // `mcpgw login` and `mcpgw logout` against a scripted daemon and browser:
 // what is asked, what is printed, and the exit codes.
 #include <deque>
+#include <optional>
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -23,7 +24,10 @@ class FakeAuth : public AuthApi {
     requests.emplace_back(std::string(method), params);
     timeouts.push_back(timeout_s);
     if (method == "login") return login;
-    if (method == "login_wait") return wait;
+    if (method == "login_wait") {
+      if (wait_takes_s) *wait_takes_s->first += wait_takes_s->second;
+      return wait;
+    }
     return logout;
   }
   ApiResult login{MCPGW_OK, "{\"url\":\"" + kUrl + "\",\"login\":7}"};
@@ -31,6 +35,7 @@ class FakeAuth : public AuthApi {
   ApiResult logout{MCPGW_OK, "{}"};
   std::vector<std::pair<std::string, std::string>> requests;
   std::vector<double> timeouts;
+  std::optional<std::pair<double*, double>> wait_takes_s;  // login_wait advances this clock
 };
 
 class FakeDaemon : public DaemonApi {
@@ -79,8 +84,8 @@ struct Run {
   int code = -1;
 };
 
-int Login(FakeAuth& auth, FakeDaemon& daemon, FakeOpener& opener, Run& run,
-          bool no_browser = false) {
+int Login(FakeAuth& auth, FakeDaemon& daemon, FakeOpener& opener, Run& run, bool no_browser = false,
+          double timeout_s = kDefaultLoginTimeoutS) {
   CommandIo io{run.out, run.err, run.in, false, false, 0, nullptr};
   WaitClock clock;
   clock.now_s = [&] { return run.now; };
@@ -89,7 +94,7 @@ int Login(FakeAuth& auth, FakeDaemon& daemon, FakeOpener& opener, Run& run,
   inv.command = Command::kLogin;
   inv.ns = "notion";
   inv.no_browser = no_browser;
-  inv.timeout_s = kDefaultLoginTimeoutS;
+  inv.timeout_s = timeout_s;
   run.code = RunLogin(auth, daemon, inv, io, opener, clock);
   return run.code;
 }
@@ -174,6 +179,22 @@ TEST_CASE("login failures exit with their kind's code and say why", "[cli][login
     Run run;
     CHECK(Login(auth, daemon, opener, run) == 7);
   }
+}
+
+TEST_CASE("login whose browser never comes back gives up after --timeout and says so",
+          "[cli][login]") {
+  FakeAuth auth;
+  FakeDaemon daemon;
+  daemon.statuses = {{MCPGW_OK, Status("error")}};
+  FakeOpener opener;
+  Run run;
+  auth.wait = {MCPGW_TRANSPORT, "mcpgwd did not answer in time"};
+  auth.wait_takes_s = std::make_pair(&run.now, 3.0);
+  CHECK(Login(auth, daemon, opener, run, false, 3) == 5);
+  CHECK(auth.timeouts.back() == 3);
+  CHECK(run.err.str().find("mcpgw: login to notion failed: no authorization within 3 s (the "
+                           "browser did not come back to mcpgwd); run \"mcpgw login notion\" "
+                           "again\n") != std::string::npos);
 }
 
 TEST_CASE("login that leaves the server in error exits 4 with its reason", "[cli][login]") {

@@ -417,6 +417,31 @@ TEST_CASE("oauth: a second login supersedes the first", "[oauth]") {
   CHECK(as.Count("token_code") == 1);
 }
 
+TEST_CASE("oauth: a refresh that comes due during a login waits for it", "[oauth]") {
+  TempDir dir;
+  OAuthServer as(dir, {"--ttl", "2"});
+  Rig rig(dir);
+  rig.manager->AddServer(1, "prot", rig.Server(as));
+  rig.manager->AuthorizationNeeded(1, 401, Challenge(as));
+  REQUIRE(rig.RunUntil([&] { return rig.link.authorized == 1; }));
+  std::optional<auth::LoginStarted> started;
+  rig.manager->Login("prot", [&](auth::LoginStarted s) { started = s; });
+  REQUIRE(rig.RunUntil([&] { return started.has_value(); }));
+  REQUIRE(started->ok);
+  // The 2 s token's refresh comes due while the login waits for consent;
+  // the loop goes on serving (it once spun on a timer re-armed for 0 ms).
+  rig.RunUntil([] { return false; }, 3);
+  CHECK(rig.manager->Status(1).state == "waiting for consent");
+  auto browser = OpenBrowser(dir, started->url);
+  std::optional<bool> ok;
+  rig.manager->WaitLogin("prot", started->login, [&](bool b, std::string) { ok = b; });
+  REQUIRE(rig.RunUntil([&] { return ok.has_value(); }));
+  CHECK(*ok);
+  // And once it is over, refreshing resumes.
+  const int refreshes = as.Count("token_refresh");
+  REQUIRE(rig.RunUntil([&] { return as.Count("token_refresh") > refreshes; }, 5));
+}
+
 TEST_CASE("oauth: logout forgets the tokens and revokes them", "[oauth]") {
   TempDir dir;
   OAuthServer as(dir);

@@ -414,6 +414,81 @@ TEST_CASE("Sequential requests reuse one connection", "[http]") {
   CHECK(server.accepted() == 1);
 }
 
+// Runs the loop with nothing else to wake it (no ticking timer, unlike
+// RunUntil), so work the client leaves for "later" without arming the loop
+// shows as a stall. Returns whether `done()` came within `limit`.
+bool RunUntilUnassisted(uv_loop_t* loop, const std::function<bool()>& done,
+                        std::chrono::milliseconds limit) {
+  uv_timer_t bound;
+  uv_timer_init(loop, &bound);
+  bool expired = false;
+  bound.data = &expired;
+  uv_timer_start(
+      &bound, [](uv_timer_t* t) { *static_cast<bool*>(t->data) = true; },
+      static_cast<uint64_t>(limit.count()), 0);
+  while (!done() && !expired) uv_run(loop, UV_RUN_ONCE);
+  uv_close(reinterpret_cast<uv_handle_t*>(&bound), nullptr);
+  uv_run(loop, UV_RUN_NOWAIT);
+  return done() && !expired;
+}
+
+TEST_CASE("Sequential requests on a kept connection leave its socket registration alone",
+          "[http]") {
+  HttpTestServer server;
+  Fixture f;
+  f.client->Start(&f.sink, 1, Post(server.Url(), "{}"));
+  REQUIRE(f.RunUntilDone(1));
+  const uint64_t updates = f.client->stats().poll_updates;
+  for (uint64_t tag = 2; tag <= 21; tag++) {
+    f.client->Start(&f.sink, tag, Post(server.Url(), "{}"));
+    REQUIRE(f.RunUntilDone(tag));
+    CHECK(f.sink.seen[tag].result.ok);
+  }
+  // Each registration change costs the loop system calls on every call.
+  CHECK(f.client->stats().poll_updates == updates);
+  CHECK(server.accepted() == 1);
+}
+
+TEST_CASE("A kept connection the server closes is let go quietly, the next request opens another",
+          "[http]") {
+  HttpTestServer server([](const TestRequest&, TestConnection& c) {
+    c.Respond(200, {{"Content-Type", "application/json"}}, "{}");
+    c.Close();  // after the answer, without saying so: curl keeps the connection
+  });
+  Fixture f;
+  f.client->Start(&f.sink, 1, Post(server.Url(), "{}"));
+  REQUIRE(f.RunUntilDone(1));
+  REQUIRE(f.sink.seen[1].result.ok);
+  RunFor(&f.loop, 100);  // the close arrives while the connection idles
+  const uint64_t events = f.client->stats().socket_events;
+  RunFor(&f.loop, 100);
+  // A closed socket left registered would be reported on every loop turn.
+  CHECK(f.client->stats().socket_events == events);
+  for (uint64_t tag = 2; tag <= 4; tag++) {
+    f.client->Start(&f.sink, tag, Post(server.Url(), "{}"));
+    REQUIRE(f.RunUntilDone(tag));
+    CHECK(f.sink.seen[tag].result.ok);
+    RunFor(&f.loop, 50);
+  }
+  CHECK(server.accepted() == 4);
+}
+
+TEST_CASE("Transfers started from completions run without another event to wake the loop",
+          "[http]") {
+  HttpTestServer server(
+      [](const TestRequest& r, TestConnection& c) { c.Respond(200, {}, "echo " + r.body); });
+  Fixture f;
+  const std::string refused = "http://127.0.0.1:" + std::to_string(testing::ClosedPort()) + "/mcp";
+  // Alternate failures (reported inside curl's own pass) and answers.
+  f.sink.on_done = [&](uint64_t tag) {
+    if (tag < 10) f.client->Start(&f.sink, tag + 1, Post(tag % 2 ? refused : server.Url(), "x"));
+  };
+  f.client->Start(&f.sink, 1, Post(server.Url(), "x"));
+  REQUIRE(RunUntilUnassisted(
+      &f.loop, [&] { return f.sink.Done(10); }, std::chrono::milliseconds(3000)));
+  CHECK(f.sink.DoneCount() == 10);
+}
+
 TEST_CASE("200 concurrent transfers complete, and a second wave reuses their connections",
           "[http]") {
   HttpTestServer server([](const TestRequest& r, TestConnection& c) {
