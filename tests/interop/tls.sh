@@ -14,7 +14,8 @@
 #   C: a reload (SIGHUP, or the settings file saved) picks up tls.ca_file; a
 #      bad one is refused (at start-up: exit 1; on reload: the previous trust
 #      stays).
-#   D: trust through SSL_CERT_DIR (a directory hashed by openssl rehash).
+#   D: trust through SSL_CERT_DIR (a directory hashed by openssl rehash), and
+#      through the settings' tls.ca_dir.
 # Usage: tests/interop/tls.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
@@ -220,6 +221,16 @@ Check "D: the log names the trust" grep -q "TLS trust: the system bundle and SSL
 ExpectStatus by-dir ready ""
 Cli call by-dir echo '{"text":"trusted by directory"}'
 Check "D: a call to a server trusted through SSL_CERT_DIR returns its text" test "$OUT" = "trusted by directory"
+StopDaemon
+
+# The same directory as the settings' tls.ca_dir, on top of the system store.
+echo "{\"tls\": {\"ca_dir\": \"$TMP/cadir\"}}" >"$TMP/settings-d.json"
+: >"$TMP/mcpgwd.log"
+StartDaemonWith "$TMP/mcp.json" "$TMP/settings-d.json"
+Cli wait --timeout 30
+Snapshot
+Check "D: the log names the trust" grep -q "TLS trust: the system store + $TMP/cadir (tls.ca_dir)" "$TMP/mcpgwd.log"
+ExpectStatus by-dir ready ""
 StopDaemon
 
 rc=0
