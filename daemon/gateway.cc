@@ -81,6 +81,7 @@ struct Gateway::Server {
   std::string proxy;        // the proxy its transfers go through, fit to show; "" = direct
   ServerView view;
   std::string protocol_version;
+  std::string http_version;  // "HTTP/2", "HTTP/1.1" ... as of its last state change; "" before
   double since_unix = 0;
   uint64_t in_flight = 0;
   uint64_t calls = 0;
@@ -299,6 +300,7 @@ void Gateway::OnHostState(HostId id, ServerState state) {
     era_cache_.Remember(server.remote->url.Reveal(), state.protocol_version);
   }
   server.protocol_version = std::move(state.protocol_version);
+  if (!state.http_version.empty()) server.http_version = std::move(state.http_version);
   listing_literal_.clear();
   catalog_.Update(server.view);
   if (tools_changed && tools_changed_) {
@@ -588,6 +590,8 @@ std::string Gateway::StatusJson() const {
     }
     w.Key("protocol_version");
     StringOrNull(w, server.protocol_version);
+    w.Key("http_version");
+    StringOrNull(w, server.http_version);
     w.Key("tools");
     w.Uint64(server.view.tools ? server.view.tools->size() : 0);
     w.Key("in_flight");

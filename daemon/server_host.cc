@@ -58,6 +58,7 @@ void ServerHost::Shutdown(mcp::Duration grace) {
 }
 
 void ServerHost::OnHttpHead(uint64_t tag, const mcp::ResponseHead& head) {
+  if (!head.http_version.empty()) http_version_ = head.http_version;
   session_.OnResponseHead(tag, head, env_->Now());
   Pump();
 }
@@ -102,7 +103,8 @@ void ServerHost::Pump() {
         listener_->OnCallFinished(done->id, std::move(done->outcome));
       } else if (std::holds_alternative<mcp::StateChanged>(action)) {
         listener_->OnStateChanged(ServerState{session_.status(), session_.reason(),
-                                              session_.tools(), session_.protocol_version()});
+                                              session_.tools(), session_.protocol_version(),
+                                              http_version_});
       } else if (auto* need = std::get_if<mcp::AuthorizationNeeded>(&action)) {
         listener_->OnAuthorizationNeeded(need->http_status, need->www_authenticate);
       } else if (auto* line = std::get_if<mcp::LogLine>(&action)) {

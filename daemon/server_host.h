@@ -21,6 +21,7 @@ struct ServerState {
   std::string reason;
   std::shared_ptr<const mcp::ToolList> tools;
   std::string protocol_version;  // negotiated; empty before
+  std::string http_version;      // the latest response head's: "HTTP/2", "HTTP/1.1"; empty before
 };
 
 class ServerHostListener {
@@ -73,6 +74,7 @@ class ServerHost : private HttpSink {
   std::unique_ptr<Timer> timer_;        // session wake-ups
   std::unique_ptr<Timer> grace_timer_;  // shutdown bound
   std::unordered_set<uint64_t> live_;   // transfers started and not yet ended
+  std::string http_version_;            // of the latest response head, for the status
   bool pumping_ = false;
   bool shutting_down_ = false;
   bool shutdown_reported_ = false;

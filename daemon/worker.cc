@@ -68,8 +68,8 @@ struct Worker::Impl {
   std::vector<std::function<void()>> queue;
   bool started = false;
   bool stop_requested = false;
-  // True while `wake` may be signalled: from Start() until the worker takes
-  // its final batch (after which the handle is closed).
+  // True while `wake` may be signalled and posts are taken: from Start()
+  // until Stop() (the final batch then closes the handle).
   bool open = false;
 
   // Worker thread only: tasks posted by the worker to itself.
@@ -112,7 +112,6 @@ struct Worker::Impl {
       std::lock_guard<std::mutex> lock(self->mu);
       batch.swap(self->queue);
       stop = self->stop_requested;
-      if (stop) self->open = false;  // later posts are dropped
     }
     for (auto& fn : batch) fn();
     if (stop) self->Shutdown();
@@ -184,7 +183,10 @@ void Worker::Stop() {
       w.queue.clear();  // never started: nothing will run them
       return;
     }
+    // Tasks posted before this line run in the final batch; later ones are
+    // dropped, even while the loop finishes the task that called Stop().
     if (w.open) uv_async_send(&w.wake);
+    w.open = false;
   }
   // From a task: the loop ends after it; the destructor joins.
   if (OnWorkerThread()) return;

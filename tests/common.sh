@@ -20,12 +20,18 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SCRIPT_NAME="$(basename "$0" .sh)"
 
 if [ $# -lt 1 ] || [ ! -d "$1" ]; then
-  echo "usage: $0 BUILD_DIR   (the CMake build dir holding daemon/mcpgwd and client/mcpgw)" >&2
+  echo "usage: $0 BUILD_DIR   (the CMake build dir holding daemon/mcpgwd and client/mcpgw," >&2
+  echo "       or an install prefix holding bin/mcpgwd and bin/mcpgw)" >&2
   exit 2
 fi
 BUILD="$(cd "$1" && pwd)"
 MCPGWD="$BUILD/daemon/mcpgwd"
 MCPGW="$BUILD/client/mcpgw"
+# An install prefix (cmake --install build --prefix DIR): the installed programs.
+if [ ! -e "$MCPGWD" ] && [ -e "$BUILD/bin/mcpgwd" ]; then
+  MCPGWD="$BUILD/bin/mcpgwd"
+  MCPGW="$BUILD/bin/mcpgw"
+fi
 for bin in "$MCPGWD" "$MCPGW"; do
   if [ ! -x "$bin" ]; then
     echo "$SCRIPT_NAME: $bin is missing; build it first (cmake --build $BUILD)" >&2

@@ -2,13 +2,14 @@
 
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 
+#include "client/status_of.h"
+#include "proto/daemon_socket.h"
 #include "proto/frame.h"
 #include "proto/messages.h"
 #include "proto/socket_path.h"
@@ -19,25 +20,6 @@
 
 namespace mcpgw::cli {
 namespace {
-
-mcpgw_status StatusOf(const proto::Message& m) {
-  if (!m.error_kind) return MCPGW_TRANSPORT;
-  switch (*m.error_kind) {
-    case proto::ErrorKind::kInvalidRequest:
-      return MCPGW_INVALID_REQUEST;
-    case proto::ErrorKind::kNotReady:
-      return MCPGW_NOT_READY;
-    case proto::ErrorKind::kBackend:
-      return MCPGW_BACKEND;
-    case proto::ErrorKind::kTransport:
-      return MCPGW_TRANSPORT;
-    case proto::ErrorKind::kDenied:
-      return MCPGW_DENIED;
-    case proto::ErrorKind::kUnavailable:
-      return MCPGW_UNAVAILABLE;
-  }
-  return MCPGW_TRANSPORT;
-}
 
 struct Fd {
   int fd = -1;
@@ -56,43 +38,16 @@ bool SendAll(int fd, std::string_view data) {
   return true;
 }
 
-bool PeerIsTrusted(int fd) {
-#if defined(__linux__)
-  struct ucred cred {};
-  socklen_t len = sizeof cred;
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return false;
-  const uid_t uid = cred.uid;
-#else
-  uid_t uid = 0;
-  gid_t gid = 0;
-  if (getpeereid(fd, &uid, &gid) != 0) return false;
-#endif
-  return uid == geteuid() || uid == 0;
-}
-
 }  // namespace
 
 RawClient::RawClient(std::string socket_path) : path_(proto::ResolveSocketPath(socket_path)) {}
 
 ApiResult RawClient::Request(std::string_view method, const std::string& params_json,
                              double timeout_s) {
-  if (std::string bad = proto::CheckSocketPath(path_); !bad.empty()) {
-    return {MCPGW_UNAVAILABLE, "cannot reach mcpgwd: " + bad};
-  }
   Fd sock;
-  sock.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (sock.fd < 0)
-    return {MCPGW_UNAVAILABLE, std::string("cannot create a socket: ") + strerror(errno)};
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path_.data(), path_.size());
-  if (connect(sock.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    return {MCPGW_UNAVAILABLE, "mcpgwd is not running (cannot connect to " + path_ + ": " +
-                                   std::strerror(errno) + ")"};
-  }
-  if (!PeerIsTrusted(sock.fd)) {
-    return {MCPGW_UNAVAILABLE, "the socket " + path_ + " is not served by this user; refusing it"};
-  }
+  std::string error;
+  sock.fd = proto::ConnectToDaemon(path_, /*nonblocking=*/false, &error);
+  if (sock.fd < 0) return {MCPGW_UNAVAILABLE, error};
   const std::string frames = proto::EncodeHello("1", "mcpgw " MCPGW_VERSION) +
                              proto::EncodeRequest("2", method, params_json);
   if (!SendAll(sock.fd, frames)) {
@@ -115,7 +70,7 @@ ApiResult RawClient::Request(std::string_view method, const std::string& params_
         continue;
       }
       if (m.id != "2") continue;
-      if (m.is_error) return {StatusOf(m), m.error_message};
+      if (m.is_error) return {client::StatusOf(m.error_kind), m.error_message};
       return {MCPGW_OK, proto::CompactJson(*m.result)};
     }
     if (st == proto::FrameDecoder::Status::kTooLarge) {

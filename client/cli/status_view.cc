@@ -127,9 +127,12 @@ std::string Details(const ServerRow& row, const RenderOptions& options) {
   if (!row.reason.empty()) add("reason:", StripControls(row.reason));
   if (!row.url.empty()) {
     std::string url = StripControls(row.url);
-    if (!row.protocol_version.empty()) {
-      url += " (protocol " + StripControls(row.protocol_version) + ")";
+    std::string how;
+    if (!row.protocol_version.empty()) how = "protocol " + StripControls(row.protocol_version);
+    if (!row.http_version.empty()) {
+      how += (how.empty() ? "" : ", ") + StripControls(row.http_version);
     }
+    if (!how.empty()) url += " (" + how + ")";
     add("url:", url);
   }
   if (!row.proxy.empty()) add("proxy:", StripControls(row.proxy));
@@ -205,6 +208,7 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
       row.since_unix = Number(server, "since_unix");
       row.url = String(server, "url", "");
       row.protocol_version = String(server, "protocol_version", "");
+      row.http_version = String(server, "http_version", "");
       row.last_error = String(server, "last_error", "");
       row.last_error_unix = Number(server, "last_error_unix");
       if (const Value* o = Member(server, "oauth"); o != nullptr && o->IsObject()) {

@@ -24,6 +24,7 @@ struct ServerRow {
   std::optional<double> since_unix;
   std::string url;               // redacted by the daemon; empty: not sent
   std::string protocol_version;  // empty: not sent
+  std::string http_version;      // "HTTP/2", "HTTP/1.1" ...; empty: not sent
   std::string proxy;             // the proxy its requests go through; empty: direct
   std::string last_error;        // empty: none
   std::optional<double> last_error_unix;

@@ -160,6 +160,7 @@ struct ResponseHead {
   std::string_view content_type;
   std::string_view session_id;        // Mcp-Session-Id
   std::string_view www_authenticate;  // WWW-Authenticate (all of them, comma-joined)
+  std::string_view http_version;      // "HTTP/2", "HTTP/1.1" ...; empty if unknown (status only)
 };
 
 // How a transfer ended, from the driver's point of view.

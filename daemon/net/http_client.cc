@@ -390,9 +390,11 @@ struct HttpClient::Impl {
       curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
       status = static_cast<int>(code);
     }
-    t->sink->OnHttpHead(t->tag,
-                        mcp::ResponseHead{status, t->head.content_type(), t->head.session_id(),
-                                          t->head.www_authenticate()});
+    long version = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
+    t->sink->OnHttpHead(
+        t->tag, mcp::ResponseHead{status, t->head.content_type(), t->head.session_id(),
+                                  t->head.www_authenticate(), http::HttpVersionName(version)});
   }
 
   // Leaves a busy section; the outermost one carries out the deferred work.

@@ -194,6 +194,21 @@ std::string ErrorText(CURLcode code, long os_errno) {
   return FailureText(f);
 }
 
+std::string_view HttpVersionName(long curl_http_version) {
+  switch (curl_http_version) {
+    case CURL_HTTP_VERSION_1_0:
+      return "HTTP/1.0";
+    case CURL_HTTP_VERSION_1_1:
+      return "HTTP/1.1";
+    case CURL_HTTP_VERSION_2_0:
+      return "HTTP/2";
+    case CURL_HTTP_VERSION_3:
+      return "HTTP/3";
+    default:
+      return "";
+  }
+}
+
 std::string_view ShowableHost(std::string_view url_redacted) {
   std::string_view host = UrlHost(url_redacted);
   return host.find('<') == std::string_view::npos ? host : std::string_view();

@@ -61,6 +61,10 @@ std::string FailureText(const Failure& failure);
 // FailureText of a bare code; `os_errno` is CURLINFO_OS_ERRNO (0 if unknown).
 std::string ErrorText(CURLcode code, long os_errno);
 
+// "HTTP/1.0", "HTTP/1.1", "HTTP/2", "HTTP/3" for a CURLINFO_HTTP_VERSION
+// value; "" for anything else.
+std::string_view HttpVersionName(long curl_http_version);
+
 // The host of `url_redacted` when it holds nothing redacted, else "".
 std::string_view ShowableHost(std::string_view url_redacted);
 

@@ -156,7 +156,8 @@ TEST_CASE("a long reason wraps to an 80-column terminal and is never cut", "[cli
   CHECK(piped.find(std::string(31, 'n') + "…") != std::string::npos);
 }
 
-TEST_CASE("status shows each server's url, protocol and last error with its age", "[cli][status]") {
+TEST_CASE("status shows each server's url, protocol, HTTP version and last error with its age",
+          "[cli][status]") {
   const char* json = R"({"daemon":{"version":"0.1.0","pid":7,"uptime_s":60,
     "config":"/home/u/.config/mcpgw/mcp.json","settings":"/home/u/.config/mcpgw/settings.json",
     "socket":"/run/user/1000/mcpgw/mcpgw.sock","last_reload_unix":1764469990.0,
@@ -165,7 +166,7 @@ TEST_CASE("status shows each server's url, protocol and last error with its age"
      {"namespace":"alpha","status":"ready","reason":"","tools":3,"in_flight":0,"calls":10,
       "errors":1,"latency_p50_ms":1.25,"since_unix":1764469700.0,
       "url":"https://api.example.com/mcp?key=<redacted>","protocol_version":"2025-11-25",
-      "last_error":"transport: HTTP 502 Bad Gateway","last_error_unix":1764469820.0},
+      "http_version":"HTTP/2","last_error":"transport: HTTP 502 Bad Gateway","last_error_unix":1764469820.0},
      {"namespace":"beta","status":"loading","tools":0,"url":"http://127.0.0.1:9/mcp",
       "protocol_version":null,"last_error":null,"last_error_unix":null}]})";
   const std::vector<std::string> lines = Lines(Render(json));
@@ -180,7 +181,7 @@ TEST_CASE("status shows each server's url, protocol and last error with its age"
   CHECK(lines[6].empty());
   CHECK(lines[8] == "alpha      ready        3          0     10       1      1.25  5m ago");
   CHECK(lines[9] ==
-        "  url:        https://api.example.com/mcp?key=<redacted> (protocol 2025-11-25)");
+        "  url:        https://api.example.com/mcp?key=<redacted> (protocol 2025-11-25, HTTP/2)");
   CHECK(lines[10] == "  last error: transport: HTTP 502 Bad Gateway (3m ago)");
   CHECK(lines[11] == "beta       loading      0          -      -       -         -  -");
   CHECK(lines[12] == "  url:        http://127.0.0.1:9/mcp");

@@ -218,7 +218,7 @@ TEST_CASE("gateway: a retired host's late state change never lands on the new se
   http.RespondResult(http.Post("initialize"), kInit, "sid-1");
   http.Respond(http.Post("notifications/initialized"), 202, "", "");
   FakeTransfer& list = http.Post("tools/list");
-  list.sink->OnHttpHead(list.tag, mcp::ResponseHead{200, "application/json", "", ""});
+  list.sink->OnHttpHead(list.tag, mcp::ResponseHead{200, "application/json", "", "", ""});
   list.sink->OnHttpData(list.tag, R"({"jsonrpc":"2.0","id":)" + std::to_string(list.RpcId()) +
                                       R"(,"result":)" + Tools({"old"}) + "}");
   list.done = true;
@@ -333,7 +333,8 @@ TEST_CASE("gateway: shutdown DELETEs every session, then finishes", "[gateway][s
   h.world.Settle();
 }
 
-TEST_CASE("gateway: status names url, protocol version and the last failure", "[gateway]") {
+TEST_CASE("gateway: status names url, protocol and HTTP versions and the last failure",
+          "[gateway]") {
   Harness h;
   config::Entry refused;
   refused.name = "local";
@@ -342,6 +343,7 @@ TEST_CASE("gateway: status names url, protocol version and the last failure", "[
   auto status = h.Status();
   CHECK(h.Row(status, "alpha")["url"].GetString() == std::string("https://a.test/mcp"));
   CHECK(h.Row(status, "alpha")["protocol_version"].IsNull());
+  CHECK(h.Row(status, "alpha")["http_version"].IsNull());
   CHECK(h.Row(status, "alpha")["last_error"].IsNull());
   CHECK(h.Row(status, "alpha")["last_error_unix"].IsNull());
   CHECK(h.Row(status, "local")["url"].IsNull());
@@ -356,6 +358,7 @@ TEST_CASE("gateway: status names url, protocol version and the last failure", "[
   status = h.Status();
   const auto& row = h.Row(status, "alpha");
   CHECK(row["protocol_version"].GetString() == std::string("2025-11-25"));
+  CHECK(row["http_version"].GetString() == std::string("HTTP/1.1"));  // what the fake answers
   CHECK(std::string(row["last_error"].GetString()).rfind("connection reset", 0) == 0);
   CHECK(row["last_error_unix"].GetDouble() == Approx(h.world.UnixNow()));
   CHECK(row["errors"].GetInt() == 1);

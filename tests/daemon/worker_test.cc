@@ -107,9 +107,13 @@ TEST_CASE("A task may stop its own worker", "[worker]") {
   {
     Worker w("test-worker");
     w.Start();
+    std::promise<void> stopped;
     w.Post([&] { ran++; });
-    w.Post([&] { w.Stop(); });
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    w.Post([&] {
+      w.Stop();
+      stopped.set_value();
+    });
+    stopped.get_future().wait();
     w.Post([&] { ran += 100; });  // after the stop: dropped
   }
   CHECK(ran == 1);

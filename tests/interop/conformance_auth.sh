@@ -80,7 +80,7 @@ echo "the scenarios took $((SECONDS - started)) s"
 Verdict() {
   local dir
   dir="$(ls -d "$TMP/out/$1"-2* 2>/dev/null | head -n 1)"
-  [ -n "$dir" ] || { echo "no results"; return; }
+  [ -n "$dir" ] || { echo "- - - none"; return; }
   printf '%s %s\n' "$(Json '["SUCCESS", "FAILURE", "WARNING"].map((s) => d.filter((c) => c.status === s).length).join(" ")' <"$dir/checks.json")" \
     "$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1:\2/p' "$dir/stdout.txt" | tail -n 1)"
 }

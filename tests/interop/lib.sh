@@ -91,14 +91,15 @@ StatusField() {
 
 # Snapshot: reads `mcpgw status --json` once for the checks that follow
 # (one CLI and one node run, however many rows they look at).
-# SnapshotField NAMESPACE FIELD then prints status, reason or proxy of a
-# server's row ("null" for a null proxy; nothing when there is no such row).
+# SnapshotField NAMESPACE FIELD then prints status, reason, proxy or
+# http_version of a server's row ("null" for a null proxy or HTTP version;
+# nothing when there is no such row).
 Snapshot() {
   Cli status --json
-  printf '%s' "$OUT" | Json 'd.servers.map((s) => [s.namespace, s.status, s.reason, s.proxy === null ? "null" : s.proxy].join("\t")).join("\n")' >"$TMP/snapshot.tsv"
+  printf '%s' "$OUT" | Json 'd.servers.map((s) => [s.namespace, s.status, s.reason, s.proxy === null ? "null" : s.proxy, s.http_version === null ? "null" : s.http_version].join("\t")).join("\n")' >"$TMP/snapshot.tsv"
 }
 SnapshotField() {
   local col
-  case "$2" in status) col=2 ;; reason) col=3 ;; proxy) col=4 ;; *) return 1 ;; esac
+  case "$2" in status) col=2 ;; reason) col=3 ;; proxy) col=4 ;; http_version) col=5 ;; *) return 1 ;; esac
   awk -F'\t' -v ns="$1" -v col="$col" '$1 == ns { print $col }' "$TMP/snapshot.tsv"
 }

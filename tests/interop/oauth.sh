@@ -32,11 +32,6 @@ Mode() { stat -c %a "$1" 2>/dev/null || echo none; }
 Status() { StatusField prot "$1"; }
 OAuthField() { StatusField prot oauth | Json "d.$1"; }
 IsReady() { test "$(Status status)" = ready; }
-StopDaemon() {
-  kill -TERM "$DAEMON_PID"
-  for _ in $(seq 50); do kill -0 "$DAEMON_PID" 2>/dev/null || break; sleep 0.1; done
-  wait "$DAEMON_PID" 2>/dev/null || true
-}
 
 printf '{"mcpServers": {"prot": {"url": "%s/mcp"}}}\n' "$AS" >"$TMP/mcp.json"
 
@@ -175,4 +170,5 @@ Check "with its own Authorization header the server is not logged in to ($(Statu
   grep -q "mcp.json sets its Authorization header" <<<"$(Status reason)"
 Check "no browser opened" test "$(Opened)" = "$opened"
 Check "status: no OAuth" test "$(Status oauth)" = null
+StopDaemon
 Finish

@@ -14,6 +14,8 @@
 #   C: a reload (SIGHUP, or the settings file saved) picks up tls.ca_file; a
 #      bad one is refused (at start-up: exit 1; on reload: the previous trust
 #      stays).
+#   D: trust through SSL_CERT_DIR (a directory hashed by openssl rehash), and
+#      through the settings' tls.ca_dir.
 # Usage: tests/interop/tls.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
@@ -88,6 +90,17 @@ Check "tls11: error: $(SnapshotField tls11 reason)" Tls11
 ExpectStatus cipher error "TLS: the server refused the handshake (no cipher suite in common, or it requires a client certificate)"
 ExpectStatus mtls error "TLS: the server refused the handshake (no cipher suite in common, or it requires a client certificate)"
 Check "A: status shows no proxy for a direct server" test "$(SnapshotField h2 proxy)" = null
+Check "A: status --json shows HTTP/2 for the HTTP/2 front ($(SnapshotField h2 http_version))" \
+  test "$(SnapshotField h2 http_version)" = HTTP/2
+Check "A: ... and HTTP/1.1 for the HTTP/1.1-only front ($(SnapshotField h1 http_version))" \
+  test "$(SnapshotField h1 http_version)" = HTTP/1.1
+Check "A: ... and none for a server never reached ($(SnapshotField expired http_version))" \
+  test "$(SnapshotField expired http_version)" = null
+Cli status
+Check "A: mcpgw status shows the protocol and HTTP version under the server's row" \
+  grep -qx "  url: *https://mcp.localhost:$GOOD/mcp (protocol 2025-11-25, HTTP/2)" <<<"$OUT"
+Check "A: mcpgw status shows the reason naming the host" \
+  grep -qx "  reason: *TLS: the server's certificate is not valid for host mcp.localhost" <<<"$OUT"
 
 Cli call h2 echo '{"text":"over HTTP/2"}'
 Check "A: a call over HTTP/2 returns its text" test "$OUT" = "over HTTP/2"
@@ -190,6 +203,34 @@ Refused() { grep -q "reload (file): keeping the previous TLS trust: $TMP/setting
 Check "C: saving a bad tls.ca_file keeps the previous trust and says why" WaitFor 10 Refused
 Cli call added echo '{"text":"still trusted"}'
 Check "C: calls still work after the refused reload" test "$OUT" = "still trusted"
+StopDaemon
+
+# ---- D: SSL_CERT_DIR, a hashed directory of CAs (openssl rehash) ----------------------
+mkdir -p "$TMP/cadir"
+cp "$CERTS/ca.pem" "$TMP/cadir/"
+openssl rehash "$TMP/cadir"
+cat >"$TMP/mcp.json" <<EOF
+{"mcpServers": {"by-dir": {"url": "https://localhost:$GOOD/mcp"}}}
+EOF
+echo '{}' >"$TMP/settings-d.json"
+: >"$TMP/mcpgwd.log"
+SSL_CERT_DIR="$TMP/cadir" StartDaemonWith "$TMP/mcp.json" "$TMP/settings-d.json"
+Cli wait --timeout 30
+Snapshot
+Check "D: the log names the trust" grep -q "TLS trust: the system bundle and SSL_CERT_DIR=$TMP/cadir" "$TMP/mcpgwd.log"
+ExpectStatus by-dir ready ""
+Cli call by-dir echo '{"text":"trusted by directory"}'
+Check "D: a call to a server trusted through SSL_CERT_DIR returns its text" test "$OUT" = "trusted by directory"
+StopDaemon
+
+# The same directory as the settings' tls.ca_dir, on top of the system store.
+echo "{\"tls\": {\"ca_dir\": \"$TMP/cadir\"}}" >"$TMP/settings-d.json"
+: >"$TMP/mcpgwd.log"
+StartDaemonWith "$TMP/mcp.json" "$TMP/settings-d.json"
+Cli wait --timeout 30
+Snapshot
+Check "D: the log names the trust" grep -q "TLS trust: the system store + $TMP/cadir (tls.ca_dir)" "$TMP/mcpgwd.log"
+ExpectStatus by-dir ready ""
 StopDaemon
 
 rc=0

@@ -254,6 +254,48 @@ TEST_CASE("era: cancelling on the modern wire closes the stream and sends nothin
   for (const StartTransfer& t : h.starts) CHECK(MethodOf(t) != "notifications/cancelled");
 }
 
+TEST_CASE("era: a modern server that is down is retried 1 s, then 2 s later, and probed each time",
+          "[session][era]") {
+  Harness h({}, "");
+  h.session.Start(h.now);
+  h.Done(h.NextPost("server/discover").id, "connection refused", false);
+  REQUIRE(h.session.status() == Status::kError);
+  CHECK_THAT(h.session.reason(), Catch::Contains("connection refused"));
+  h.Advance(std::chrono::milliseconds(999));
+  CHECK_FALSE(h.HasStart(HttpMethod::kPost));
+  h.Advance(std::chrono::milliseconds(1));
+  StartTransfer probe = h.NextPost("server/discover");
+  CheckModernPost(probe, "server/discover");
+  h.Done(probe.id, "connection refused", false);
+  h.Advance(std::chrono::milliseconds(1999));
+  CHECK_FALSE(h.HasStart(HttpMethod::kPost));
+  h.Advance(std::chrono::milliseconds(1));
+  h.RespondJson(h.NextPost("server/discover"), DiscoverResult());
+  h.RespondJson(h.NextPost("tools/list"), ModernPage(kEchoTools));
+  CHECK(h.session.status() == Status::kReady);
+  CHECK(h.session.protocol_version() == kModern);
+  CHECK_FALSE(h.HasStart(HttpMethod::kGet));  // no session, no GET stream
+}
+
+TEST_CASE("era: a failed call on the modern wire leaves the server ready for the next one",
+          "[session][era]") {
+  Harness h({}, "");
+  BringUpModern(h);
+  h.session.Call(1, "echo", "{}", h.now);
+  h.Done(h.NextPost("tools/call").id, "connection reset");
+  REQUIRE(h.finished.size() == 1);
+  CHECK(h.finished[0].outcome.kind == CallErrorKind::kTransport);
+  CHECK(h.session.status() == Status::kReady);
+  // The next call goes out as it is: no probe, no initialize, no session.
+  h.session.Call(2, "echo", "{}", h.now);
+  StartTransfer next = h.NextPost("tools/call");
+  CheckModernPost(next, "tools/call");
+  CHECK(h.starts.empty());
+  h.RespondJson(next, R"({"content":[{"type":"text","text":"back"}]})");
+  REQUIRE(h.finished.size() == 2);
+  CHECK(h.finished[1].outcome.text == "back");
+}
+
 TEST_CASE("era: shutting down a modern session sends no DELETE", "[session][era]") {
   Harness h({}, "");
   BringUpModern(h);

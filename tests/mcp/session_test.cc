@@ -334,7 +334,7 @@ TEST_CASE("session: unknown transfer ids and early timers are harmless", "[sessi
   Harness h;
   h.session.OnTimer(h.now);
   h.session.Start(h.now);
-  h.session.OnResponseHead(999, ResponseHead{200, "application/json", "x", ""}, h.now);
+  h.session.OnResponseHead(999, ResponseHead{200, "application/json", "x", "", ""}, h.now);
   h.session.OnResponseData(999, "{}", h.now);
   h.session.OnTransferDone(999, TransferResult{}, h.now);
   h.session.OnTimer(h.now);

@@ -181,7 +181,7 @@ class Harness {
 
   void Head(TransferId id, int status, const std::string& type, const std::string& sid = "",
             const std::string& www_authenticate = "") {
-    session.OnResponseHead(id, ResponseHead{status, type, sid, www_authenticate}, now);
+    session.OnResponseHead(id, ResponseHead{status, type, sid, www_authenticate, ""}, now);
     Pump();
   }
   void Data(TransferId id, const std::string& bytes) {

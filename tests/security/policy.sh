@@ -5,7 +5,8 @@
 # denied entirely is hidden; read_only keeps only readOnlyHint tools; a SIGHUP
 # reloads the policy. The call log gets one line per call, file mode 0600,
 # with a request_digest equal to the SHA-256 of the params bytes the server
-# received and no argument values.
+# received and no argument values. The same holds for a server on the
+# 2026-07-28 wire (the echo server's /modern path).
 # Usage: tests/security/policy.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/../interop/lib.sh" "$@"
@@ -18,13 +19,14 @@ cat >"$TMP/mcp.json" <<EOF
 {"mcpServers": {
   "sdk":    {"url": "$S/mcp"},
   "hidden": {"url": "$S/mcp"},
-  "ro":     {"url": "http://127.0.0.1:$ECHO_PORT/mcp"}
+  "ro":     {"url": "http://127.0.0.1:$ECHO_PORT/mcp"},
+  "modern": {"url": "http://127.0.0.1:$ECHO_PORT/modern/mcp"}
 }}
 EOF
 Settings() {  # Settings DENY_JSON_ARRAY
   cat >"$TMP/settings.json" <<EOF
 {"call_log": {"path": "$TMP/calls.jsonl"},
- "policy": {"deny": $1, "read_only": ["ro"]}}
+ "policy": {"deny": $1, "read_only": ["ro", "modern"]}}
 EOF
 }
 Settings '["sdk/add", "hidden"]'
@@ -70,14 +72,16 @@ Check "denied calls are logged as denied with a null digest" \
   test "$(grep -c '"outcome":"denied".*"request_digest":null\|"request_digest":null.*"outcome":"denied"' "$TMP/calls.jsonl")" = 3
 LAST="$(tail -n 1 "$TMP/calls.jsonl")"
 Check "the line records namespace, tool, outcome and uid" test "$(printf '%s' "$LAST" | Json '[d.namespace, d.tool, d.outcome, d.uid].join(" ")')" = "ro ok ok $(id -u)"
-# The digest against the body the server printed: the params value's exact
-# bytes are what follows "params": up to the body's closing brace (the gateway
-# writes params last), and they must parse to the params the server read.
-BODY="$(sed -n 's/^BODY //p' "$TMP/echo-server.out" | tail -n 1)"
 Check "the arguments reached the server byte for byte" \
   grep -qF '"arguments":{"note": "ARGVALUE_77aa", "n": [1, 2.5, true, null], "s": "caf\u00e9"}' \
   "$TMP/echo-server.out"
-WANT="$(printf '%s' "$BODY" | "$NODE" -e '
+# The digest against the body the server printed: the params value's exact
+# bytes are what follows "params": up to the body's closing brace (the gateway
+# writes params last), and they must parse to the params the server read.
+ExpectDigest() {  # ExpectDigest NAME: the last call log line against the last body
+  local body want got
+  body="$(sed -n 's/^BODY //p' "$TMP/echo-server.out" | tail -n 1)"
+  want="$(printf '%s' "$body" | "$NODE" -e '
   const raw = require("fs").readFileSync(0, "utf8");
   const at = raw.indexOf("\"params\":");
   const params = raw.slice(at + 9, raw.length - 1);
@@ -85,12 +89,30 @@ WANT="$(printf '%s' "$BODY" | "$NODE" -e '
   try { same = JSON.stringify(JSON.parse(params)) === JSON.stringify(JSON.parse(raw).params); } catch (e) {}
   if (at < 0 || !same) { console.log("<params not found in " + raw + ">"); process.exit(0); }
   console.log(require("crypto").createHash("sha256").update(params, "utf8").digest("hex"));')"
-GOT="$(printf '%s' "$LAST" | Json 'd.request_digest')"
-if [ "$GOT" = "$WANT" ]; then
-  Pass "request_digest is the SHA-256 of the params bytes the server received"
-else
-  Fail "request_digest" "logged $GOT, server received params hashing to $WANT"
-fi
+  got="$(tail -n 1 "$TMP/calls.jsonl" | Json 'd.request_digest')"
+  if [ "$got" = "$want" ]; then
+    Pass "$1: request_digest is the SHA-256 of the params bytes the server received"
+  else
+    Fail "$1: request_digest" "logged $got, server received params hashing to $want"
+  fi
+}
+ExpectDigest "2025-11-25"
+
+# ---- the same policy and call log on the 2026-07-28 wire --------------------------------
+Check "modern speaks 2026-07-28" test "$(StatusField modern protocol_version)" = 2026-07-28
+Cli tools
+Check "read_only keeps only readOnlyHint tools on the 2026-07-28 wire too" test "$(printf '%s' "$OUT" | Json 'd.servers.find((s) => s.namespace === "modern").tools.join(",")')" = "ok,text"
+Bodies() { grep -c '^BODY ' "$TMP/echo-server.out" || true; }
+bodies="$(Bodies)"
+Cli call modern rpc
+ExpectRc 6 "a call to a tool read_only filters out exits 6 on the 2026-07-28 wire"
+Check "... and sent the server nothing" test "$(Bodies)" = "$bodies"
+Cli call modern ok '{"note": "ARGVALUE_m0d3", "n": [1, 2.5, true, null]}'
+ExpectRc 0 "a readOnlyHint tool on the 2026-07-28 wire can be called"
+Check "the call log has a line for each of the two calls (7)" test "$(wc -l <"$TMP/calls.jsonl")" = 7
+Check "the call log holds no argument value of the modern call" bash -c "! grep -q 'ARGVALUE' '$TMP/calls.jsonl'"
+Check "the line records the modern call" test "$(tail -n 1 "$TMP/calls.jsonl" | Json '[d.namespace, d.tool, d.outcome].join(" ")')" = "modern ok ok"
+ExpectDigest "2026-07-28"
 
 # ---- reload ------------------------------------------------------------------------------
 Settings '["hidden"]'

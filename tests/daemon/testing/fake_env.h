@@ -133,7 +133,7 @@ class FakeHttp : public HttpTransport {
   void Respond(FakeTransfer& t, int status, std::string content_type, const std::string& body,
                std::string session_id = "") {
     REQUIRE_FALSE(t.aborted);
-    t.sink->OnHttpHead(t.tag, mcp::ResponseHead{status, content_type, session_id, ""});
+    t.sink->OnHttpHead(t.tag, mcp::ResponseHead{status, content_type, session_id, "", "HTTP/1.1"});
     if (!t.aborted && !body.empty()) t.sink->OnHttpData(t.tag, body);
     if (!t.aborted) {
       t.done = true;
@@ -164,7 +164,7 @@ class FakeHttp : public HttpTransport {
     if (t == nullptr) return false;
     const std::string body =
         R"({"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}})";
-    t->sink->OnHttpHead(t->tag, mcp::ResponseHead{400, "application/json", "", ""});
+    t->sink->OnHttpHead(t->tag, mcp::ResponseHead{400, "application/json", "", "", "HTTP/1.1"});
     if (!t->aborted) t->sink->OnHttpData(t->tag, body);
     if (!t->aborted) {
       t->done = true;

@@ -1,0 +1,72 @@
+#include "proto/daemon_socket.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "proto/socket_path.h"
+
+namespace mcpgw::proto {
+namespace {
+
+// The daemon must run as this user (or root).
+bool PeerIsTrusted(int fd, uid_t* peer_uid) {
+#if defined(__linux__)
+  struct ucred cred {};
+  socklen_t len = sizeof(cred);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return false;
+  *peer_uid = cred.uid;
+#else
+  gid_t gid = 0;
+  if (getpeereid(fd, peer_uid, &gid) != 0) return false;
+#endif
+  return *peer_uid == geteuid() || *peer_uid == 0;
+}
+
+}  // namespace
+
+int ConnectToDaemon(const std::string& path, bool nonblocking, std::string* error) {
+  if (std::string bad = CheckSocketPath(path); !bad.empty()) {
+    *error = "cannot reach mcpgwd: " + bad;
+    return -1;
+  }
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0), 0);
+  if (fd < 0) {
+    *error = std::string("cannot create a socket: ") + std::strerror(errno);
+    return -1;
+  }
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    const int err = errno;
+    close(fd);
+    if (err == ENOENT || err == ECONNREFUSED) {
+      *error = "mcpgwd is not running (cannot connect to " + path + ": " + std::strerror(err) +
+               "): start it with `mcpgwd --config FILE` (or `systemctl --user start mcpgwd`), "
+               "or point MCPGW_SOCKET / --socket at the socket it listens on";
+    } else if (err == EAGAIN) {
+      *error = "mcpgwd at " + path + " is too busy to accept a connection; retry shortly";
+    } else {
+      *error = "cannot connect to mcpgwd at " + path + ": " + std::strerror(err);
+    }
+    return -1;
+  }
+  uid_t peer_uid = 0;
+  if (!PeerIsTrusted(fd, &peer_uid)) {
+    close(fd);
+    *error = "the socket " + path + " is served by uid " + std::to_string(peer_uid) +
+             ", not by this user; refusing to use it";
+    return -1;
+  }
+#if defined(SO_NOSIGPIPE)
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof(one));
+#endif
+  return fd;
+}
+
+}  // namespace mcpgw::proto

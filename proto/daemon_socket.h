@@ -1,0 +1,16 @@
+// Connecting a client to mcpgwd's Unix socket (SPEC §7), shared by libmcpgw
+// and the CLI's own requests: checks the path, connects, and refuses a socket
+// served by another user (a planted socket must not receive this user's tool
+// arguments). No state; the caller owns the descriptor it gets.
+#pragma once
+
+#include <string>
+
+namespace mcpgw::proto {
+
+// Connects to the daemon at `path`. Returns the connected socket (close-on-
+// exec; non-blocking when `nonblocking`), or -1 with `*error` set to a message
+// for a person: why the daemon could not be reached and what to do about it.
+int ConnectToDaemon(const std::string& path, bool nonblocking, std::string* error);
+
+}  // namespace mcpgw::proto
