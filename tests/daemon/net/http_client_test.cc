@@ -8,6 +8,7 @@
 #include <string>
 
 #include "daemon/net/http_curl.h"
+#include "daemon/net/quiet_sockets.h"
 #include "tests/daemon/testing/http_test_server.h"
 #include "tests/daemon/testing/loop_helpers.h"
 
@@ -447,6 +448,49 @@ TEST_CASE("Sequential requests on a kept connection leave its socket registratio
   // Each registration change costs the loop system calls on every call.
   CHECK(f.client->stats().poll_updates == updates);
   CHECK(server.accepted() == 1);
+}
+
+TEST_CASE("Sequential requests on a kept connection leave curl's socket checks to the loop",
+          "[http]") {
+  HttpTestServer server;
+  Fixture f;
+  f.client->Start(&f.sink, 1, Post(server.Url(), "{}"));
+  REQUIRE(f.RunUntilDone(1));
+  const uint64_t passed = http::QuietSockets::ThreadPassed();
+  const uint64_t answered = http::QuietSockets::ThreadAnswered();
+  for (uint64_t tag = 2; tag <= 21; tag++) {
+    f.client->Start(&f.sink, tag, Post(server.Url(), "{}"));
+    REQUIRE(f.RunUntilDone(tag));
+    CHECK(f.sink.seen[tag].result.ok);
+  }
+  // What curl checks before reusing the connection and after sending (two
+  // polls a request in curl 7.88), the loop already knew: the kernel sees
+  // a poll only when an answer came in pieces and curl asks for more.
+  CHECK(http::QuietSockets::ThreadPassed() - passed < 10);
+  // (A libcurl that checks no more than that leaves nothing to answer: then
+  // quiet_sockets.cc has no more work and can go.)
+  CHECK(http::QuietSockets::ThreadAnswered() - answered >= 20);
+  CHECK(server.accepted() == 1);
+}
+
+TEST_CASE("A server that closes each connection right after answering loses no request", "[http]") {
+  HttpTestServer server([](const TestRequest& r, TestConnection& c) {
+    c.Respond(200, {{"Content-Type", "application/json"}}, "re:" + r.body);
+    c.Close();  // without saying so: curl keeps the connection
+  });
+  Fixture f;
+  // Each next request starts as the last one ends, before the loop has
+  // seen the close: curl reuses the closed connection, finds it dead and
+  // sends the request again on a new one.
+  f.sink.on_done = [&](uint64_t tag) {
+    if (tag < 8) f.client->Start(&f.sink, tag + 1, Post(server.Url(), std::to_string(tag + 1)));
+  };
+  f.client->Start(&f.sink, 1, Post(server.Url(), "1"));
+  REQUIRE(RunUntil(&f.loop, [&] { return f.sink.Done(8); }));
+  for (uint64_t tag = 1; tag <= 8; tag++) {
+    CHECK(f.sink.seen[tag].result.ok);
+    CHECK(f.sink.seen[tag].body == "re:" + std::to_string(tag));
+  }
 }
 
 TEST_CASE("A kept connection the server closes is let go quietly, the next request opens another",
