@@ -139,8 +139,17 @@ std::string ParseUrl(std::string_view key, const Value& url, const ParseEnv& env
   if (!IsServerUrl(expanded.value)) {
     return std::string(key) + ": not an http:// or https:// URL with a host";
   }
+  // A password written in the url is as secret as an interpolated value: kept
+  // for the scrubber (with the user name, and alone) and never shown.
+  if (std::string_view userinfo = UrlUserinfo(expanded.value); !userinfo.empty()) {
+    secrets.emplace_back(userinfo);
+    size_t colon = userinfo.find(':');
+    if (colon != std::string_view::npos && colon + 1 < userinfo.size()) {
+      secrets.emplace_back(userinfo.substr(colon + 1));
+    }
+  }
   out.url = Secret(std::move(expanded.value));
-  out.url_redacted = std::move(expanded.redacted);
+  out.url_redacted = RedactUserinfo(expanded.redacted);
   return "";
 }
 

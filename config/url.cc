@@ -2,6 +2,7 @@
 
 #include "base/text.h"
 #include "config/headers.h"
+#include "config/secret.h"
 
 namespace mcpgw::config {
 namespace {
@@ -38,6 +39,25 @@ bool IsHostPort(std::string_view hostport) {
 }
 
 }  // namespace
+
+std::string_view UrlUserinfo(std::string_view url) {
+  size_t sep = url.find("://");
+  if (sep == std::string_view::npos) return "";
+  std::string_view rest = url.substr(sep + 3);
+  std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
+  size_t at = authority.rfind('@');
+  return at == std::string_view::npos ? "" : authority.substr(0, at);
+}
+
+std::string RedactUserinfo(std::string_view url) {
+  std::string_view userinfo = UrlUserinfo(url);
+  if (userinfo.empty()) return std::string(url);
+  const size_t start = static_cast<size_t>(userinfo.data() - url.data());
+  std::string out(url.substr(0, start));
+  out += Secret::kRedacted;
+  out += url.substr(start + userinfo.size());
+  return out;
+}
 
 bool IsServerUrl(std::string_view url) {
   if (HasSpaceOrControl(url)) return false;

@@ -130,5 +130,26 @@ TEST_CASE("a refused entry's env values still reach the secrets", "[config][inte
   CHECK(HasSecret(r.config, "key1"));
 }
 
+TEST_CASE("a password written in the url is redacted and kept as a secret",
+          "[config][interpolate]") {
+  ParseResult r = Parse(
+      "{\"mcpServers\": {"
+      "\"a\": {\"url\": \"https://bob:pw-9f3k@h.example:8443/mcp\"},"
+      "\"b\": {\"url\": \"https://${env:U}@h.example/mcp\"},"
+      "\"c\": {\"url\": \"https://only-user@h.example/mcp?next=a@b\"}}}",
+      "mcp.json", FakeEnv({{"U", "eve:pw-env"}}));
+  REQUIRE(r.ok);
+  REQUIRE(r.config.entries.size() == 3);
+  const auto& a = *r.config.entries[0].remote;
+  CHECK(a.url.Reveal() == "https://bob:pw-9f3k@h.example:8443/mcp");
+  CHECK(a.url_redacted == "https://<redacted>@h.example:8443/mcp");
+  CHECK(HasSecret(r.config, "bob:pw-9f3k"));
+  CHECK(HasSecret(r.config, "pw-9f3k"));
+  CHECK(r.config.entries[1].remote->url_redacted == "https://<redacted>@h.example/mcp");
+  // A user name alone is redacted too; an '@' past the authority is not userinfo.
+  CHECK(r.config.entries[2].remote->url_redacted == "https://<redacted>@h.example/mcp?next=a@b");
+  CHECK_FALSE(HasSecret(r.config, ""));
+}
+
 }  // namespace
 }  // namespace mcpgw::config
