@@ -1,6 +1,9 @@
 #include "daemon/daemon.h"
 
 #include <pthread.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -63,6 +66,7 @@ struct MainLoopState {
   bool exit_set = false;
   std::shared_ptr<const Scrubber> scrubber;  // every secret seen so far
   std::unique_ptr<auth::AuthManager> auth;   // the OAuth client (SPEC §9)
+  std::unique_ptr<Timer> trim;               // GiveBackMemory after listings settle
 
   void Exit(int code) {
     if (exit_set) return;
@@ -84,6 +88,18 @@ std::string ReadFileOrEmpty(Env& env, const std::string& path) {
 }
 
 constexpr uint64_t kReloadDebounceMs = 200;
+
+// Listing many servers' tools at once (a start, a reload) takes memory in
+// passing: HTTP buffers and connections, response bodies, parse trees. The
+// lists that stay are spread over the same heap and pin it, so the heap keeps
+// those pages unless asked to give them back, once the listings settle.
+constexpr auto kTrimAfterListing = std::chrono::seconds(1);
+
+void GiveBackMemory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
 
 }  // namespace
 
@@ -219,6 +235,15 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
     st.ipc = std::make_unique<IpcServer>(main.loop(), &gateway, options.ipc);
     gateway.SetReplies(st.ipc.get());
     gateway.SetCallLog(options.call_log);
+    st.trim = main.NewTimer();
+    gateway.SetToolsChanged([&st](bool settled) {
+      if (settled) {
+        st.trim->Stop();
+        GiveBackMemory();
+      } else {
+        st.trim->Start(kTrimAfterListing, GiveBackMemory);
+      }
+    });
     if (options.policy) gateway.SetPolicy(options.policy);
     if (!options.token_dir.empty()) {
       // Tokens, codes and verifiers join the scrubbers the moment they exist.
@@ -263,7 +288,8 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
     pthread_sigmask(SIG_UNBLOCK, &loop_signals, nullptr);
     st.signals_open = true;
     st.config_text = ReadFileOrEmpty(main, options.config_path);
-    if (!options.settings_path.empty()) st.settings_text = ReadFileOrEmpty(main, options.settings_path);
+    if (!options.settings_path.empty())
+      st.settings_text = ReadFileOrEmpty(main, options.settings_path);
     if (options.reload_config && options.watch_config) {
       uv_timer_init(main.loop(), &st.debounce);
       st.debounce.data = &reload_fn;
@@ -354,6 +380,8 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
       st.watches.clear();
       uv_close(reinterpret_cast<uv_handle_t*>(&st.debounce), nullptr);
     }
+    gateway.SetToolsChanged(nullptr);
+    st.trim.reset();
     gateway.SetAuthManager(nullptr);
     st.auth.reset();  // before the ipc server: its login answers go there
     if (st.ipc) st.ipc->CloseAll();

@@ -291,6 +291,7 @@ void Gateway::OnHostState(HostId id, ServerState state) {
     server.auth_asked = false;
     auth_->Succeeded(server.auth_id);
   }
+  const bool tools_changed = server.view.tools != state.tools;
   server.view.status = state.status;
   server.view.reason = std::move(state.reason);
   server.view.tools = std::move(state.tools);
@@ -302,6 +303,12 @@ void Gateway::OnHostState(HostId id, ServerState state) {
   if (!state.http_version.empty()) server.http_version = std::move(state.http_version);
   listing_literal_.clear();
   catalog_.Update(server.view);
+  if (tools_changed && tools_changed_) {
+    const bool settled = std::none_of(servers_.begin(), servers_.end(), [](const auto& s) {
+      return s->view.status == mcp::Status::kLoading;
+    });
+    tools_changed_(settled);
+  }
 }
 
 void Gateway::OnHostCallFinished(HostId id, mcp::CallId call_id, mcp::CallOutcome outcome) {

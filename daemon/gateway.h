@@ -60,6 +60,9 @@ class Gateway : public IpcHandler, private HostEvents {
   // All below on the main loop.
   void SetReplies(IpcReplies* replies) { replies_ = replies; }
   void SetCallLog(CallLog* log) { call_log_ = log; }
+  // Runs on the main loop after a server's tool list changed; `settled`:
+  // no server is loading any more.
+  void SetToolsChanged(std::function<void(bool settled)> fn) { tools_changed_ = std::move(fn); }
   void SetPolicy(std::shared_ptr<const Policy> policy);
   // The snapshot that reasons, errors and status are scrubbed with. Set it
   // before Load/Reload so the new servers' secrets are covered from the start.
@@ -164,6 +167,7 @@ class Gateway : public IpcHandler, private HostEvents {
   std::string reload_error_;
   std::string settings_error_;
   std::function<void()> shutdown_done_;
+  std::function<void(bool)> tools_changed_;
   bool shutting_down_ = false;
 };
 

@@ -93,6 +93,7 @@ void ServerHost::Pump() {
         }
         for (auto& h : start->headers) req.headers.push_back(std::move(h));
         req.body = std::move(start->body);
+        req.long_lived = start->long_lived;
         live_.insert(start->id);
         env_->http().Start(this, start->id, std::move(req));
       } else if (auto* abort = std::get_if<mcp::AbortTransfer>(&action)) {

@@ -167,4 +167,13 @@ void SortAndDedupTools(ToolList& tools) {
   tools.erase(last, tools.end());
 }
 
+void ShrinkTools(ToolList& tools) {
+  tools.shrink_to_fit();
+  for (Tool& t : tools) {
+    t.name.shrink_to_fit();
+    t.description.shrink_to_fit();
+    t.input_schema_json.shrink_to_fit();
+  }
+}
+
 }  // namespace mcpgw::mcp

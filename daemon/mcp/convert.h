@@ -37,5 +37,8 @@ bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, T
 
 // Sorts by name (byte order) and removes later duplicates of a name.
 void SortAndDedupTools(ToolList& tools);
+// Gives back what the list and its strings hold beyond their size: a listed
+// tool list is kept for as long as its server is (many servers, many tools).
+void ShrinkTools(ToolList& tools);
 
 }  // namespace mcpgw::mcp

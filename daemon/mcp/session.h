@@ -118,6 +118,10 @@ struct StartTransfer {
   // Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Authorization).
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;  // POST only
+  // A stream kept open for what the server sends unasked (the standalone
+  // GET stream, subscriptions/listen): small events, rarely; the transport
+  // gives it a small receive buffer, as one is held for every server.
+  bool long_lived = false;
 };
 struct AbortTransfer {
   TransferId id;

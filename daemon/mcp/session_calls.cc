@@ -154,7 +154,10 @@ void Session::Impl::OnPage(const rapidjson::Value& result, TimePoint now) {
   const bool again = listing_.again;
   listing_ = Listing{};
   Log(LogLevel::kDebug, "listed " + std::to_string(tools.size()) + " tools");
-  if (!SameTools(*tools_, tools)) tools_ = std::make_shared<const ToolList>(std::move(tools));
+  if (!SameTools(*tools_, tools)) {
+    ShrinkTools(tools);
+    tools_ = std::make_shared<const ToolList>(std::move(tools));
+  }
   if (phase_ == Phase::kListing) EnterPhase(Phase::kReady, now);
   if (again && phase_ == Phase::kReady && !listing_.active) StartListing(now);
 }

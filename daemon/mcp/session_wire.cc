@@ -101,7 +101,12 @@ TransferId Session::Impl::StartHttp(Purpose purpose, HttpMethod method, std::str
       break;
   }
   t.carried_session = !initialize && !modern && !session_id_.empty();
-  StartTransfer start{id, method, &server_, RequestHeaders(t, last_event_id, initialize), {}};
+  StartTransfer start{id,
+                      method,
+                      &server_,
+                      RequestHeaders(t, last_event_id, initialize),
+                      {},
+                      /*long_lived=*/purpose == Purpose::kListen};
   if (method == HttpMethod::kPost) start.body = std::move(body);
   if (purpose == Purpose::kNotify) ++notify_transfers_;
   transfers_.emplace(id, std::move(t));

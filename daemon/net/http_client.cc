@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "daemon/net/http_curl.h"
+#include "daemon/net/quiet_sockets.h"
 
 namespace mcpgw {
 namespace {
@@ -27,6 +28,11 @@ constexpr long kMaxHostConnections = 4096;
 constexpr long kMaxCachedConnections = 1024;
 // Easy handles kept for reuse after their transfer ends.
 constexpr size_t kEasyPoolSize = 32;
+// The receive buffer of a long-lived transfer (HttpRequest::long_lived);
+// others get curl's default (16 KiB). curl allocates it with the handle's
+// first connection and keeps it until the handle is cleaned up, so such
+// transfers take a fresh handle and never return it to the pool.
+constexpr long kLongLivedBufferBytes = 2048;
 
 void GlobalInit() {
   static std::once_flag once;
@@ -64,6 +70,7 @@ struct HttpClient::Impl {
     http::HeadParser head;
     bool head_reported = false;
     bool in_multi = false;
+    bool pooled = true;                       // its easy handle may go back to the pool
     bool dead = false;                        // aborted: no callback ever again
     std::string setup_error;                  // set when the transfer could not be started
     char error_buffer[CURL_ERROR_SIZE] = {};  // curl's own text: never shown
@@ -84,6 +91,7 @@ struct HttpClient::Impl {
     int wanted = 0;      // UV_READABLE/UV_WRITABLE curl wants now; 0 parked
     int registered = 0;  // what the poll handle is started with; 0 stopped
     bool owned = false;  // a connection socket: curl closes it through us
+    bool quiet = false;  // in `quiet`: watched for reading, nothing reported since
   };
 
   uv_loop_t* loop;
@@ -97,6 +105,7 @@ struct HttpClient::Impl {
   bool in_due = false;
   std::unordered_map<curl_socket_t, SocketWatch*> watches;
   std::unordered_set<curl_socket_t> owned_sockets;  // opened by OnOpenSocket, not yet closed
+  http::QuietSockets quiet;                         // curl's checks of these need no system call
   std::map<Key, std::unique_ptr<Transfer>> live;
   std::vector<std::unique_ptr<Transfer>> dead;  // aborted, maybe still in curl's hands
   std::vector<Transfer*> to_add;                // live, not yet handed to curl
@@ -151,13 +160,26 @@ struct HttpClient::Impl {
   void DropWatch(curl_socket_t fd) {
     auto it = watches.find(fd);
     if (it == watches.end()) return;
+    SetQuiet(it->second, false);
     CloseWatch(it->second);
     watches.erase(it);
   }
 
-  // Registers `events` for the watch unless that is what it has.
+  void SetQuiet(SocketWatch* watch, bool quiet_now) {
+    if (watch->quiet == quiet_now) return;
+    watch->quiet = quiet_now;
+    quiet.Set(watch->fd, quiet_now);
+  }
+
+  // Registers `events` for the watch unless that is what it has. A socket
+  // the loop starts watching for reading is quiet until the loop reports it.
   void Register(SocketWatch* watch, int events) {
     if (watch->registered == events) return;
+    if (!(events & UV_READABLE)) {
+      SetQuiet(watch, false);
+    } else if (!(watch->registered & UV_READABLE)) {
+      SetQuiet(watch, true);
+    }
     watch->registered = events;
     stats.poll_updates++;
     if (events == 0) {
@@ -183,8 +205,12 @@ struct HttpClient::Impl {
       }
       // Parked: an idle connection stays registered for reading (an idle
       // socket is always writable, so never for writing).
+      // Its transfer read all it was sent, so it is quiet from here until
+      // the loop reports it readable: the check before its reuse needs no
+      // poll (quiet_sockets.h).
       watch->wanted = 0;
       self->Register(watch, watch->registered & UV_READABLE);
+      if (watch->registered & UV_READABLE) self->SetQuiet(watch, true);
       return 0;
     }
     if (!watch) {
@@ -274,6 +300,7 @@ struct HttpClient::Impl {
     auto* watch = static_cast<SocketWatch*>(handle->data);
     Impl* self = watch->owner;
     self->stats.socket_events++;
+    if (status < 0 || (events & UV_READABLE)) self->SetQuiet(watch, false);
     if (watch->wanted == 0) {
       // A parked connection became readable: the server closed it or sent
       // what nobody asked for. Stop watching it; curl's check before reuse
@@ -423,7 +450,7 @@ struct HttpClient::Impl {
     if (!t) return;
     if (t->easy) {
       if (t->in_multi) curl_multi_remove_handle(multi, t->easy);
-      if (pool.size() < kEasyPoolSize && !destroying) {
+      if (t->pooled && pool.size() < kEasyPoolSize && !destroying) {
         curl_easy_reset(t->easy);
         pool.push_back(t->easy);
       } else {
@@ -442,7 +469,11 @@ struct HttpClient::Impl {
     t->tag = tag;
     t->request = std::move(request);
     stats.started++;
-    if (!pool.empty()) {
+    const bool long_lived = t->request.long_lived;
+    if (long_lived) {
+      t->easy = curl_easy_init();
+      t->pooled = false;
+    } else if (!pool.empty()) {
       t->easy = pool.back();
       pool.pop_back();
     } else {
@@ -462,6 +493,7 @@ struct HttpClient::Impl {
     auto set = [&](CURLoption option, auto value) {
       if (rc == CURLE_OK) rc = curl_easy_setopt(raw->easy, option, value);
     };
+    if (long_lived) set(CURLOPT_BUFFERSIZE, kLongLivedBufferBytes);
     set(CURLOPT_PRIVATE, raw);
     set(CURLOPT_OPENSOCKETFUNCTION, &Impl::OnOpenSocket);
     set(CURLOPT_OPENSOCKETDATA, this);

@@ -48,6 +48,9 @@ struct HttpRequest {
   // The url as it may be shown (config::RemoteServer::url_redacted); reasons
   // name its host. Must outlive the transfer. Empty: no host is named.
   std::string_view url_redacted;
+  // Open for long and receiving little (a server's stream of notifications):
+  // read through a small buffer, as one such transfer is held per server.
+  bool long_lived = false;
 };
 
 struct HttpClientOptions {

@@ -139,12 +139,14 @@ if sc:
     out("")
     out("The SDK client calls `call_dynamic_tool` through `mcpgw stdio` one call at a time, the "
         "bridge and a daemon of its own each under `strace -f -c`; two runs of different lengths "
-        "are subtracted, so start-up and shutdown fall out.")
+        "are subtracted, so start-up and shutdown fall out. The last row is a daemon under "
+        "`strace -f -c` while `load_client` (libmcpgw) calls it one call at a time.")
     out("")
     out("| process | system calls per call | by call |")
     out("|---|---|---|")
-    names = {"bridge": "`mcpgw stdio` (bridge)", "daemon": "mcpgwd (all threads)"}
-    for process in ("bridge", "daemon"):
+    names = {"bridge": "`mcpgw stdio` (bridge)", "daemon": "mcpgwd (all threads)",
+             "daemon-lib": "mcpgwd (all threads), called by load_client"}
+    for process in ("bridge", "daemon", "daemon-lib"):
         if process in sc:
             r = sc[process]
             by = ", ".join(f"{k} {v:g}" for k, v in r["by_syscall"].items())

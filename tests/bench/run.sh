@@ -189,6 +189,23 @@ if [ "$HAVE_PEERS" = 1 ]; then
   done
 fi
 
+# The daemon alone, with libmcpgw's load_client calling sequentially (no bridge, no
+# Node): the same subtraction of two runs.
+Log "strace: the daemon's system calls per sequential call (load_client)"
+LSOCK="$TMP/run/strace-lib.sock"
+for n in "$STRACE_N1" "$STRACE_N2"; do
+  strace -f -c -o "$TMP/strace.daemon-lib.$n" "$MCPGWD" --config "$TMP/mcp.json" --socket "$LSOCK" \
+    2>"$TMP/mcpgwd.strace-lib.log" &
+  tracer=$!
+  PIDS+=("$tracer")
+  "$MCPGW" --socket "$LSOCK" wait --timeout 30 >/dev/null
+  "$LOAD" lib --socket "$LSOCK" --ns b0 --inflight 1 --calls "$n" --warmup 0 >/dev/null 2>&1 || true
+  StopPid "$(pgrep -P "$tracer" | head -n1)"
+  wait "$tracer" 2>/dev/null || true
+done
+Record 0 syscalls "$(python3 "$BENCH_DIR/strace_per_call.py" daemon-lib \
+  "$STRACE_N1" "$TMP/strace.daemon-lib.$STRACE_N1" "$STRACE_N2" "$TMP/strace.daemon-lib.$STRACE_N2")"
+
 # ---- 2. scale: many servers × 100 tools ---------------------------------------------
 Log "scale: $SCALE_SERVERS servers x $SCALE_TOOLS tools"
 StartUpstream SPORT --tools "$SCALE_TOOLS" --page-size 50

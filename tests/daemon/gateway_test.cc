@@ -166,6 +166,23 @@ TEST_CASE("gateway: servers are sharded over the workers and become ready", "[ga
         R"({"namespace":"beta","status":"ready","tools":["x"]}]})");
 }
 
+TEST_CASE("gateway: says when tool lists change, and when no server is loading any more",
+          "[gateway]") {
+  Harness h;
+  std::vector<bool> changes;
+  h.gateway.SetToolsChanged([&](bool settled) { changes.push_back(settled); });
+  h.gateway.Load(
+      Config({Remote("alpha", "https://a.test/mcp"), Remote("beta", "https://b.test/mcp")}));
+  h.world.Settle();
+  CHECK(changes.empty());
+  h.BringUp(h.main.http(), {"add", "echo"});
+  h.world.Settle();
+  CHECK(changes == std::vector<bool>{false});  // beta is still loading
+  h.BringUp(h.worker.http(), {"x"});
+  h.world.Settle();
+  CHECK(changes == std::vector<bool>{false, true});
+}
+
 TEST_CASE("gateway: a call goes to its server's host and its answer to its ticket", "[gateway]") {
   Harness h;
   h.gateway.Load(

@@ -252,6 +252,31 @@ TEST_CASE("tools: sort by byte order and keep the first of duplicate names", "[t
   CHECK(tools[3].description == "first b");
 }
 
+TEST_CASE("tools: a kept list holds no room beyond its tools, and the same tools", "[tools]") {
+  ToolList tools;
+  std::string error;
+  for (int page = 0; page < 3; ++page) {
+    std::string json = R"({"tools":[)";
+    for (int i = 0; i < 50; ++i) {
+      if (i) json += ",";
+      json += R"({"name":"t)" + std::to_string(page * 50 + i) +
+              R"(","description":"a tool that is described at some length","inputSchema":)"
+              R"({"type":"object","properties":{"text":{"type":"string"}}}})";
+    }
+    REQUIRE(AppendToolsPage(Json(json + "]}"), {}, tools, error));
+  }
+  const ToolList before = tools;
+  ShrinkTools(tools);
+  CHECK(tools.capacity() == tools.size());
+  REQUIRE(tools.size() == before.size());
+  for (size_t i = 0; i < tools.size(); ++i) {
+    CHECK(tools[i].name == before[i].name);
+    CHECK(tools[i].description == before[i].description);
+    CHECK(tools[i].input_schema_json == before[i].input_schema_json);
+    CHECK(tools[i].input_schema_json.capacity() == tools[i].input_schema_json.size());
+  }
+}
+
 TEST_CASE("tools: the first listed duplicate wins in a long list", "[tools]") {
   ToolList tools;
   for (int i = 0; i < 300; ++i) {

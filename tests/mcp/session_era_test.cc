@@ -401,6 +401,7 @@ TEST_CASE("era: list_changed arrives on a subscriptions/listen stream", "[sessio
   BringUpModern(h, kEchoTools, /*list_changed=*/true);
   StartTransfer listen = h.NextPost("subscriptions/listen");
   CheckModernPost(listen, "subscriptions/listen");
+  CHECK(listen.long_lived);  // held open: a small receive buffer
   CHECK(ParseJson(listen.body)["params"]["notifications"]["toolsListChanged"].GetBool());
   h.Head(listen.id, 200, "text/event-stream");
   h.Data(

@@ -50,6 +50,11 @@ TEST_CASE("session: handshake, then tools listed, then ready", "[session]") {
   // The standalone stream for server notifications: its head is due in 2 min.
   CHECK(h.session.NextWakeup() == h.now + 2min);
   StartTransfer get = h.Next(HttpMethod::kGet);
+  // Held open for as long as the session: the transport reads it through a
+  // small buffer; requests get the usual one.
+  CHECK(get.long_lived);
+  CHECK_FALSE(list.long_lived);
+  CHECK_FALSE(init.long_lived);
   CHECK(HeaderOf(get, "Accept") == "text/event-stream");
   CHECK(HeaderOf(get, "Mcp-Session-Id") == "sid-1");
   CHECK(HeaderOf(get, "MCP-Protocol-Version") == "2025-11-25");

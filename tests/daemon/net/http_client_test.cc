@@ -8,6 +8,7 @@
 #include <string>
 
 #include "daemon/net/http_curl.h"
+#include "daemon/net/quiet_sockets.h"
 #include "tests/daemon/testing/http_test_server.h"
 #include "tests/daemon/testing/loop_helpers.h"
 
@@ -449,6 +450,49 @@ TEST_CASE("Sequential requests on a kept connection leave its socket registratio
   CHECK(server.accepted() == 1);
 }
 
+TEST_CASE("Sequential requests on a kept connection leave curl's socket checks to the loop",
+          "[http]") {
+  HttpTestServer server;
+  Fixture f;
+  f.client->Start(&f.sink, 1, Post(server.Url(), "{}"));
+  REQUIRE(f.RunUntilDone(1));
+  const uint64_t passed = http::QuietSockets::ThreadPassed();
+  const uint64_t answered = http::QuietSockets::ThreadAnswered();
+  for (uint64_t tag = 2; tag <= 21; tag++) {
+    f.client->Start(&f.sink, tag, Post(server.Url(), "{}"));
+    REQUIRE(f.RunUntilDone(tag));
+    CHECK(f.sink.seen[tag].result.ok);
+  }
+  // What curl checks before reusing the connection and after sending (two
+  // polls a request in curl 7.88), the loop already knew: the kernel sees
+  // a poll only when an answer came in pieces and curl asks for more.
+  CHECK(http::QuietSockets::ThreadPassed() - passed < 10);
+  // (A libcurl that checks no more than that leaves nothing to answer: then
+  // quiet_sockets.cc has no more work and can go.)
+  CHECK(http::QuietSockets::ThreadAnswered() - answered >= 20);
+  CHECK(server.accepted() == 1);
+}
+
+TEST_CASE("A server that closes each connection right after answering loses no request", "[http]") {
+  HttpTestServer server([](const TestRequest& r, TestConnection& c) {
+    c.Respond(200, {{"Content-Type", "application/json"}}, "re:" + r.body);
+    c.Close();  // without saying so: curl keeps the connection
+  });
+  Fixture f;
+  // Each next request starts as the last one ends, before the loop has
+  // seen the close: curl reuses the closed connection, finds it dead and
+  // sends the request again on a new one.
+  f.sink.on_done = [&](uint64_t tag) {
+    if (tag < 8) f.client->Start(&f.sink, tag + 1, Post(server.Url(), std::to_string(tag + 1)));
+  };
+  f.client->Start(&f.sink, 1, Post(server.Url(), "1"));
+  REQUIRE(RunUntil(&f.loop, [&] { return f.sink.Done(8); }));
+  for (uint64_t tag = 1; tag <= 8; tag++) {
+    CHECK(f.sink.seen[tag].result.ok);
+    CHECK(f.sink.seen[tag].body == "re:" + std::to_string(tag));
+  }
+}
+
 TEST_CASE("A kept connection the server closes is let go quietly, the next request opens another",
           "[http]") {
   HttpTestServer server([](const TestRequest&, TestConnection& c) {
@@ -487,6 +531,29 @@ TEST_CASE("Transfers started from completions run without another event to wake 
   REQUIRE(RunUntilUnassisted(
       &f.loop, [&] { return f.sink.Done(10); }, std::chrono::milliseconds(3000)));
   CHECK(f.sink.DoneCount() == 10);
+}
+
+TEST_CASE("A long-lived transfer reads a large event through its small buffer intact, twice",
+          "[http]") {
+  std::string event = "data: ";
+  for (int i = 0; event.size() < 200000; i++) event += std::to_string(i) + ",";
+  event += "\n\n";
+  HttpTestServer server([&](const TestRequest&, TestConnection& c) {
+    c.Respond(200, {{"Content-Type", "text/event-stream"}}, event);
+  });
+  Fixture f;
+  for (uint64_t tag = 1; tag <= 2; tag++) {
+    HttpRequest get = Get(server.Url("/stream"));
+    get.long_lived = true;
+    f.client->Start(&f.sink, tag, get);
+    REQUIRE(f.RunUntilDone(tag));
+    CHECK(f.sink.seen[tag].result.ok);
+    CHECK(f.sink.seen[tag].body == event);
+  }
+  // And a request after them reads through the usual buffer.
+  f.client->Start(&f.sink, 3, Get(server.Url("/stream")));
+  REQUIRE(f.RunUntilDone(3));
+  CHECK(f.sink.seen[3].body == event);
 }
 
 TEST_CASE("200 concurrent transfers complete, and a second wave reuses their connections",
