@@ -14,6 +14,15 @@ started=$SECONDS
 # Each step's header says how long the run has taken so far (CI has a budget).
 step() { printf '\n==== %s  (at %d s)\n' "$*" $((SECONDS - started)); }
 
+# With ccache installed (scripts/install-deps.sh installs it), rebuilding
+# sources that did not change costs next to nothing; paths are taken relative
+# to the checkout, so another clone shares the cache. CCACHE_DISABLE=1 turns
+# it off; a launcher already set in the environment is kept.
+if [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ] && command -v ccache >/dev/null 2>&1; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
+fi
+
 configure_build() {  # dir, extra cmake args...
   local dir=$1; shift
   cmake -S "$root" -B "$dir" -G Ninja -DMCPGW_WERROR=ON "$@" >/dev/null

@@ -127,7 +127,9 @@ std::string TypeOf(const Value& schema) {
   if (type != nullptr && type->IsArray()) {
     std::string out;
     for (const Value& t : type->GetArray()) {
-      if (t.IsString()) out += (out.empty() ? "" : "|") + StripControls(Raw(&t));
+      if (!t.IsString()) continue;
+      if (!out.empty()) out += '|';
+      out += StripControls(Raw(&t));
     }
     return out.empty() ? "-" : out;
   }

@@ -8,7 +8,8 @@
 # can open, logout, bad answers seen through `mcpgw login` (malformed
 # metadata, an issuer mismatch, a token endpoint answering HTML or 500, a
 # wrong state), a second login racing the first, metadata for another
-# resource, and a configured Authorization header.
+# resource, three attempts then a config change, and a configured
+# Authorization header.
 # Usage: tests/interop/oauth.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" "$@"
@@ -160,6 +161,18 @@ Check "metadata for another resource is refused ($(Status reason))" \
 Check "and no token was written" test -z "$(find "$OAUTH_DIR" -name 'server-*.json')"
 StopDaemon
 SetControl '{"prm":"ok"}'
+
+# --- a server that keeps refusing: three attempts, then a config change ---
+SetControl '{"authorize":"deny"}'
+opened="$(Opened)"
+MCPGW_BROWSER="$BROWSER_SCRIPT" StartDaemon "$TMP/mcp.json"
+GaveUp() { grep -q '^authorization failed 3 times' <<<"$(Status reason)"; }
+Check "after three refusals the server stops asking: authorization failed 3 times" WaitFor 30 GaveUp
+Check "three browser openings ($(($(Opened) - opened)))" test $(($(Opened) - opened)) = 3
+SetControl '{"authorize":"ok"}'
+printf '{"mcpServers": {"prot": {"url": "%s/mcp", "headers": {"X-Changed": "1"}}}}\n' "$AS" >"$TMP/mcp.json"
+Check "a config change for the server authorizes it again" WaitFor 20 IsReady
+StopDaemon
 
 # --- a configured Authorization header: no OAuth ---
 printf '{"mcpServers": {"prot": {"url": "%s/mcp", "headers": {"Authorization": "Bearer mine"}}}}\n' "$AS" >"$TMP/mcp.json"

