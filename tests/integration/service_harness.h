@@ -48,10 +48,11 @@ inline std::string FixtureNode() {
   return {};
 }
 
-// GET http://127.0.0.1:port/path with a 5 s bound; the body, or nullopt.
-inline std::optional<std::string> HttpGet(int port, const std::string& path) {
+// One HTTP/1.0 exchange with http://127.0.0.1:port (5 s bound each way): the
+// whole response, status line included, or "" when none came.
+inline std::string HttpExchange(int port, const std::string& request) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return std::nullopt;
+  if (fd < 0) return "";
   timeval tv{5, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -61,17 +62,34 @@ inline std::optional<std::string> HttpGet(int port, const std::string& path) {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   std::string response;
   if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
-    std::string req = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-    if (send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size())) {
+    if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+        static_cast<ssize_t>(request.size())) {
       char buf[16384];
       ssize_t n;
       while ((n = recv(fd, buf, sizeof buf, 0)) > 0) response.append(buf, static_cast<size_t>(n));
     }
   }
   close(fd);
+  return response;
+}
+
+// GET http://127.0.0.1:port/path; the body, or nullopt.
+inline std::optional<std::string> HttpGet(int port, const std::string& path) {
+  const std::string response =
+      HttpExchange(port, "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
   size_t body = response.find("\r\n\r\n");
   if (response.rfind("HTTP/1.", 0) != 0 || body == std::string::npos) return std::nullopt;
   return response.substr(body + 4);
+}
+
+// POST http://127.0.0.1:port/path with a JSON body; true on 200.
+inline bool HttpPost(int port, const std::string& path, const std::string& body) {
+  const std::string response =
+      HttpExchange(port, "POST " + path +
+                             " HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                             "Content-Length: " +
+                             std::to_string(body.size()) + "\r\n\r\n" + body);
+  return response.rfind("HTTP/1.1 200", 0) == 0 || response.rfind("HTTP/1.0 200", 0) == 0;
 }
 
 // One sdk-server.mjs process on an ephemeral loopback port, killed at the end.

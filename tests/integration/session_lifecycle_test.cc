@@ -19,33 +19,6 @@ using namespace mcpgw::testing;
 
 namespace {
 
-// POST http://127.0.0.1:port/path with a JSON body (5 s bound); true on 200.
-bool HttpPost(int port, const std::string& path, const std::string& body) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return false;
-  timeval tv{5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string response;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
-    std::string req = "POST " + path +
-                      " HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                      "Content-Length: " +
-                      std::to_string(body.size()) + "\r\n\r\n" + body;
-    if (send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size())) {
-      char buf[4096];
-      ssize_t n;
-      while ((n = recv(fd, buf, sizeof buf, 0)) > 0) response.append(buf, static_cast<size_t>(n));
-    }
-  }
-  close(fd);
-  return response.rfind("HTTP/1.1 200", 0) == 0 || response.rfind("HTTP/1.0 200", 0) == 0;
-}
-
 // One lifecycle-server.mjs on an ephemeral loopback port, killed at the end.
 class LifecycleServer {
  public:
