@@ -175,6 +175,25 @@ bool AppendNumber(std::string& out, const rapidjson::Value& v) {
   return true;
 }
 
+// Why a bounded parse failed, or "" when it did not: the limits' reasons
+// first, then the reader's, then bytes after the root value (the reader takes
+// a NUL byte for the end of input; anything from there on is trailing).
+std::string ParseFailure(bool too_deep, bool bad_surrogate, bool too_big,
+                         const rapidjson::Reader& reader, size_t offset, size_t size,
+                         int max_depth) {
+  auto at = [](size_t where, std::string_view what) {
+    return "invalid JSON at offset " + std::to_string(where) + ": " + std::string(what);
+  };
+  if (too_deep) return "JSON nested deeper than " + std::to_string(max_depth);
+  if (bad_surrogate) return at(offset, "unpaired UTF-16 surrogate in a string");
+  if (too_big) return at(offset, "Number too big to be stored in double.");
+  if (reader.HasParseError()) {
+    return at(reader.GetErrorOffset(), rapidjson::GetParseError_En(reader.GetParseErrorCode()));
+  }
+  if (offset != size) return at(offset, "The document root must not be followed by other values.");
+  return "";
+}
+
 }  // namespace
 
 bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson::Document& doc,
@@ -196,25 +215,9 @@ bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson
     return ok;
   };
   doc.Populate(generate);
-  if (too_deep) {
-    error = "JSON nested deeper than " + std::to_string(limits.max_depth);
-  } else if (bad_surrogate) {
-    error = "invalid JSON at offset " + std::to_string(stream.Tell()) +
-            ": unpaired UTF-16 surrogate in a string";
-  } else if (too_big) {
-    error = "invalid JSON at offset " + std::to_string(stream.Tell()) +
-            ": Number too big to be stored in double.";
-  } else if (reader.HasParseError()) {
-    error = "invalid JSON at offset " + std::to_string(reader.GetErrorOffset()) + ": " +
-            rapidjson::GetParseError_En(reader.GetParseErrorCode());
-  } else if (stream.Tell() != text.size()) {
-    // The reader takes a NUL byte for the end of input; anything from there
-    // on is trailing garbage.
-    error = "invalid JSON at offset " + std::to_string(stream.Tell()) +
-            ": The document root must not be followed by other values.";
-  } else {
-    return true;
-  }
+  error = ParseFailure(too_deep, bad_surrogate, too_big, reader, stream.Tell(), text.size(),
+                       limits.max_depth);
+  if (error.empty()) return true;
   doc.SetNull();
   return false;
 }
@@ -328,21 +331,9 @@ bool ValidateBoundedJson(std::string_view text, const JsonLimits& limits, std::s
   rapidjson::Reader reader;
   Validator validator(limits.max_depth);
   reader.Parse<kParseFlags>(stream, validator);
-  if (validator.too_deep) {
-    error = "JSON nested deeper than " + std::to_string(limits.max_depth);
-  } else if (validator.bad_surrogate) {
-    error = "invalid JSON at offset " + std::to_string(stream.Tell()) +
-            ": unpaired UTF-16 surrogate in a string";
-  } else if (reader.HasParseError()) {
-    error = "invalid JSON at offset " + std::to_string(reader.GetErrorOffset()) + ": " +
-            rapidjson::GetParseError_En(reader.GetParseErrorCode());
-  } else if (stream.Tell() != text.size()) {
-    error = "invalid JSON at offset " + std::to_string(stream.Tell()) +
-            ": The document root must not be followed by other values.";
-  } else {
-    return true;
-  }
-  return false;
+  error = ParseFailure(validator.too_deep, validator.bad_surrogate, /*too_big=*/false, reader,
+                       stream.Tell(), text.size(), limits.max_depth);
+  return error.empty();
 }
 
 std::optional<std::string_view> RawMember(std::string_view text,
