@@ -53,7 +53,8 @@ bool ByName(const mcp::Tool& a, const mcp::Tool& b) { return a.name < b.name; }
 void Normalise(ServerView& view) {
   if (view.tools && !std::is_sorted(view.tools->begin(), view.tools->end(), ByName)) {
     auto sorted = std::make_shared<mcp::ToolList>(*view.tools);
-    std::stable_sort(sorted->begin(), sorted->end(), ByName);
+    sorted->SortByName();
+    sorted->Shrink();
     view.tools = std::move(sorted);
   }
 }
@@ -111,12 +112,10 @@ void AppendTool(std::string& out, const mcp::Tool& tool) {
   out += '}';
 }
 
-const mcp::Tool* FindTool(const ServerView& server, std::string_view name) {
-  if (!server.tools) return nullptr;
-  auto it = std::lower_bound(server.tools->begin(), server.tools->end(), name,
-                             [](const mcp::Tool& t, std::string_view n) { return t.name < n; });
-  if (it == server.tools->end() || it->name != name) return nullptr;
-  return &*it;
+// A view into the server's list, valid while the catalog keeps that list.
+std::optional<mcp::Tool> FindTool(const ServerView& server, std::string_view name) {
+  if (!server.tools) return std::nullopt;
+  return server.tools->Find(name);
 }
 
 }  // namespace
@@ -235,8 +234,8 @@ GatewayError Catalog::UnknownNamespace(std::string_view ns) const {
   return Invalid(std::move(message));
 }
 
-std::variant<const mcp::Tool*, GatewayError> Catalog::Resolve(std::string_view ns,
-                                                              std::string_view tool) const {
+std::variant<mcp::Tool, GatewayError> Catalog::Resolve(std::string_view ns,
+                                                       std::string_view tool) const {
   const ServerView* server = Find(ns);
   if (server == nullptr) return UnknownNamespace(ns);
   if (policy_) {
@@ -262,8 +261,8 @@ std::variant<const mcp::Tool*, GatewayError> Catalog::Resolve(std::string_view n
                                                   " is in error: " + SafeText(server->reason) +
                                                   " (it keeps retrying in the background)"};
   }
-  const mcp::Tool* found = FindTool(*server, tool);
-  if (found == nullptr) {
+  const std::optional<mcp::Tool> found = FindTool(*server, tool);
+  if (!found) {
     std::string list_args = "{\"namespace\":";
     base::AppendJsonString(&list_args, ns);
     list_args += '}';
@@ -275,7 +274,7 @@ std::variant<const mcp::Tool*, GatewayError> Catalog::Resolve(std::string_view n
       return GatewayError{ErrorKind::kDenied, *reason};
     }
   }
-  return found;
+  return *found;
 }
 
 std::variant<std::string, GatewayError> Catalog::GetDynamicTools(const Value& params) const {
@@ -312,7 +311,7 @@ std::variant<std::string, GatewayError> Catalog::GetDynamicTools(const Value& pa
   std::string out = "{\"namespace\":";
   base::AppendJsonString(&out, *ns_value);
   out += ",\"tool\":";
-  AppendTool(out, *std::get<const mcp::Tool*>(resolved));
+  AppendTool(out, std::get<mcp::Tool>(resolved));
   out += '}';
   return out;
 }

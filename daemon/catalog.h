@@ -73,8 +73,8 @@ class Catalog {
   bool Visible(const ServerView& server) const;
   bool Listed(const ServerView& server, const mcp::Tool& tool) const;
   // The server and tool a lookup or call names, after policy and readiness.
-  std::variant<const mcp::Tool*, GatewayError> Resolve(std::string_view ns,
-                                                       std::string_view tool) const;
+  // The tool is a view into the server's list, valid until the next Reset or Update.
+  std::variant<mcp::Tool, GatewayError> Resolve(std::string_view ns, std::string_view tool) const;
   std::string NamespaceAnswer(const ServerView& server) const;
   GatewayError UnknownNamespace(std::string_view ns) const;
 

@@ -125,9 +125,6 @@ bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, T
     auto name = StringMember(t, "name");
     if (!name || name->empty() || name->size() > limits.max_name_bytes) continue;
 
-    Tool tool;
-    tool.name = *name;
-
     // description, else title, else annotations.title, else the name; an
     // empty string counts as absent.
     const rapidjson::Value* annotations = Member(t, "annotations");
@@ -140,40 +137,32 @@ bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, T
       }
     }
     std::string_view d = description ? *description : *name;
-    tool.description.assign(d.substr(0, base::Utf8PrefixWithin(d, limits.max_description_bytes)));
+    d = d.substr(0, base::Utf8PrefixWithin(d, limits.max_description_bytes));
 
+    // The schema is serialised straight into the list's text; one that is
+    // not an object or outgrows the bound is cut back and replaced.
+    std::string& text = out.OpenTool(*name, d);
+    const size_t schema_start = text.size();
     const rapidjson::Value* schema = Member(t, "inputSchema");
-    if (schema && schema->IsObject() &&
-        AppendCompactJson(tool.input_schema_json, *schema, limits.max_schema_bytes)) {
-      // kept
-    } else {
-      tool.input_schema_json.assign(kDefaultSchema);
+    if (!schema || !schema->IsObject() ||
+        !AppendCompactJson(text, *schema, schema_start + limits.max_schema_bytes)) {
+      text.resize(schema_start);
+      text.append(kDefaultSchema);
     }
 
+    bool read_only = false;
     if (annotations) {
       const rapidjson::Value* hint = Member(*annotations, "readOnlyHint");
-      tool.read_only_hint = hint && hint->IsBool() && hint->GetBool();
+      read_only = hint && hint->IsBool() && hint->GetBool();
     }
-    out.push_back(std::move(tool));
+    out.CloseTool(read_only);
   }
   return true;
 }
 
 void SortAndDedupTools(ToolList& tools) {
-  std::stable_sort(tools.begin(), tools.end(),
-                   [](const Tool& a, const Tool& b) { return a.name < b.name; });
-  auto last = std::unique(tools.begin(), tools.end(),
-                          [](const Tool& a, const Tool& b) { return a.name == b.name; });
-  tools.erase(last, tools.end());
-}
-
-void ShrinkTools(ToolList& tools) {
-  tools.shrink_to_fit();
-  for (Tool& t : tools) {
-    t.name.shrink_to_fit();
-    t.description.shrink_to_fit();
-    t.input_schema_json.shrink_to_fit();
-  }
+  tools.SortByName();
+  tools.DropLaterDuplicates();
 }
 
 }  // namespace mcpgw::mcp

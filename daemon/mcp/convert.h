@@ -1,5 +1,5 @@
 // Conversions of server answers into what the gateway serves: a tools/call
-// result into text (SPEC §5) and a tools/list result into Tools (SPEC §4's
+// result into text (SPEC §5) and a tools/list result into a ToolList (SPEC §4's
 // description fallback). Pure functions over untrusted input.
 #pragma once
 
@@ -35,10 +35,8 @@ ConvertedResult ConvertCallResult(const rapidjson::Value& result);
 bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, ToolList& out,
                      std::string& error);
 
-// Sorts by name (byte order) and removes later duplicates of a name.
+// Sorts by name (byte order) and removes later duplicates of a name. The
+// text of removed tools stays in the list until ToolList::Shrink.
 void SortAndDedupTools(ToolList& tools);
-// Gives back what the list and its strings hold beyond their size: a listed
-// tool list is kept for as long as its server is (many servers, many tools).
-void ShrinkTools(ToolList& tools);
 
 }  // namespace mcpgw::mcp

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "daemon/mcp/tool_list.h"
 
 namespace mcpgw::mcp {
 
@@ -81,15 +82,6 @@ enum class Phase {
   kClosed,       // shut down: nothing starts; a DELETE may still run
 };
 std::string_view PhaseName(Phase p);
-
-// One tool as the server listed it. Strings are untrusted server text.
-struct Tool {
-  std::string name;
-  std::string description;        // description, else title, else name (§4)
-  std::string input_schema_json;  // compact JSON object text ({"type":"object"} if absent)
-  bool read_only_hint = false;    // annotations.readOnlyHint === true (untrusted)
-};
-using ToolList = std::vector<Tool>;  // sorted by name (byte order), names unique
 
 // The error kinds a call can end in (the subset of SPEC §4 a session produces).
 enum class CallErrorKind { kNone, kBackend, kTransport };

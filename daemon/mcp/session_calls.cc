@@ -67,13 +67,6 @@ bool UsableEventId(std::string_view id) {
   });
 }
 
-bool SameTools(const ToolList& a, const ToolList& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Tool& x, const Tool& y) {
-    return x.name == y.name && x.description == y.description &&
-           x.input_schema_json == y.input_schema_json && x.read_only_hint == y.read_only_hint;
-  });
-}
-
 }  // namespace
 
 Session::Impl::Request& Session::Impl::NewRequest(Kind kind, TimePoint deadline, Duration budget) {
@@ -143,19 +136,18 @@ void Session::Impl::OnPage(const rapidjson::Value& result, TimePoint now) {
   // Tools whose x-mcp-header annotations are invalid cannot be called on the
   // modern wire: they are left out (the revision's rule), the rest stay.
   const std::vector<std::string>& refused = listing_.refused;
-  tools.erase(std::remove_if(tools.begin(), tools.end(),
-                             [&](const Tool& t) {
-                               return std::find(refused.begin(), refused.end(), t.name) !=
-                                      refused.end();
-                             }),
-              tools.end());
+  if (!refused.empty()) {
+    tools.RemoveIf([&](const Tool& t) {
+      return std::find(refused.begin(), refused.end(), t.name) != refused.end();
+    });
+  }
   param_headers_ = std::move(listing_.param_headers);
   if (era_ == Era::kModern) fresh_until_ = now + listing_.ttl.value_or(Duration::zero());
   const bool again = listing_.again;
   listing_ = Listing{};
   Log(LogLevel::kDebug, "listed " + std::to_string(tools.size()) + " tools");
-  if (!SameTools(*tools_, tools)) {
-    ShrinkTools(tools);
+  if (*tools_ != tools) {
+    tools.Shrink();
     tools_ = std::make_shared<const ToolList>(std::move(tools));
   }
   if (phase_ == Phase::kListing) EnterPhase(Phase::kReady, now);

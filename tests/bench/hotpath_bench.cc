@@ -30,14 +30,14 @@ using namespace mcpgw;
 std::shared_ptr<const mcp::ToolList> MakeTools(int count) {
   auto tools = std::make_shared<mcp::ToolList>();
   for (int i = 0; i < count; ++i) {
-    mcp::Tool tool;
-    tool.name = i == 0 ? "echo" : "tool_" + std::to_string(i);
-    tool.description = "Benchmark tool " + std::to_string(i) + ": returns its text argument.";
-    tool.input_schema_json =
-        R"({"type":"object","properties":{"text":{"type":"string","description":"what to echo"}},"required":["text"]})";
-    tools->push_back(std::move(tool));
+    tools->Add(
+        i == 0 ? "echo" : "tool_" + std::to_string(i),
+        "Benchmark tool " + std::to_string(i) + ": returns its text argument.",
+        R"({"type":"object","properties":{"text":{"type":"string","description":"what to echo"}},"required":["text"]})",
+        false);
   }
   mcp::SortAndDedupTools(*tools);
+  tools->Shrink();
   return tools;
 }
 

@@ -11,14 +11,24 @@
 namespace mcpgw {
 namespace {
 
-mcp::Tool MakeTool(std::string name, std::string description = "d",
-                   std::string schema = "{\"type\":\"object\"}", bool read_only = false) {
-  return mcp::Tool{std::move(name), std::move(description), std::move(schema), read_only};
+// A tool as a test writes it; Ready puts its texts into the server's ToolList.
+struct ToolSpec {
+  std::string name;
+  std::string description;
+  std::string schema;
+  bool read_only;
+};
+
+ToolSpec MakeTool(std::string name, std::string description = "d",
+                  std::string schema = "{\"type\":\"object\"}", bool read_only = false) {
+  return ToolSpec{std::move(name), std::move(description), std::move(schema), read_only};
 }
 
-ServerView Ready(std::string name, mcp::ToolList tools) {
-  return ServerView{std::move(name), mcp::Status::kReady, "",
-                    std::make_shared<const mcp::ToolList>(std::move(tools)), false};
+// A ready server listing `tools` in the order given (the Catalog sorts).
+ServerView Ready(std::string name, const std::vector<ToolSpec>& tools) {
+  auto list = std::make_shared<mcp::ToolList>();
+  for (const auto& t : tools) list->Add(t.name, t.description, t.schema, t.read_only);
+  return ServerView{std::move(name), mcp::Status::kReady, "", std::move(list), false};
 }
 ServerView Loading(std::string name) {
   return ServerView{std::move(name), mcp::Status::kLoading, "", nullptr, false};

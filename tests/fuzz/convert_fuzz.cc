@@ -2,6 +2,7 @@
 // both as a tools/call result and as a tools/list page; the raw bytes also go
 // through AppendJsonString. Nothing may crash, and every output keeps its
 // promises (bounded, valid UTF-8, valid JSON).
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -66,6 +67,13 @@ void CheckTools(const rapidjson::Value& value) {
   }
   mcpgw::mcp::SortAndDedupTools(tools);
   for (size_t i = 1; i < tools.size(); ++i) FUZZ_CHECK(tools[i - 1].name < tools[i].name);
+  // Shrinking rewrites the text: the same tools, no byte beyond them.
+  const mcpgw::mcp::ToolList sorted = tools;
+  tools.Shrink();
+  FUZZ_CHECK(tools == sorted);
+  FUZZ_CHECK(tools.HeapBytes() <= std::max<size_t>(tools.TextBytes(), 15) +
+                                      tools.size() * mcpgw::mcp::ToolList::kEntryBytes);
+  for (const auto& t : tools) FUZZ_CHECK(tools.Find(t.name) == t);
 }
 
 }  // namespace

@@ -31,15 +31,25 @@ ToolList Page(std::string_view result_json, const ToolLimits& limits = {}) {
   return tools;
 }
 
-Tool OneTool(std::string_view tool_json, const ToolLimits& limits = {}) {
+// A tool's fields copied out of its list: a Tool is a view that dies with it.
+struct OwnedTool {
+  std::string name;
+  std::string description;
+  std::string input_schema_json;
+  bool read_only_hint;
+};
+
+OwnedTool OneTool(std::string_view tool_json, const ToolLimits& limits = {}) {
   ToolList tools = Page(R"({"tools":[)" + std::string(tool_json) + "]}", limits);
   REQUIRE(tools.size() == 1);
-  return tools[0];
+  const Tool t = tools[0];
+  return OwnedTool{std::string(t.name), std::string(t.description),
+                   std::string(t.input_schema_json), t.read_only_hint};
 }
 
 std::vector<std::string> Names(const ToolList& tools) {
   std::vector<std::string> names;
-  for (const auto& t : tools) names.push_back(t.name);
+  for (const auto& t : tools) names.emplace_back(t.name);
   return names;
 }
 
@@ -159,7 +169,7 @@ TEST_CASE("convert: hostile shapes do not break conversion", "[convert]") {
 }
 
 TEST_CASE("tools: a page of tools with every field", "[tools]") {
-  Tool t = OneTool(
+  OwnedTool t = OneTool(
       R"({"name":"add","title":"Add","description":"Adds two numbers.",)"
       R"("inputSchema":{"type":"object","properties":{"a":{"type":"number"}},"required":["a"]},)"
       R"("annotations":{"readOnlyHint":true}})");
@@ -266,22 +276,65 @@ TEST_CASE("tools: a kept list holds no room beyond its tools, and the same tools
     REQUIRE(AppendToolsPage(Json(json + "]}"), {}, tools, error));
   }
   const ToolList before = tools;
-  ShrinkTools(tools);
-  CHECK(tools.capacity() == tools.size());
-  REQUIRE(tools.size() == before.size());
-  for (size_t i = 0; i < tools.size(); ++i) {
-    CHECK(tools[i].name == before[i].name);
-    CHECK(tools[i].description == before[i].description);
-    CHECK(tools[i].input_schema_json == before[i].input_schema_json);
-    CHECK(tools[i].input_schema_json.capacity() == tools[i].input_schema_json.size());
-  }
+  CHECK(tools.HeapBytes() > tools.TextBytes() + tools.size() * ToolList::kEntryBytes);
+  tools.Shrink();
+  CHECK(tools == before);
+  // Each tool costs its text and one small entry: no per-tool allocation.
+  CHECK(tools.HeapBytes() == tools.TextBytes() + tools.size() * ToolList::kEntryBytes);
+  CHECK(tools[149].name == "t149");
+  CHECK(tools[149].input_schema_json ==
+        R"({"type":"object","properties":{"text":{"type":"string"}}})");
+}
+
+TEST_CASE("tools: shrinking drops the text of removed duplicates and keeps the rest", "[tools]") {
+  ToolList tools =
+      Page(R"({"tools":[{"name":"b","description":"kept b"},)"
+           R"({"name":"a","description":"kept a","annotations":{"readOnlyHint":true}},)"
+           R"({"name":"b","description":"a long duplicate that is dropped"},)"
+           R"({"name":"c","inputSchema":{"type":"object","required":["x"]}}]})");
+  SortAndDedupTools(tools);
+  tools.RemoveIf([](const Tool& t) { return t.name == "c"; });
+  tools.Shrink();
+  CHECK(Names(tools) == std::vector<std::string>{"a", "b"});
+  CHECK(tools.TextBytes() ==
+        std::string_view("akept a{\"type\":\"object\"}bkept b{\"type\":\"object\"}").size());
+  CHECK(tools.HeapBytes() == tools.TextBytes() + 2 * ToolList::kEntryBytes);
+  CHECK(tools[0] == Tool{"a", "kept a", R"({"type":"object"})", true});
+  CHECK(tools[1] == Tool{"b", "kept b", R"({"type":"object"})", false});
+}
+
+TEST_CASE("tools: find by name in a sorted list", "[tools]") {
+  ToolList tools = Page(R"({"tools":[{"name":"m"},{"name":"a","description":"first"},)"
+                        R"({"name":"z"},{"name":"a"}]})");
+  SortAndDedupTools(tools);
+  tools.Shrink();
+  REQUIRE(tools.Find("a"));
+  CHECK(tools.Find("a")->description == "first");
+  CHECK(tools.Find("z")->name == "z");
+  CHECK_FALSE(tools.Find("b"));
+  CHECK_FALSE(tools.Find(""));
+  CHECK_FALSE(tools.Find("zz"));
+  CHECK_FALSE(ToolList().Find("a"));
+}
+
+TEST_CASE("tools: a copied or moved list reads the same tools", "[tools]") {
+  ToolList tools;
+  tools.Add("echo", "Echoes", R"({"type":"object"})", true);
+  tools.Add("add", "Adds", "{}", false);
+  ToolList copy = tools;
+  ToolList moved = std::move(copy);
+  CHECK(moved == tools);
+  CHECK(moved[0] == Tool{"echo", "Echoes", R"({"type":"object"})", true});
+  ToolList other;
+  other.Add("echo", "Echoes", R"({"type":"object"})", false);
+  other.Add("add", "Adds", "{}", false);
+  CHECK(other != tools);  // the read-only hint differs
 }
 
 TEST_CASE("tools: the first listed duplicate wins in a long list", "[tools]") {
   ToolList tools;
   for (int i = 0; i < 300; ++i) {
-    tools.push_back(
-        Tool{"t" + std::to_string((i * 7) % 10), "listed " + std::to_string(i), "{}", false});
+    tools.Add("t" + std::to_string((i * 7) % 10), "listed " + std::to_string(i), "{}", false);
   }
   SortAndDedupTools(tools);
   REQUIRE(tools.size() == 10);

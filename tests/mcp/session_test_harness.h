@@ -95,7 +95,7 @@ inline std::string SseMessage(const std::string& json, const std::string& id = "
 
 inline std::vector<std::string> Names(const Session& s) {
   std::vector<std::string> out;
-  for (const Tool& t : *s.tools()) out.push_back(t.name);
+  for (const Tool& t : *s.tools()) out.emplace_back(t.name);
   return out;
 }
 

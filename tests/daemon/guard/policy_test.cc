@@ -9,12 +9,15 @@
 namespace mcpgw {
 namespace {
 
-mcp::Tool T(std::string name, bool read_only = false) {
-  return mcp::Tool{std::move(name), "", "{}", read_only};
+// A list holding the one tool `name`; take the tool with [0] while the list lives.
+mcp::ToolList T(std::string_view name, bool read_only = false) {
+  mcp::ToolList list;
+  list.Add(name, "", "{}", read_only);
+  return list;
 }
 
 bool Allowed(const Policy& p, std::string_view ns, std::string_view tool, bool read_only = false) {
-  return !p.CheckTool(ns, T(std::string(tool), read_only)).has_value();
+  return !p.CheckTool(ns, T(tool, read_only)[0]).has_value();
 }
 
 TEST_CASE("glob matching", "[policy][glob]") {
@@ -89,7 +92,7 @@ TEST_CASE("read_only namespaces admit only tools marked readOnlyHint", "[policy]
   // read_only needs the tool's annotations: names alone pass it.
   CHECK_FALSE(p.CheckName("prod-db", "drop_table").has_value());
   CHECK(p.NamespaceVisible("prod-db"));
-  CHECK_THAT(p.CheckTool("prod-db", T("drop_table")).value(),
+  CHECK_THAT(p.CheckTool("prod-db", T("drop_table")[0]).value(),
              Catch::Contains("read_only rule \"prod-*\""));
 }
 
@@ -102,7 +105,7 @@ TEST_CASE("namespaces holding a slash are matched by tool patterns", "[policy]")
 
 TEST_CASE("denial reasons quote hostile names safely", "[policy]") {
   Policy p(PolicySettings{{}, {"*"}, {}});
-  auto reason = p.CheckTool("ns\n\x1B", T("t\"x"));
+  auto reason = p.CheckTool("ns\n\x1B", T("t\"x")[0]);
   REQUIRE(reason);
   for (char c : *reason) CHECK(static_cast<unsigned char>(c) >= 0x20);
   CHECK_THAT(*reason, Catch::Contains("\\n"));

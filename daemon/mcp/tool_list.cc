@@ -1,0 +1,97 @@
+#include "daemon/mcp/tool_list.h"
+
+#include <cassert>
+#include <limits>
+
+namespace mcpgw::mcp {
+
+static_assert(std::random_access_iterator<ToolList::Iterator>);
+
+namespace {
+
+uint32_t Size32(size_t n) {
+  // Every text is bounded far below this (ToolLimits); a list is never fed more.
+  assert(n <= std::numeric_limits<uint32_t>::max());
+  return static_cast<uint32_t>(n);
+}
+
+}  // namespace
+
+Tool ToolList::View(const Entry& e) const {
+  const char* p = text_.data() + e.offset;
+  return Tool{
+      std::string_view(p, e.name_size), std::string_view(p + e.name_size, e.description_size),
+      std::string_view(p + e.name_size + e.description_size, e.schema_size), e.read_only_hint};
+}
+
+std::optional<Tool> ToolList::Find(std::string_view name) const {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), name,
+                             [&](const Entry& e, std::string_view n) { return Name(e) < n; });
+  if (it == entries_.end() || Name(*it) != name) return std::nullopt;
+  return View(*it);
+}
+
+bool ToolList::operator==(const ToolList& other) const {
+  return std::equal(begin(), end(), other.begin(), other.end());
+}
+
+void ToolList::Add(std::string_view name, std::string_view description,
+                   std::string_view input_schema_json, bool read_only_hint) {
+  OpenTool(name, description).append(input_schema_json);
+  CloseTool(read_only_hint);
+}
+
+std::string& ToolList::OpenTool(std::string_view name, std::string_view description) {
+  open_offset_ = text_.size();
+  open_name_size_ = Size32(name.size());
+  open_description_size_ = Size32(description.size());
+  text_.append(name);
+  text_.append(description);
+  return text_;
+}
+
+void ToolList::CloseTool(bool read_only_hint) {
+  const size_t schema_start = open_offset_ + open_name_size_ + open_description_size_;
+  assert(text_.size() >= schema_start);
+  entries_.push_back(Entry{open_offset_, open_name_size_, open_description_size_,
+                           Size32(text_.size() - schema_start), read_only_hint});
+}
+
+void ToolList::SortByName() {
+  std::stable_sort(entries_.begin(), entries_.end(),
+                   [&](const Entry& a, const Entry& b) { return Name(a) < Name(b); });
+}
+
+void ToolList::DropLaterDuplicates() {
+  entries_.erase(std::unique(entries_.begin(), entries_.end(),
+                             [&](const Entry& a, const Entry& b) { return Name(a) == Name(b); }),
+                 entries_.end());
+}
+
+void ToolList::Shrink() {
+  std::string packed;
+  packed.reserve(TextBytes());
+  for (Entry& e : entries_) {
+    const size_t bytes = size_t{e.name_size} + e.description_size + e.schema_size;
+    const size_t offset = packed.size();
+    packed.append(text_, e.offset, bytes);
+    e.offset = offset;
+  }
+  packed.shrink_to_fit();
+  text_ = std::move(packed);
+  entries_.shrink_to_fit();
+  open_offset_ = text_.size();
+  open_name_size_ = open_description_size_ = 0;
+}
+
+size_t ToolList::HeapBytes() const {
+  return text_.capacity() + entries_.capacity() * sizeof(Entry);
+}
+
+size_t ToolList::TextBytes() const {
+  size_t bytes = 0;
+  for (const Entry& e : entries_) bytes += size_t{e.name_size} + e.description_size + e.schema_size;
+  return bytes;
+}
+
+}  // namespace mcpgw::mcp

@@ -1,0 +1,162 @@
+// ToolList: the tools one upstream server listed, kept by the gateway for as
+// long as the server is configured. AppendToolsPage (convert.h) builds it
+// page by page, the session sorts, deduplicates and shrinks it once and then
+// publishes it behind a shared_ptr to const; the Catalog and the Policy read
+// it through Tool views. Immutable once published, so any thread may read it.
+//
+// Why this shape (memory at scale): a daemon may hold a thousand servers of a
+// hundred tools each. All of one list's text — every tool's name,
+// description and compact schema JSON — lives in ONE buffer, and each tool
+// is a fixed 24-byte entry (where its text starts, three sizes, the
+// read-only hint). A list costs two allocations whatever its length, not
+// two heap strings and a 104-byte record per tool.
+//
+// A Tool is a view into its list: valid while that list lives and is not
+// changed. Copies and moves of a list are safe (entries hold offsets, not
+// pointers); a Tool must not outlive the list it came from.
+#pragma once
+
+#include <algorithm>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcpgw::mcp {
+
+// One tool as the server listed it. Strings are untrusted server text.
+struct Tool {
+  std::string_view name;
+  std::string_view description;        // description, else title, else name (§4)
+  std::string_view input_schema_json;  // compact JSON object text ({"type":"object"} if absent)
+  bool read_only_hint = false;         // annotations.readOnlyHint === true (untrusted)
+
+  bool operator==(const Tool&) const = default;
+};
+
+// A server's tools: sorted by name (byte order), names unique, once the
+// session has called SortByName, DropLaterDuplicates and Shrink.
+class ToolList {
+  struct Entry;
+
+ public:
+  // Random access over the tools, yielding each Tool by value.
+  class Iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;
+    using iterator_concept = std::random_access_iterator_tag;
+    using value_type = Tool;
+    using difference_type = std::ptrdiff_t;
+    using reference = Tool;
+    using pointer = void;
+
+    Iterator() = default;
+    Tool operator*() const { return (*list_)[index_]; }
+    Tool operator[](difference_type n) const { return (*list_)[index_ + n]; }
+    Iterator& operator++() {
+      ++index_;
+      return *this;
+    }
+    Iterator operator++(int) { return Iterator(list_, index_++); }
+    Iterator& operator--() {
+      --index_;
+      return *this;
+    }
+    Iterator operator--(int) { return Iterator(list_, index_--); }
+    Iterator& operator+=(difference_type n) {
+      index_ += n;
+      return *this;
+    }
+    Iterator& operator-=(difference_type n) {
+      index_ -= n;
+      return *this;
+    }
+    friend Iterator operator+(Iterator it, difference_type n) { return it += n; }
+    friend Iterator operator+(difference_type n, Iterator it) { return it += n; }
+    friend Iterator operator-(Iterator it, difference_type n) { return it -= n; }
+    friend difference_type operator-(const Iterator& a, const Iterator& b) {
+      return static_cast<difference_type>(a.index_) - static_cast<difference_type>(b.index_);
+    }
+    bool operator==(const Iterator& other) const { return index_ == other.index_; }
+    auto operator<=>(const Iterator& other) const { return index_ <=> other.index_; }
+
+   private:
+    friend class ToolList;
+    Iterator(const ToolList* list, size_t index) : list_(list), index_(index) {}
+    const ToolList* list_ = nullptr;
+    size_t index_ = 0;
+  };
+
+  // What one tool costs beyond its text.
+  static constexpr size_t kEntryBytes = 24;
+
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  Tool operator[](size_t i) const { return View(entries_[i]); }
+  Iterator begin() const { return Iterator(this, 0); }
+  Iterator end() const { return Iterator(this, entries_.size()); }
+
+  // The tool called `name`, by binary search (the list must be sorted).
+  std::optional<Tool> Find(std::string_view name) const;
+
+  // Same tools, same order, every field equal.
+  bool operator==(const ToolList& other) const;
+
+  // Appends a tool with copies of the given texts.
+  void Add(std::string_view name, std::string_view description, std::string_view input_schema_json,
+           bool read_only_hint);
+
+  // Appending a tool whose schema is serialised in place: OpenTool appends
+  // the name and description and returns the text buffer; the caller
+  // appends the schema's text to it (and may cut it back to the size it had
+  // on return, never below); CloseTool takes what was appended as the schema.
+  std::string& OpenTool(std::string_view name, std::string_view description);
+  void CloseTool(bool read_only_hint);
+
+  // Stable sort by name (byte order): equal names keep their listed order.
+  void SortByName();
+  // After SortByName: keeps the first tool of each name.
+  void DropLaterDuplicates();
+  // Removes the tools `pred` holds true for; their text stays until Shrink.
+  template <typename Pred>
+  void RemoveIf(Pred pred) {
+    entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
+                                  [&](const Entry& e) { return pred(View(e)); }),
+                   entries_.end());
+  }
+  // Rewrites the text in list order without the text of removed tools and
+  // gives back all spare capacity: a kept list holds exactly its tools.
+  void Shrink();
+
+  // Heap bytes the list holds (its text buffer and its entries).
+  size_t HeapBytes() const;
+  // Bytes of text the current tools use (name + description + schema each).
+  size_t TextBytes() const;
+
+ private:
+  struct Entry {
+    uint64_t offset;  // name, then description, then schema, back to back
+    uint32_t name_size;
+    uint32_t description_size;
+    uint32_t schema_size;
+    bool read_only_hint;
+  };
+  static_assert(sizeof(Entry) == kEntryBytes);
+
+  std::string_view Name(const Entry& e) const {
+    return std::string_view(text_.data() + e.offset, e.name_size);
+  }
+  Tool View(const Entry& e) const;
+
+  std::string text_;
+  std::vector<Entry> entries_;
+  size_t open_offset_ = 0;  // where the tool being appended starts
+  uint32_t open_name_size_ = 0;
+  uint32_t open_description_size_ = 0;
+};
+
+}  // namespace mcpgw::mcp
