@@ -120,7 +120,7 @@ std::optional<mcp::Tool> FindTool(const ServerView& server, std::string_view nam
 
 }  // namespace
 
-Catalog::Catalog() { Render(); }
+Catalog::Catalog() = default;
 
 void Catalog::Reset(std::vector<ServerView> servers) {
   std::stable_sort(servers.begin(), servers.end(),
@@ -132,7 +132,7 @@ void Catalog::Reset(std::vector<ServerView> servers) {
       servers.end());
   for (auto& s : servers) Normalise(s);
   servers_ = std::move(servers);
-  Render();
+  listing_stale_ = true;
 }
 
 void Catalog::Update(ServerView view) {
@@ -141,15 +141,18 @@ void Catalog::Update(ServerView view) {
   if (it == servers_.end() || it->name != view.name) return;
   Normalise(view);
   *it = std::move(view);
-  Render();
+  listing_stale_ = true;
 }
 
 void Catalog::SetPolicy(std::shared_ptr<const Policy> policy) {
   policy_ = std::move(policy);
-  Render();
+  listing_stale_ = true;
 }
 
-const std::string& Catalog::Listing() const { return listing_; }
+const std::string& Catalog::Listing() const {
+  if (listing_stale_) Render();
+  return listing_;
+}
 
 const std::vector<ServerView>& Catalog::servers() const { return servers_; }
 
@@ -168,7 +171,7 @@ bool Catalog::Listed(const ServerView& server, const mcp::Tool& tool) const {
   return !policy_ || !policy_->CheckTool(server.name, tool);
 }
 
-void Catalog::Render() {
+void Catalog::Render() const {
   std::string out;
   out.reserve(listing_.size());
   out += "{\"servers\":[";
@@ -192,6 +195,7 @@ void Catalog::Render() {
   }
   out += "]}";
   listing_ = std::move(out);
+  listing_stale_ = false;
 }
 
 std::string Catalog::NamespaceAnswer(const ServerView& server) const {
@@ -294,7 +298,7 @@ std::variant<std::string, GatewayError> Catalog::GetDynamicTools(const Value& pa
           "\"toolName\" needs \"namespace\": call get_dynamic_tools with {\"namespace\":...,"
           "\"toolName\":...}, or with no arguments to list the namespaces");
     }
-    return listing_;
+    return Listing();
   }
   if (!tool_value) {
     const ServerView* server = Find(*ns_value);

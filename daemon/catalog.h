@@ -2,8 +2,10 @@
 // the two tools, get_dynamic_tools and call_dynamic_tool (SPEC §4). The daemon
 // drives it from the main thread: Reset on every (re)loaded configuration,
 // Update whenever a session reports a change, SetPolicy when the settings load.
-// It owns the pre-rendered no-argument listing, the hottest answer, and
-// re-renders it on each of those three events only. Single-threaded; no I/O.
+// It owns the pre-rendered no-argument listing, the hottest answer: any of
+// those three events marks it stale, and the first read after them renders
+// it again, so a wave of updates (a thousand servers becoming ready at
+// start) costs one rendering, not one per server. Single-threaded; no I/O.
 //
 // Decisions the SPEC leaves open (see docs/SETTINGS.md for the policy ones):
 // - An optional parameter whose value is JSON null counts as absent
@@ -59,7 +61,7 @@ class Catalog {
   void SetPolicy(std::shared_ptr<const Policy> policy);  // null = allow all
   // get_dynamic_tools with its params object: the JSON text, or an error.
   std::variant<std::string, GatewayError> GetDynamicTools(const rapidjson::Value& params) const;
-  const std::string& Listing() const;  // the pre-rendered no-argument answer
+  const std::string& Listing() const;  // the no-argument answer, rendered if stale
   // call_dynamic_tool: validates params and readiness and policy; the target or an error.
   // `params_text` is the exact JSON text `params` was parsed from: the
   // arguments are taken from it byte for byte.
@@ -69,7 +71,7 @@ class Catalog {
   const std::vector<ServerView>& servers() const;  // name order
 
  private:
-  void Render();
+  void Render() const;
   bool Visible(const ServerView& server) const;
   bool Listed(const ServerView& server, const mcp::Tool& tool) const;
   // The server and tool a lookup or call names, after policy and readiness.
@@ -80,7 +82,9 @@ class Catalog {
 
   std::vector<ServerView> servers_;  // sorted by name, names unique
   std::shared_ptr<const Policy> policy_;
-  std::string listing_;
+  // The rendered listing, a cache Listing() refreshes when it is stale.
+  mutable std::string listing_;
+  mutable bool listing_stale_ = true;
 };
 
 }  // namespace mcpgw

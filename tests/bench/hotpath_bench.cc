@@ -2,9 +2,10 @@
 // (or the wall clock) gives a per-iteration cost: validating a call's params
 // (Catalog::PrepareCall), encoding the tools/call request, decoding the JSON
 // or SSE response and converting the result to text; and the no-argument
-// get_dynamic_tools listing of a large catalog, framed as the daemon sends it. run.sh runs it under
-// `valgrind --tool=callgrind` and divides by N.
-//   hotpath_bench call|call-sse|list N [SERVERS TOOLS]
+// get_dynamic_tools listing of a large catalog, framed as the daemon sends it;
+// and a start's wave (every server loading, each reported ready in turn, then
+// one listing). run.sh runs it under `valgrind --tool=callgrind` and divides by N.
+//   hotpath_bench call|call-sse|list|wave N [SERVERS TOOLS]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -91,12 +92,12 @@ size_t OneCall(const Catalog& catalog, bool sse, mcp::RpcId id) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: hotpath_bench call|call-sse|list N [SERVERS TOOLS]\n");
+    std::fprintf(stderr, "usage: hotpath_bench call|call-sse|list|wave N [SERVERS TOOLS]\n");
     return 2;
   }
   std::string_view what = argv[1];
   long n = std::atol(argv[2]);
-  int servers = argc > 3 ? std::atoi(argv[3]) : (what == "list" ? 1000 : 1);
+  int servers = argc > 3 ? std::atoi(argv[3]) : (what == "list" || what == "wave" ? 1000 : 1);
   int tools = argc > 4 ? std::atoi(argv[4]) : 100;
   Catalog catalog;
   MakeCatalog(catalog, servers, tools);
@@ -107,6 +108,17 @@ int main(int argc, char** argv) {
     // pre-rendered listing as the reply's text (escaping it into a string).
     for (long i = 0; i < n; ++i) {
       sink += proto::EncodeTextResult(std::to_string(i + 1), catalog.Listing()).size();
+    }
+  } else if (what == "wave") {
+    // What the catalog goes through at a start: every server loading, each
+    // reported ready in turn (the daemon's OnHostState), then one listing.
+    const std::vector<ServerView> ready = catalog.servers();
+    for (long i = 0; i < n; ++i) {
+      std::vector<ServerView> loading = ready;
+      for (ServerView& view : loading) view.status = mcp::Status::kLoading;
+      catalog.Reset(std::move(loading));
+      for (const ServerView& view : ready) catalog.Update(view);
+      sink += catalog.Listing().size();
     }
   } else {
     for (long i = 0; i < n; ++i) sink += OneCall(catalog, what == "call-sse", i + 1);
