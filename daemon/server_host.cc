@@ -121,12 +121,17 @@ void ServerHost::Pump() {
 }
 
 void ServerHost::ArmTimer() {
+  // Most pumps leave the earliest wake-up where it was (a call's deadline
+  // lies behind the ones already pending): the timer is then left alone.
   std::optional<mcp::TimePoint> wake = session_.NextWakeup();
+  if (wake == armed_) return;
+  armed_ = wake;
   if (!wake) {
     timer_->Stop();
     return;
   }
   timer_->Start(*wake - env_->Now(), [this] {
+    armed_.reset();
     session_.OnTimer(env_->Now());
     Pump();
   });
@@ -137,6 +142,7 @@ void ServerHost::MaybeFinishShutdown() {
   shutdown_reported_ = true;
   grace_timer_->Stop();
   timer_->Stop();
+  armed_.reset();
   listener_->OnShutdownComplete();
 }
 

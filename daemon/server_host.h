@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 
@@ -71,10 +72,11 @@ class ServerHost : private HttpSink {
   Env* env_;
   mcp::Session session_;
   ServerHostListener* listener_;
-  std::unique_ptr<Timer> timer_;        // session wake-ups
-  std::unique_ptr<Timer> grace_timer_;  // shutdown bound
-  std::unordered_set<uint64_t> live_;   // transfers started and not yet ended
-  std::string http_version_;            // of the latest response head, for the status
+  std::unique_ptr<Timer> timer_;         // session wake-ups
+  std::optional<mcp::TimePoint> armed_;  // when timer_ is armed to run; nullopt: stopped
+  std::unique_ptr<Timer> grace_timer_;   // shutdown bound
+  std::unordered_set<uint64_t> live_;    // transfers started and not yet ended
+  std::string http_version_;             // of the latest response head, for the status
   bool pumping_ = false;
   bool shutting_down_ = false;
   bool shutdown_reported_ = false;

@@ -26,8 +26,9 @@ namespace {
 constexpr long kMaxHostConnections = 4096;
 // Idle connections kept open for reuse, over all hosts.
 constexpr long kMaxCachedConnections = 1024;
-// Easy handles kept for reuse after their transfer ends.
-constexpr size_t kEasyPoolSize = 32;
+// Finished transfers kept with their configured easy handles for the next
+// ones: a transfer from the pool only sets its url, headers and body.
+constexpr size_t kSparePoolSize = 32;
 // The receive buffer of a long-lived transfer (HttpRequest::long_lived);
 // others get curl's default (16 KiB). curl allocates it with the handle's
 // first connection and keeps it until the handle is cleaned up, so such
@@ -66,11 +67,12 @@ struct HttpClient::Impl {
     std::shared_ptr<const http::TlsTrust> trust;  // kept alive: curl's SSL_CTX callback reads it
     bool proxied = false;
     CURL* easy = nullptr;
-    curl_slist* headers = nullptr;
+    bool configured = false;    // `easy` holds the client's options and points at this transfer
+    http::HeaderLines headers;  // the list curl reads, kept for the next transfer
     http::HeadParser head;
     bool head_reported = false;
     bool in_multi = false;
-    bool pooled = true;                       // its easy handle may go back to the pool
+    bool pooled = true;                       // may go back to the pool when done
     bool dead = false;                        // aborted: no callback ever again
     std::string setup_error;                  // set when the transfer could not be started
     char error_buffer[CURL_ERROR_SIZE] = {};  // curl's own text: never shown
@@ -107,9 +109,9 @@ struct HttpClient::Impl {
   std::unordered_set<curl_socket_t> owned_sockets;  // opened by OnOpenSocket, not yet closed
   http::QuietSockets quiet;                         // curl's checks of these need no system call
   std::map<Key, std::unique_ptr<Transfer>> live;
-  std::vector<std::unique_ptr<Transfer>> dead;  // aborted, maybe still in curl's hands
-  std::vector<Transfer*> to_add;                // live, not yet handed to curl
-  std::vector<CURL*> pool;
+  std::vector<std::unique_ptr<Transfer>> dead;   // aborted, maybe still in curl's hands
+  std::vector<Transfer*> to_add;                 // live, not yet handed to curl
+  std::vector<std::unique_ptr<Transfer>> spare;  // done, configured, ready for the next
   int busy = 0;  // > 0 inside curl or while reporting: curl calls are deferred
   bool destroying = false;
   Stats stats;
@@ -140,7 +142,8 @@ struct HttpClient::Impl {
     destroying = true;
     for (auto& [key, t] : live) Release(std::move(t));
     for (auto& t : dead) Release(std::move(t));
-    for (CURL* easy : pool) curl_easy_cleanup(easy);
+    for (auto& t : spare) curl_easy_cleanup(t->easy);
+    spare.clear();
     curl_multi_cleanup(multi);
     for (auto& [fd, watch] : watches) CloseWatch(watch);
     watches.clear();
@@ -445,65 +448,97 @@ struct HttpClient::Impl {
     uv_timer_start(kick, &Impl::OnKick, 0, 0);
   }
 
-  // Takes a transfer out of curl (never from inside curl) and frees it.
+  // Takes a transfer out of curl (never from inside curl) and frees it, or
+  // keeps it, configured, for the next transfer.
   void Release(std::unique_ptr<Transfer> t) {
     if (!t) return;
-    if (t->easy) {
-      if (t->in_multi) curl_multi_remove_handle(multi, t->easy);
-      if (t->pooled && pool.size() < kEasyPoolSize && !destroying) {
+    if (!t->easy) return;
+    if (t->in_multi) curl_multi_remove_handle(multi, t->easy);
+    t->in_multi = false;
+    if (t->pooled && spare.size() < kSparePoolSize && !destroying) {
+      // libcurl 7.88 counts the requests it re-sent on a fresh connection
+      // (a kept one found closed) per handle, not per transfer, and fails
+      // the sixth with "connection reset": a handle that connected (every
+      // re-send does) or was stopped midway starts over from a reset.
+      long connects = 0;
+      curl_easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &connects);
+      if (connects > 0 || t->dead || !t->configured) {
         curl_easy_reset(t->easy);
-        pool.push_back(t->easy);
-      } else {
-        curl_easy_cleanup(t->easy);
+        t->configured = false;
       }
+      t->sink = nullptr;
+      t->request = HttpRequest{};
+      t->head = http::HeadParser{};
+      t->head_reported = false;
+      t->dead = false;
+      t->setup_error.clear();
+      t->error_buffer[0] = '\0';
+      spare.push_back(std::move(t));
+    } else {
+      curl_easy_cleanup(t->easy);
     }
-    curl_slist_free_all(t->headers);
+  }
+
+  // A transfer to start: from the pool when one there was configured under
+  // today's trust, else new.
+  std::unique_ptr<Transfer> Take(bool long_lived) {
+    while (!long_lived && !spare.empty()) {
+      std::unique_ptr<Transfer> t = std::move(spare.back());
+      spare.pop_back();
+      if (t->trust == options.trust) return t;
+      curl_easy_cleanup(t->easy);  // made for trust that has been replaced
+    }
+    auto t = std::make_unique<Transfer>();
+    t->owner = this;
+    t->easy = curl_easy_init();
+    t->pooled = !long_lived;
+    return t;
+  }
+
+  // The options a transfer keeps from one request to the next.
+  CURLcode Configure(Transfer* t) {
+    t->trust = options.trust;
+    CURLcode rc = http::ConfigureHandle(t->easy, options);
+    auto set = [&](CURLoption option, auto value) {
+      if (rc == CURLE_OK) rc = curl_easy_setopt(t->easy, option, value);
+    };
+    if (!t->pooled) set(CURLOPT_BUFFERSIZE, kLongLivedBufferBytes);
+    set(CURLOPT_PRIVATE, t);
+    set(CURLOPT_OPENSOCKETFUNCTION, &Impl::OnOpenSocket);
+    set(CURLOPT_OPENSOCKETDATA, this);
+    set(CURLOPT_CLOSESOCKETFUNCTION, &Impl::OnCloseSocket);
+    set(CURLOPT_CLOSESOCKETDATA, this);
+    set(CURLOPT_ERRORBUFFER, t->error_buffer);
+    set(CURLOPT_HEADERFUNCTION, &Impl::OnHeader);
+    set(CURLOPT_HEADERDATA, t);
+    set(CURLOPT_WRITEFUNCTION, &Impl::OnWrite);
+    set(CURLOPT_WRITEDATA, t);
+    t->configured = rc == CURLE_OK;
+    return rc;
   }
 
   void Start(HttpSink* sink, uint64_t tag, HttpRequest request) {
     Key key{sink, tag};
     if (live.count(key)) Abort(sink, tag);  // the caller broke uniqueness: keep the newest
-    auto t = std::make_unique<Transfer>();
-    t->owner = this;
+    std::unique_ptr<Transfer> t = Take(request.long_lived);
     t->sink = sink;
     t->tag = tag;
     t->request = std::move(request);
     stats.started++;
-    const bool long_lived = t->request.long_lived;
-    if (long_lived) {
-      t->easy = curl_easy_init();
-      t->pooled = false;
-    } else if (!pool.empty()) {
-      t->easy = pool.back();
-      pool.pop_back();
-    } else {
-      t->easy = curl_easy_init();
-    }
     Transfer* raw = t.get();
     live.emplace(key, std::move(t));
     if (!raw->easy) {
       Fail(raw, "out of memory");
       return;
     }
-    raw->trust = options.trust;
     const std::string& proxy =
         (options.proxies ? *options.proxies : http::ProcessProxyEnv()).For(raw->request.url);
     raw->proxied = !proxy.empty();
-    CURLcode rc = http::ConfigureEasy(raw->easy, raw->request, options, proxy, &raw->headers);
-    auto set = [&](CURLoption option, auto value) {
-      if (rc == CURLE_OK) rc = curl_easy_setopt(raw->easy, option, value);
-    };
-    if (long_lived) set(CURLOPT_BUFFERSIZE, kLongLivedBufferBytes);
-    set(CURLOPT_PRIVATE, raw);
-    set(CURLOPT_OPENSOCKETFUNCTION, &Impl::OnOpenSocket);
-    set(CURLOPT_OPENSOCKETDATA, this);
-    set(CURLOPT_CLOSESOCKETFUNCTION, &Impl::OnCloseSocket);
-    set(CURLOPT_CLOSESOCKETDATA, this);
-    set(CURLOPT_ERRORBUFFER, raw->error_buffer);
-    set(CURLOPT_HEADERFUNCTION, &Impl::OnHeader);
-    set(CURLOPT_HEADERDATA, raw);
-    set(CURLOPT_WRITEFUNCTION, &Impl::OnWrite);
-    set(CURLOPT_WRITEDATA, raw);
+    CURLcode rc = raw->configured ? CURLE_OK : Configure(raw);
+    if (rc == CURLE_OK) {
+      rc = http::ConfigureRequest(raw->easy, raw->request, proxy,
+                                  raw->headers.Build(raw->request.headers));
+    }
     if (rc != CURLE_OK) {
       Fail(raw, http::ErrorText(rc, 0));
       return;

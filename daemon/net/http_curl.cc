@@ -43,62 +43,82 @@ bool IsHttps(std::string_view url) {
 
 }  // namespace
 
-CURLcode ConfigureEasy(CURL* easy, const HttpRequest& request, const HttpClientOptions& options,
-                       const std::string& proxy, curl_slist** headers) {
-  *headers = nullptr;
-  // Values are secrets: build each line once and hand it to curl, nothing else.
-  for (const auto& [name, value] : request.headers) {
-    // "Name:" would tell curl to drop the header; "Name;" sends it empty.
-    std::string line = value.empty() ? name + ";" : name + ": " + value;
-    curl_slist* next = curl_slist_append(*headers, line.c_str());
-    if (!next) return CURLE_OUT_OF_MEMORY;
-    *headers = next;
-  }
-  curl_slist* next = curl_slist_append(*headers, "Expect:");  // no 100-continue round trip
-  if (!next) return CURLE_OUT_OF_MEMORY;
-  *headers = next;
-
+CURLcode ConfigureHandle(CURL* easy, const HttpClientOptions& options) {
   CURLcode rc = CURLE_OK;
   auto set = [&](CURLoption option, auto value) {
     if (rc == CURLE_OK) rc = curl_easy_setopt(easy, option, value);
   };
-  set(CURLOPT_URL, request.url.c_str());
-  set(CURLOPT_HTTPHEADER, *headers);
   set(CURLOPT_NOSIGNAL, 1L);
   set(CURLOPT_FOLLOWLOCATION, 0L);
   set(CURLOPT_PROTOCOLS_STR, "http,https");
   set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   set(CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+  set(CURLOPT_TCP_KEEPALIVE, 1L);
+  set(CURLOPT_CONNECTTIMEOUT_MS, options.connect_timeout_ms);
+  set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);  // a proxy's CONNECT reply is not the response
+  // The proxy is chosen per url (proxy.h, ConfigureRequest); an empty
+  // no-proxy list keeps libcurl from choosing again from the environment.
+  set(CURLOPT_NOPROXY, "");
+  if (options.trust && rc == CURLE_OK) rc = options.trust->Apply(easy);
+  set(CURLOPT_VERBOSE, options.verbose ? 1L : 0L);
+  return rc;
+}
+
+curl_slist* HeaderLines::Build(const std::vector<std::pair<std::string, std::string>>& headers) {
+  // Values are secrets: each line is written here once and handed to curl,
+  // nothing else.
+  constexpr std::string_view kNoExpect = "Expect:";  // no 100-continue round trip
+  text_.clear();
+  for (const auto& [name, value] : headers) {
+    text_ += name;
+    // "Name:" would tell curl to drop the header; "Name;" sends it empty.
+    if (value.empty()) {
+      text_ += ';';
+    } else {
+      text_ += ": ";
+      text_ += value;
+    }
+    text_ += '\0';
+  }
+  text_ += kNoExpect;
+  text_ += '\0';
+  // The text is complete: pointers into it stay valid from here on.
+  nodes_.resize(headers.size() + 1);
+  char* line = text_.data();
+  for (size_t i = 0; i < nodes_.size(); i++) {
+    nodes_[i].data = line;
+    nodes_[i].next = i + 1 < nodes_.size() ? &nodes_[i + 1] : nullptr;
+    line += std::char_traits<char>::length(line) + 1;
+  }
+  return nodes_.data();
+}
+
+CURLcode ConfigureRequest(CURL* easy, const HttpRequest& request, const std::string& proxy,
+                          curl_slist* headers) {
+  CURLcode rc = CURLE_OK;
+  auto set = [&](CURLoption option, auto value) {
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, option, value);
+  };
+  set(CURLOPT_URL, request.url.c_str());
+  set(CURLOPT_HTTPHEADER, headers);
   // Waiting to learn whether a connection multiplexes only pays where HTTP/2
   // is possible (TLS with ALPN). On cleartext (HTTP/1.1 only) it would queue
   // every transfer to a host behind the first one still running.
   set(CURLOPT_PIPEWAIT, IsHttps(request.url) ? 1L : 0L);
-  set(CURLOPT_TCP_KEEPALIVE, 1L);
-  set(CURLOPT_CONNECTTIMEOUT_MS, options.connect_timeout_ms);
-  set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);  // a proxy's CONNECT reply is not the response
-  // The proxy was chosen for this url (proxy.h); "" and an empty no-proxy
-  // list keep libcurl from choosing again from the environment.
   set(CURLOPT_PROXY, proxy.c_str());
-  set(CURLOPT_NOPROXY, "");
-  if (options.trust && rc == CURLE_OK) rc = options.trust->Apply(easy);
-  set(CURLOPT_VERBOSE, options.verbose ? 1L : 0L);
-  switch (request.method) {
-    case mcp::HttpMethod::kPost:
-      set(CURLOPT_POST, 1L);
-      set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-      set(CURLOPT_POSTFIELDS, request.body.data());
-      break;
-    case mcp::HttpMethod::kGet:
-      set(CURLOPT_HTTPGET, 1L);
-      break;
-    case mcp::HttpMethod::kDelete:
-      if (!request.body.empty()) {
-        set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-        set(CURLOPT_POSTFIELDS, request.body.data());
-      }
-      set(CURLOPT_CUSTOMREQUEST, "DELETE");
-      break;
+  const bool with_body = request.method == mcp::HttpMethod::kPost || !request.body.empty();
+  if (with_body) {
+    // POSTFIELDS makes the request a POST (DELETE then renames it).
+    set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    set(CURLOPT_POSTFIELDS, request.body.data());
+  } else {
+    // No pointer to an earlier transfer's body stays behind.
+    set(CURLOPT_POSTFIELDS, static_cast<const char*>(nullptr));
+    set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(0));
+    set(CURLOPT_HTTPGET, 1L);
   }
+  set(CURLOPT_CUSTOMREQUEST,
+      request.method == mcp::HttpMethod::kDelete ? "DELETE" : static_cast<const char*>(nullptr));
   return rc;
 }
 

@@ -8,19 +8,40 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "daemon/net/http_client.h"
 
 namespace mcpgw::http {
 
-// Sets every per-transfer option except the callbacks and CURLOPT_PRIVATE.
-// `request` must outlive the transfer (its body is sent without a copy), and
-// so must options.trust; `proxy` is the proxy url for the request ("" for a
-// direct connection: libcurl then ignores the environment's proxies).
-// `*headers` receives the header list to free after the transfer. Returns the
-// first failing code.
-CURLcode ConfigureEasy(CURL* easy, const HttpRequest& request, const HttpClientOptions& options,
-                       const std::string& proxy, curl_slist** headers);
+// The options every transfer of a client shares (protocols, redirects, HTTP
+// version, time-outs, proxy choice, trust, verbosity): set once on an easy
+// handle, which then serves transfer after transfer without a reset. The
+// handle must be reset (or replaced) before it serves another `options.trust`.
+// Returns the first failing code.
+CURLcode ConfigureHandle(CURL* easy, const HttpClientOptions& options);
+
+// A request's header lines as a curl_slist whose nodes and text live here,
+// kept for reuse: once grown, building the next request's list allocates
+// nothing. curl only reads the list; it must outlive the transfer.
+class HeaderLines {
+ public:
+  curl_slist* Build(const std::vector<std::pair<std::string, std::string>>& headers);
+
+ private:
+  std::string text_;  // the lines, each NUL-terminated
+  std::vector<curl_slist> nodes_;
+};
+
+// Sets what differs between transfers on a handle ConfigureHandle prepared:
+// url, header list, method and body. Every method clears what another one
+// set, so the handle needs no reset in between. `request` must outlive the
+// transfer (its body is sent without a copy); `proxy` is the proxy url for
+// the request ("" for a direct connection: libcurl then ignores the
+// environment's proxies).
+CURLcode ConfigureRequest(CURL* easy, const HttpRequest& request, const std::string& proxy,
+                          curl_slist* headers);
 
 // Follows the header lines of one transfer (as CURLOPT_HEADERFUNCTION hands
 // them over, CRLF included) and recognises the end of the FINAL response's

@@ -488,6 +488,7 @@ TEST_CASE("A server that closes each connection right after answering loses no r
   f.client->Start(&f.sink, 1, Post(server.Url(), "1"));
   REQUIRE(RunUntil(&f.loop, [&] { return f.sink.Done(8); }));
   for (uint64_t tag = 1; tag <= 8; tag++) {
+    INFO("request " << tag << ": " << f.sink.seen[tag].result.error);
     CHECK(f.sink.seen[tag].result.ok);
     CHECK(f.sink.seen[tag].body == "re:" + std::to_string(tag));
   }
