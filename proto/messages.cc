@@ -75,7 +75,8 @@ Decoded DecodeMessage(std::string_view frame) {
     return Fail(kCodeInvalidRequest,
                 "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
-  auto doc = std::make_unique<rapidjson::Document>();
+  auto arena = std::make_unique<base::JsonArena<>>();
+  rapidjson::Document* doc = &arena->doc();
   constexpr unsigned kFlags =
       rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
   doc->Parse<kFlags>(frame.data(), frame.size());
@@ -120,7 +121,7 @@ Decoded DecodeMessage(std::string_view frame) {
       return Fail(kCodeInvalidParams, "\"params\" must be an object", m.id.empty() ? "null" : m.id);
     }
     m.params = &params->value;
-    m.doc = std::move(doc);
+    m.doc = std::move(arena);
     d.ok = true;
     return d;
   }
@@ -160,7 +161,7 @@ Decoded DecodeMessage(std::string_view frame) {
       }
     }
   }
-  m.doc = std::move(doc);
+  m.doc = std::move(arena);
   d.ok = true;
   return d;
 }

@@ -12,6 +12,7 @@
 
 #include <rapidjson/document.h>
 
+#include "base/json_arena.h"
 #include "base/json_text.h"
 #include "proto/proto.h"
 
@@ -44,8 +45,8 @@ struct Message {
   bool is_error = false;
   int error_code = 0;
   std::string error_message;
-  std::optional<ErrorKind> error_kind;  // from data.kind; nullopt if absent/unknown
-  std::unique_ptr<rapidjson::Document> doc;
+  std::optional<ErrorKind> error_kind;     // from data.kind; nullopt if absent/unknown
+  std::unique_ptr<base::JsonArena<>> doc;  // the parsed frame
 };
 
 // Why a frame is not a valid message. `id` is the request's id when it could

@@ -320,6 +320,86 @@ class MemberFinder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Memb
   int target_depth_ = -1;
 };
 
+// RawMember's fast path: a byte scan of text that is already known to be
+// well-formed JSON (no decoding, no handler calls). A key with an escape
+// would have to be decoded before it can be compared: then the scan answers
+// kUnsure and the reader does the work.
+enum class Scan { kFound, kMissing, kUnsure };
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+size_t SkipSpace(std::string_view t, size_t i) {
+  while (i < t.size() && IsSpace(t[i])) ++i;
+  return i;
+}
+
+// From an opening quote to just after its closing quote.
+size_t SkipString(std::string_view t, size_t i) {
+  for (++i; i < t.size(); ++i) {
+    if (t[i] == '\\') {
+      ++i;
+    } else if (t[i] == '"') {
+      return i + 1;
+    }
+  }
+  return t.size();
+}
+
+// From a value's first byte to just after its last.
+size_t SkipValue(std::string_view t, size_t i) {
+  if (i >= t.size()) return i;
+  if (t[i] == '"') return SkipString(t, i);
+  if (t[i] == '{' || t[i] == '[') {
+    int depth = 0;
+    while (i < t.size()) {
+      const char c = t[i];
+      if (c == '"') {
+        i = SkipString(t, i);
+        continue;
+      }
+      if (c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == '}' || c == ']') && --depth == 0) {
+        return i + 1;
+      }
+      ++i;
+    }
+    return i;
+  }
+  while (i < t.size() && t[i] != ',' && t[i] != '}' && t[i] != ']' && !IsSpace(t[i])) ++i;
+  return i;
+}
+
+// Looks for path[0..n) from the object opening at `i`; a name seen twice is
+// followed each time, as the reader's pass does.
+Scan ScanMember(std::string_view t, size_t i, const std::string_view* path, size_t n,
+                std::string_view* found) {
+  i = SkipSpace(t, i + 1);
+  while (i < t.size() && t[i] == '"') {
+    const size_t key_end = SkipString(t, i);
+    const std::string_view key = t.substr(i + 1, key_end - i - 2);
+    if (key.find('\\') != std::string_view::npos) return Scan::kUnsure;
+    i = SkipSpace(t, key_end);
+    if (i >= t.size() || t[i] != ':') return Scan::kUnsure;
+    i = SkipSpace(t, i + 1);
+    const size_t value_end = SkipValue(t, i);
+    if (key == path[0]) {
+      if (n == 1) {
+        *found = t.substr(i, value_end - i);
+        return Scan::kFound;
+      }
+      if (i < t.size() && t[i] == '{') {
+        const Scan inner = ScanMember(t, i, path + 1, n - 1, found);
+        if (inner != Scan::kMissing) return inner;
+      }
+    }
+    i = SkipSpace(t, value_end);
+    if (i >= t.size() || t[i] != ',') break;
+    i = SkipSpace(t, i + 1);
+  }
+  return Scan::kMissing;
+}
+
 }  // namespace
 
 bool ValidateBoundedJson(std::string_view text, const JsonLimits& limits, std::string& error) {
@@ -339,6 +419,17 @@ bool ValidateBoundedJson(std::string_view text, const JsonLimits& limits, std::s
 std::optional<std::string_view> RawMember(std::string_view text,
                                           std::initializer_list<std::string_view> path) {
   if (path.size() == 0) return std::nullopt;
+  const size_t root = SkipSpace(text, 0);
+  if (root >= text.size() || text[root] != '{') return std::nullopt;
+  std::string_view quick;
+  switch (ScanMember(text, root, path.begin(), path.size(), &quick)) {
+    case Scan::kFound:
+      return quick;
+    case Scan::kMissing:
+      return std::nullopt;
+    case Scan::kUnsure:
+      break;
+  }
   rapidjson::MemoryStream stream(text.data(), text.size());
   rapidjson::Reader reader;
   MemberFinder finder(stream, path);

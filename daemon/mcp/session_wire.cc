@@ -6,6 +6,7 @@
 // request becomes is the retry table's (session_calls.cc) to decide.
 #include <algorithm>
 
+#include "base/json_arena.h"
 #include "base/text.h"
 #include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/convert.h"
@@ -458,7 +459,8 @@ void Session::Impl::OnData(TransferId id, std::string_view bytes, TimePoint now)
 
 void Session::Impl::HandleEvent(TransferId id, const SseEvent& event, TimePoint now) {
   if (event.type != "message") return;
-  rapidjson::Document doc;
+  base::JsonArena<> arena;
+  rapidjson::Document& doc = arena.doc();
   std::string error;
   const JsonLimits limits{limits_.max_sse_event_bytes, limits_.max_json_depth};
   auto it = transfers_.find(id);
@@ -550,7 +552,8 @@ void Session::Impl::OnDone(TransferId id, const TransferResult& result, TimePoin
   }
   if (t.body == BodyKind::kJson) {
     if (!result.ok) return Lose(t.rpc_id, Loss::kBroken, TransportReason(result), now);
-    rapidjson::Document doc;
+    base::JsonArena<> arena;
+    rapidjson::Document& doc = arena.doc();
     std::string error;
     const JsonLimits limits{limits_.max_response_bytes, limits_.max_json_depth};
     if (!ParseBoundedJson(t.json, limits, doc, error)) {

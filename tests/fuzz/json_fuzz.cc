@@ -1,8 +1,10 @@
-// libFuzzer target for ParseBoundedJson and ToCompactJson: small bounds, so
-// depth and size limits are crossed often; whatever parses must serialise to
-// text that parses again and serialises to the same text.
+// libFuzzer target for ParseBoundedJson, ToCompactJson and RawMember: small
+// bounds, so depth and size limits are crossed often; whatever parses must
+// serialise to text that parses again and serialises to the same text, and
+// the raw bytes RawMember finds for a member must read as that member.
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,6 +39,15 @@ bool Same(const rapidjson::Value& a, const rapidjson::Value& b) {
   return a == b;  // scalars: numbers compare by value, strings by bytes
 }
 
+// `raw` was found and is the text of `value`.
+bool ReadsAs(const std::optional<std::string_view>& raw, const rapidjson::Value& value) {
+  if (!raw) return false;
+  mcpgw::mcp::JsonLimits loose;
+  rapidjson::Document doc;
+  std::string error;
+  return mcpgw::mcp::ParseBoundedJson(*raw, loose, doc, error) && Same(doc, value);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -66,5 +77,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(mcpgw::mcp::ParseBoundedJson(compact, loose, again, error));
   FUZZ_CHECK(Same(again, doc));
   FUZZ_CHECK(mcpgw::mcp::ToCompactJson(again) == compact);
+
+  if (doc.IsObject()) {
+    // The first member of each name (what FindMember finds), and one level
+    // below it when it is an object.
+    // (Members are compared by address: RapidJSON's iterator comparisons are
+    // ambiguous under C++20's rewritten operators.)
+    const rapidjson::Value& root = doc;
+    for (const auto& m : root.GetObject()) {
+      const std::string_view name(m.name.GetString(), m.name.GetStringLength());
+      if (&*root.FindMember(m.name) != &m) continue;
+      FUZZ_CHECK(ReadsAs(mcpgw::mcp::RawMember(text, {name}), m.value));
+      if (!m.value.IsObject()) continue;
+      // A later member of the same name may hold the path first: only
+      // unique names have one answer.
+      bool unique = true;
+      for (const auto& o : root.GetObject()) {
+        if (&o != &m && o.name == m.name) unique = false;
+      }
+      if (!unique) continue;
+      for (const auto& c : m.value.GetObject()) {
+        if (&*m.value.FindMember(c.name) != &c) continue;
+        const std::string_view child(c.name.GetString(), c.name.GetStringLength());
+        FUZZ_CHECK(ReadsAs(mcpgw::mcp::RawMember(text, {name, child}), c.value));
+      }
+    }
+  }
   return 0;
 }

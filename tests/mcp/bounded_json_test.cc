@@ -227,6 +227,26 @@ TEST_CASE("json: RawMember finds the exact bytes of a member", "[json]") {
   CHECK(RawMember(R"({"params":[]})", {"params"}) == std::optional<std::string_view>("[]"));
 }
 
+TEST_CASE("json: RawMember matches names the way a JSON reader decodes them", "[json]") {
+  // An escaped name is the name it decodes to.
+  CHECK(RawMember(R"({"par\u0061ms":{"arguments":{"a":1}}})", {"params", "arguments"}) ==
+        std::optional<std::string_view>(R"({"a":1})"));
+  CHECK_FALSE(RawMember(R"({"params\"":{"arguments":1}})", {"params", "arguments"}).has_value());
+  // Strings holding brackets, quotes and backslashes do not end a value early.
+  CHECK(RawMember(R"({"a":"}\"]","b":{"c":"{[\\","d":[1,{"e":"]"}]},"arguments":true})", {"b"}) ==
+        std::optional<std::string_view>(R"({"c":"{[\\","d":[1,{"e":"]"}]})"));
+  CHECK(RawMember(R"({"a":"}\"]","arguments":  -1.5e3  })", {"arguments"}) ==
+        std::optional<std::string_view>("-1.5e3"));
+  // A name seen twice: the first that leads to the whole path.
+  CHECK(RawMember(R"({"params":{"x":1},"params":{"arguments":[2]}})", {"params", "arguments"}) ==
+        std::optional<std::string_view>("[2]"));
+  CHECK(RawMember(R"( {"params":{"arguments":null}} )", {"params", "arguments"}) ==
+        std::optional<std::string_view>("null"));
+  CHECK(RawMember(R"({})", {"params"}) == std::nullopt);
+  CHECK(RawMember(R"({"params":{}})", {"params", "arguments"}) == std::nullopt);
+  CHECK(RawMember(R"({"params":"arguments"})", {"params", "arguments"}) == std::nullopt);
+}
+
 TEST_CASE("json: ValidateBoundedJson checks without converting", "[json]") {
   std::string error;
   CHECK(ValidateBoundedJson(R"({"n":123456789012345678901234567890,"t":1e-400,"u":-0.0})", {},
