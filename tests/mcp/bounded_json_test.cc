@@ -89,6 +89,17 @@ TEST_CASE("json: 100,000 levels of nesting fail cleanly", "[json]") {
   CHECK(error == "JSON nested deeper than 128");
 }
 
+TEST_CASE("json: checking and finding members stay flat on 100,000 levels", "[json]") {
+  std::string error;
+  CHECK_FALSE(ValidateBoundedJson(Nested(100000), {}, error));
+  CHECK(error == "JSON nested deeper than 128");
+  std::string deep = "{\"params\":{\"x\":" + Nested(100000) + ",\"arguments\":{}}}";
+  CHECK(RawMember(deep, {"params", "arguments"}) == std::optional<std::string_view>("{}"));
+  // An escaped name sends the search to the reader, which must not recurse either.
+  std::string escaped = "{\"p\\u0061rams\":{\"x\":" + Nested(100000) + ",\"arguments\":[]}}";
+  CHECK(RawMember(escaped, {"params", "arguments"}) == std::optional<std::string_view>("[]"));
+}
+
 TEST_CASE("json: the default depth bound is 128", "[json]") {
   CHECK(Parse(Nested(128)));
   CHECK_FALSE(Parse(Nested(129)));
