@@ -69,6 +69,7 @@ struct HttpClient::Impl {
     CURL* easy = nullptr;
     bool configured = false;    // `easy` holds the client's options and points at this transfer
     http::HeaderLines headers;  // the list curl reads, kept for the next transfer
+    http::ParsedUrl url;        // the url curl reads, kept for the next transfer
     http::HeadParser head;
     bool head_reported = false;
     bool in_multi = false;
@@ -465,6 +466,7 @@ struct HttpClient::Impl {
       if (connects > 0 || t->dead || !t->configured) {
         curl_easy_reset(t->easy);
         t->configured = false;
+        t->url.Forget();
       }
       t->sink = nullptr;
       t->request = HttpRequest{};
@@ -537,7 +539,7 @@ struct HttpClient::Impl {
     CURLcode rc = raw->configured ? CURLE_OK : Configure(raw);
     if (rc == CURLE_OK) {
       rc = http::ConfigureRequest(raw->easy, raw->request, proxy,
-                                  raw->headers.Build(raw->request.headers));
+                                  raw->headers.Build(raw->request.headers), raw->url);
     }
     if (rc != CURLE_OK) {
       Fail(raw, http::ErrorText(rc, 0));

@@ -93,13 +93,30 @@ curl_slist* HeaderLines::Build(const std::vector<std::pair<std::string, std::str
   return nodes_.data();
 }
 
+ParsedUrl::~ParsedUrl() { curl_url_cleanup(handle_); }
+
+CURLcode ParsedUrl::Apply(CURL* easy, const std::string& url) {
+  if (applied_ && url == url_) return CURLE_OK;
+  applied_ = false;
+  if (!handle_ && !(handle_ = curl_url())) return CURLE_OUT_OF_MEMORY;
+  if (url != url_) {
+    url_.clear();
+    if (curl_url_set(handle_, CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) {
+      return CURLE_URL_MALFORMAT;
+    }
+    url_ = url;
+  }
+  const CURLcode rc = curl_easy_setopt(easy, CURLOPT_CURLU, handle_);
+  applied_ = rc == CURLE_OK;
+  return rc;
+}
+
 CURLcode ConfigureRequest(CURL* easy, const HttpRequest& request, const std::string& proxy,
-                          curl_slist* headers) {
-  CURLcode rc = CURLE_OK;
+                          curl_slist* headers, ParsedUrl& url) {
+  CURLcode rc = url.Apply(easy, request.url);
   auto set = [&](CURLoption option, auto value) {
     if (rc == CURLE_OK) rc = curl_easy_setopt(easy, option, value);
   };
-  set(CURLOPT_URL, request.url.c_str());
   set(CURLOPT_HTTPHEADER, headers);
   // Waiting to learn whether a connection multiplexes only pays where HTTP/2
   // is possible (TLS with ALPN). On cleartext (HTTP/1.1 only) it would queue

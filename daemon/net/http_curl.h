@@ -34,6 +34,26 @@ class HeaderLines {
   std::vector<curl_slist> nodes_;
 };
 
+// A request's url parsed once for the easy handle that keeps it
+// (CURLOPT_CURLU): libcurl 7.88 parses a CURLOPT_URL string again for every
+// transfer, and a pooled handle mostly serves the url it served last.
+class ParsedUrl {
+ public:
+  ParsedUrl() = default;
+  ~ParsedUrl();
+  ParsedUrl(const ParsedUrl&) = delete;
+  ParsedUrl& operator=(const ParsedUrl&) = delete;
+  // Points `easy` at `url`, parsing it only when it is not the last one.
+  CURLcode Apply(CURL* easy, const std::string& url);
+  // The handle was reset: it no longer points here.
+  void Forget() { applied_ = false; }
+
+ private:
+  CURLU* handle_ = nullptr;
+  std::string url_;  // a revealed secret, as curl's own copy would be
+  bool applied_ = false;
+};
+
 // Sets what differs between transfers on a handle ConfigureHandle prepared:
 // url, header list, method and body. Every method clears what another one
 // set, so the handle needs no reset in between. `request` must outlive the
@@ -41,7 +61,7 @@ class HeaderLines {
 // the request ("" for a direct connection: libcurl then ignores the
 // environment's proxies).
 CURLcode ConfigureRequest(CURL* easy, const HttpRequest& request, const std::string& proxy,
-                          curl_slist* headers);
+                          curl_slist* headers, ParsedUrl& url);
 
 // Follows the header lines of one transfer (as CURLOPT_HEADERFUNCTION hands
 // them over, CRLF included) and recognises the end of the FINAL response's

@@ -473,6 +473,48 @@ TEST_CASE("Sequential requests on a kept connection leave curl's socket checks t
   CHECK(server.accepted() == 1);
 }
 
+TEST_CASE("A handle kept from one request serves the next with nothing of the last", "[http]") {
+  HttpTestServer a, b;
+  Fixture f;
+  HttpRequest first = Post(a.Url(), "one");
+  first.headers = {{"X-First", "1"}, {"Content-Type", "application/json"}};
+  HttpRequest second = Get(b.Url("/events"));
+  second.headers = {{"X-Second", "2"}};
+  HttpRequest third;
+  third.method = mcp::HttpMethod::kDelete;
+  third.url = a.Url();
+  HttpRequest fourth = Post(b.Url("/other"), "");
+  HttpRequest fifth = Post(a.Url(), "five");
+  uint64_t tag = 0;
+  for (HttpRequest* r : {&first, &second, &third, &fourth, &fifth}) {
+    f.client->Start(&f.sink, ++tag, std::move(*r));
+    REQUIRE(f.RunUntilDone(tag));
+    CHECK(f.sink.seen[tag].result.ok);
+  }
+  const std::vector<TestRequest> at_a = a.requests();
+  const std::vector<TestRequest> at_b = b.requests();
+  REQUIRE(at_a.size() == 3);
+  REQUIRE(at_b.size() == 2);
+  CHECK(at_a[0].method == "POST");
+  CHECK(at_a[0].body == "one");
+  CHECK(at_a[0].Header("X-First") == "1");
+  CHECK(at_b[0].method == "GET");
+  CHECK(at_b[0].target == "/events");
+  CHECK(at_b[0].body.empty());
+  CHECK(at_b[0].Header("X-First").empty());
+  CHECK(at_b[0].Header("X-Second") == "2");
+  CHECK(at_a[1].method == "DELETE");
+  CHECK(at_a[1].target == "/mcp");
+  CHECK(at_a[1].body.empty());
+  CHECK(at_a[1].Header("X-Second").empty());
+  CHECK(at_b[1].method == "POST");
+  CHECK(at_b[1].target == "/other");
+  CHECK(at_b[1].body.empty());
+  CHECK(at_a[2].method == "POST");
+  CHECK(at_a[2].body == "five");
+  CHECK(at_a[2].Header("Content-Type") != "application/json");
+}
+
 TEST_CASE("A server that closes each connection right after answering loses no request", "[http]") {
   HttpTestServer server([](const TestRequest& r, TestConnection& c) {
     c.Respond(200, {{"Content-Type", "application/json"}}, "re:" + r.body);
