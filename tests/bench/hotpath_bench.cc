@@ -102,12 +102,15 @@ int main(int argc, char** argv) {
   Catalog catalog;
   MakeCatalog(catalog, servers, tools);
   size_t sink = 0;
+  std::string literal;  // made once, before the clock starts
+  if (what == "list") proto::AppendJsonString(&literal, catalog.Listing());
   auto t0 = std::chrono::steady_clock::now();
   if (what == "list") {
     // What the daemon does for a no-argument get_dynamic_tools: frame the
-    // pre-rendered listing as the reply's text (escaping it into a string).
+    // listing, kept escaped as a JSON string since the catalog last changed
+    // (the gateway's listing_literal_), as the reply's text.
     for (long i = 0; i < n; ++i) {
-      sink += proto::EncodeTextResult(std::to_string(i + 1), catalog.Listing()).size();
+      sink += proto::EncodeTextLiteralResult(std::to_string(i + 1), literal).size();
     }
   } else if (what == "wave") {
     // What the catalog goes through at a start: every server loading, each
