@@ -169,19 +169,28 @@ StopPid "$DAEMON_PID"
 # The SDK client calls through `mcpgw stdio` sequentially, the bridge and a daemon of
 # its own each under `strace -f -c`, once with STRACE_N1 calls and once with STRACE_N2:
 # the difference over N2 - N1 calls leaves start-up and shutdown out.
+# Starts a daemon of its own under `strace -f -c` (counts in $TMP/strace.NAME.N),
+# runs CLIENT... against SOCKET once it is ready, then stops the daemon.
+TracedDaemon() { # NAME N SOCKET CLIENT...
+  local name="$1" n="$2" sock="$3" tracer
+  shift 3
+  strace -f -c -o "$TMP/strace.$name.$n" "$MCPGWD" --config "$TMP/mcp.json" --socket "$sock" \
+    2>"$TMP/mcpgwd.strace-$name.log" &
+  tracer=$!
+  PIDS+=("$tracer")
+  "$MCPGW" --socket "$sock" wait --timeout 30 >/dev/null
+  "$@" >/dev/null 2>&1 || true
+  StopPid "$(pgrep -P "$tracer" | head -n1)"
+  wait "$tracer" 2>/dev/null || true
+}
+
 if [ "$HAVE_PEERS" = 1 ]; then
   Log "strace: system calls per sequential call"
   TSOCK="$TMP/run/strace.sock"
   for n in "$STRACE_N1" "$STRACE_N2"; do
-    strace -f -c -o "$TMP/strace.daemon.$n" "$MCPGWD" --config "$TMP/mcp.json" --socket "$TSOCK" \
-      2>"$TMP/mcpgwd.strace.log" &
-    tracer=$!
-    PIDS+=("$tracer")
-    "$MCPGW" --socket "$TSOCK" wait --timeout 30 >/dev/null
-    node "$BENCH_DIR/peer_client.mjs" --calls "$n" --inflight 1 --label strace --wrap-ns b0 \
-      -- strace -f -c -o "$TMP/strace.bridge.$n" "$MCPGW" --socket "$TSOCK" stdio >/dev/null 2>&1 || true
-    StopPid "$(pgrep -P "$tracer" | head -n1)"
-    wait "$tracer" 2>/dev/null || true
+    TracedDaemon daemon "$n" "$TSOCK" \
+      node "$BENCH_DIR/peer_client.mjs" --calls "$n" --inflight 1 --label strace --wrap-ns b0 \
+      -- strace -f -c -o "$TMP/strace.bridge.$n" "$MCPGW" --socket "$TSOCK" stdio
   done
   for process in bridge daemon; do
     Record 0 syscalls "$(python3 "$BENCH_DIR/strace_per_call.py" "$process" \
@@ -194,14 +203,8 @@ fi
 Log "strace: the daemon's system calls per sequential call (load_client)"
 LSOCK="$TMP/run/strace-lib.sock"
 for n in "$STRACE_N1" "$STRACE_N2"; do
-  strace -f -c -o "$TMP/strace.daemon-lib.$n" "$MCPGWD" --config "$TMP/mcp.json" --socket "$LSOCK" \
-    2>"$TMP/mcpgwd.strace-lib.log" &
-  tracer=$!
-  PIDS+=("$tracer")
-  "$MCPGW" --socket "$LSOCK" wait --timeout 30 >/dev/null
-  "$LOAD" lib --socket "$LSOCK" --ns b0 --inflight 1 --calls "$n" --warmup 0 >/dev/null 2>&1 || true
-  StopPid "$(pgrep -P "$tracer" | head -n1)"
-  wait "$tracer" 2>/dev/null || true
+  TracedDaemon daemon-lib "$n" "$LSOCK" \
+    "$LOAD" lib --socket "$LSOCK" --ns b0 --inflight 1 --calls "$n" --warmup 0
 done
 Record 0 syscalls "$(python3 "$BENCH_DIR/strace_per_call.py" daemon-lib \
   "$STRACE_N1" "$TMP/strace.daemon-lib.$STRACE_N1" "$STRACE_N2" "$TMP/strace.daemon-lib.$STRACE_N2")"
