@@ -23,10 +23,10 @@
 #endif
 
 #include "daemon/auth/manager.h"
-#include "daemon/gateway.h"
+#include "daemon/gateway/gateway.h"
 #include "daemon/guard/scrub.h"
-#include "daemon/logging.h"
-#include "daemon/worker.h"
+#include "daemon/runtime/logging.h"
+#include "daemon/runtime/worker.h"
 
 namespace mcpgw {
 namespace {

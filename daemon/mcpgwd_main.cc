@@ -23,13 +23,13 @@
 #include "daemon/auth/store.h"
 #include "daemon/daemon.h"
 #include "daemon/guard/call_log.h"
-#include "daemon/hardening.h"
+#include "daemon/runtime/hardening.h"
 #ifdef __APPLE__
 #include "daemon/ipc/launchd.h"
 #endif
 #include "daemon/guard/policy.h"
-#include "daemon/logging.h"
-#include "daemon/settings.h"
+#include "daemon/runtime/logging.h"
+#include "config/settings.h"
 #include "proto/socket_path.h"
 
 namespace {

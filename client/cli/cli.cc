@@ -18,7 +18,7 @@
 #include "client/cli/interrupt.h"
 #include "client/cli/login.h"
 #include "client/cli/status_view.h"
-#include "client/cli/stdio_loop.h"
+#include "client/stdio/stdio_loop.h"
 
 namespace mcpgw::cli {
 namespace {

@@ -54,20 +54,6 @@ std::string Target(std::string_view ns, std::string_view tool) {
 
 Policy::Policy(PolicySettings settings) : settings_(std::move(settings)) {}
 
-std::optional<std::string> Policy::CheckPattern(std::string_view pattern) {
-  if (pattern.empty()) return "empty pattern";
-  if (pattern.front() == '/') return "pattern " + Quote(pattern) + " has no namespace part";
-  if (pattern.back() == '/') {
-    return "pattern " + Quote(pattern) + " has an empty tool part (use \"ns\" or \"ns/*\")";
-  }
-  for (char c : pattern) {
-    if (static_cast<unsigned char>(c) < 0x20) {
-      return "pattern " + Quote(pattern) + " holds a control character";
-    }
-  }
-  return std::nullopt;
-}
-
 bool Policy::NamespaceVisible(std::string_view ns) const { return !CheckNamespace(ns); }
 
 std::optional<std::string> Policy::CheckNamespace(std::string_view ns) const {

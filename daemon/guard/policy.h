@@ -14,27 +14,16 @@
 #include <string_view>
 #include <vector>
 
+#include "config/settings.h"
 #include "daemon/mcp/session.h"
 
 namespace mcpgw {
-
-// Policy patterns (see Policy and docs/SETTINGS.md): "namespace" or
-// "namespace/tool", with `*` and `?` globs.
-struct PolicySettings {
-  std::vector<std::string> allow;      // non-empty: only matching tools are offered
-  std::vector<std::string> deny;       // always wins
-  std::vector<std::string> read_only;  // namespace patterns: only readOnlyHint tools
-};
 
 class Policy {
  public:
   explicit Policy(PolicySettings settings);
   Policy(const Policy&) = delete;
   Policy& operator=(const Policy&) = delete;
-
-  // Why `pattern` cannot be used (empty, an empty namespace or tool part, a
-  // control character), or nullopt. Settings parsing calls it for every list.
-  static std::optional<std::string> CheckPattern(std::string_view pattern);
 
   // False when the namespace is denied entirely (a deny pattern without `/`
   // matches it) or when a non-empty allow list cannot admit any of its tools.

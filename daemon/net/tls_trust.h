@@ -27,16 +27,11 @@
 #include <string_view>
 #include <vector>
 
+#include "config/settings.h"
+
 struct x509_st;  // OpenSSL's X509
 
 namespace mcpgw {
-
-// The settings file's "tls" object (docs/SETTINGS.md). Parsing checks only
-// the form; TlsTrust::Load reads the files.
-struct TlsSettings {
-  std::string ca_file;  // absolute path of a PEM (or DER) bundle; empty: none
-  std::string ca_dir;   // absolute path of a hashed directory (openssl rehash); empty: none
-};
 
 namespace http {
 

@@ -17,7 +17,7 @@
 
 #include <rapidjson/document.h>
 
-#include "daemon/catalog.h"
+#include "daemon/gateway/catalog.h"
 #include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/convert.h"
 #include "daemon/mcp/jsonrpc.h"

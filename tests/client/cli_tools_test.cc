@@ -10,7 +10,7 @@
 #include "client/cli/hints.h"
 #include "client/cli/sanitize.h"
 #include "client/cli/tools_view.h"
-#include "daemon/catalog.h"
+#include "daemon/gateway/catalog.h"
 
 namespace mcpgw::cli {
 namespace {

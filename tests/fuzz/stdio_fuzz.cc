@@ -11,7 +11,7 @@
 
 #include "client/cli/async_api.h"
 #include "client/cli/sanitize.h"
-#include "client/cli/stdio_bridge.h"
+#include "client/stdio/stdio_bridge.h"
 
 namespace {
 

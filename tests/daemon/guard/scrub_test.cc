@@ -11,7 +11,7 @@
 #include <spdlog/sinks/base_sink.h>
 #include <catch2/catch.hpp>
 
-#include "daemon/logging.h"
+#include "daemon/runtime/logging.h"
 
 namespace mcpgw {
 namespace {

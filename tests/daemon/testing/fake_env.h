@@ -1,4 +1,4 @@
-// FakeEnv: the Env (daemon/env.h) of ServerHost and Gateway tests. Every
+// FakeEnv: the Env (daemon/runtime/env.h) of ServerHost and Gateway tests. Every
 // FakeEnv of a test shares one FakeWorld: a manual clock, and a Settle() that
 // runs posted tasks and due timers until nothing is left. HTTP transfers are
 // recorded by FakeHttp for the test to answer (head, body, end) or leave
@@ -19,7 +19,7 @@
 
 #include <rapidjson/document.h>
 
-#include "daemon/env.h"
+#include "daemon/runtime/env.h"
 
 namespace mcpgw::testing {
 

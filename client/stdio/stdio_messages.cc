@@ -1,0 +1,378 @@
+#include "client/stdio/stdio_messages.h"
+
+#include <cstdint>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "client/cli/sanitize.h"
+
+#ifndef MCPGW_VERSION
+#define MCPGW_VERSION "0.0.0"
+#endif
+
+namespace mcpgw::cli {
+namespace {
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+constexpr std::string_view kAcceptedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
+constexpr std::string_view kMetaVersion = "io.modelcontextprotocol/protocolVersion";
+constexpr std::string_view kMetaCapabilities = "io.modelcontextprotocol/clientCapabilities";
+constexpr std::string_view kMetaSubscription = "io.modelcontextprotocol/subscriptionId";
+// The two tools never change: a day of freshness for a listing or a discovery.
+constexpr int64_t kTtlMs = 24 * 60 * 60 * 1000;
+
+constexpr std::string_view kInstructions =
+    "This server is a gateway to many MCP servers. Call get_dynamic_tools to see the servers "
+    "and their tool names (pass a namespace to get that server's tool descriptions and input "
+    "schemas), then call_dynamic_tool with the namespace, toolName and arguments to run one.";
+
+constexpr std::string_view kGetDescription =
+    "Lists the MCP servers behind this gateway and their tools; answers compact JSON text. "
+    "With no arguments: every server's namespace, status (ready, loading or error, with a "
+    "reason) and tool names. With namespace: that server's tools, each with its description "
+    "and inputSchema. With namespace and toolName: that one tool.";
+
+constexpr std::string_view kCallDescription =
+    "Calls one tool of one MCP server behind this gateway and returns the tool's result as "
+    "text. Look up the namespace, the tool name and its inputSchema with get_dynamic_tools "
+    "first; pass the tool's arguments as an object.";
+
+void Key(JsonWriter& w, std::string_view key) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+}
+
+void Str(JsonWriter& w, std::string_view value) {
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+void StringProperty(JsonWriter& w, std::string_view name, std::string_view description) {
+  Key(w, name);
+  w.StartObject();
+  Key(w, "type");
+  Str(w, "string");
+  Key(w, "description");
+  Str(w, description);
+  w.EndObject();
+}
+
+void Annotations(JsonWriter& w, std::string_view title, bool read_only, bool open_world) {
+  Key(w, "annotations");
+  w.StartObject();
+  Key(w, "title");
+  Str(w, title);
+  Key(w, "readOnlyHint");
+  w.Bool(read_only);
+  if (!read_only) {
+    Key(w, "destructiveHint");
+    w.Bool(true);
+  }
+  Key(w, "idempotentHint");
+  w.Bool(read_only);
+  Key(w, "openWorldHint");
+  w.Bool(open_world);
+  w.EndObject();
+}
+
+std::string Done(const rapidjson::StringBuffer& buffer) {
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+void ServerInfo(JsonWriter& w) {
+  w.StartObject();
+  Key(w, "name");
+  Str(w, "mcpgw");
+  Key(w, "version");
+  Str(w, MCPGW_VERSION);
+  w.EndObject();
+}
+
+void ToolsCapability(JsonWriter& w) {
+  Key(w, "capabilities");
+  w.StartObject();
+  Key(w, "tools");
+  w.StartObject();
+  Key(w, "listChanged");
+  w.Bool(false);
+  w.EndObject();
+  w.EndObject();
+}
+
+void CacheHints(JsonWriter& w) {
+  Key(w, "ttlMs");
+  w.Int64(kTtlMs);
+  Key(w, "cacheScope");
+  Str(w, "public");
+}
+
+void Complete(JsonWriter& w, bool modern) {
+  if (!modern) return;
+  Key(w, "resultType");
+  Str(w, "complete");
+}
+
+const rapidjson::Value* Find(const rapidjson::Value* object, std::string_view key) {
+  if (object == nullptr || !object->IsObject()) return nullptr;
+  const auto it = object->FindMember(
+      rapidjson::StringRef(key.data(), static_cast<rapidjson::SizeType>(key.size())));
+  return it == object->MemberEnd() ? nullptr : &it->value;
+}
+
+std::string UnsupportedVersion(std::string_view id_json, const rapidjson::Value& requested) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Key(w, "jsonrpc");
+  Str(w, "2.0");
+  Key(w, "id");
+  w.RawValue(id_json.data(), id_json.size(), rapidjson::kObjectType);
+  Key(w, "error");
+  w.StartObject();
+  Key(w, "code");
+  w.Int(kUnsupportedProtocolVersion);
+  Key(w, "message");
+  Str(w,
+      "Unsupported protocol version (this server speaks 2026-07-28 per request, or "
+      "2025-11-25, 2025-06-18 and 2025-03-26 after initialize)");
+  Key(w, "data");
+  w.StartObject();
+  Key(w, "supported");
+  w.StartArray();
+  Str(w, kModernProtocolVersion);
+  for (std::string_view v : kAcceptedVersions) Str(w, v);
+  w.EndArray();
+  Key(w, "requested");
+  Str(w, ValidUtf8(std::string_view(requested.GetString(), requested.GetStringLength())));
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+  return Done(buffer);
+}
+
+}  // namespace
+
+std::string_view NegotiateProtocolVersion(std::string_view requested) {
+  for (std::string_view v : kAcceptedVersions) {
+    if (v == requested) return v;
+  }
+  return kLatestProtocolVersion;
+}
+
+std::string ResultMessage(std::string_view id_json, std::string_view result_json) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Key(w, "jsonrpc");
+  Str(w, "2.0");
+  Key(w, "id");
+  w.RawValue(id_json.data(), id_json.size(), rapidjson::kObjectType);
+  Key(w, "result");
+  w.RawValue(result_json.data(), result_json.size(), rapidjson::kObjectType);
+  w.EndObject();
+  return Done(buffer);
+}
+
+std::string ErrorMessage(std::string_view id_json, int code, std::string_view message) {
+  const std::string text = ValidUtf8(message);
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Key(w, "jsonrpc");
+  Str(w, "2.0");
+  Key(w, "id");
+  w.RawValue(id_json.data(), id_json.size(), rapidjson::kObjectType);
+  Key(w, "error");
+  w.StartObject();
+  Key(w, "code");
+  w.Int(code);
+  Key(w, "message");
+  Str(w, text);
+  w.EndObject();
+  w.EndObject();
+  return Done(buffer);
+}
+
+std::string InitializeResult(std::string_view protocol_version) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Key(w, "protocolVersion");
+  Str(w, protocol_version);
+  ToolsCapability(w);
+  Key(w, "serverInfo");
+  ServerInfo(w);
+  Key(w, "instructions");
+  Str(w, kInstructions);
+  w.EndObject();
+  return Done(buffer);
+}
+
+std::string ToolsListResult(bool modern) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Complete(w, modern);
+  if (modern) CacheHints(w);
+  Key(w, "tools");
+  w.StartArray();
+
+  w.StartObject();
+  Key(w, "name");
+  Str(w, "get_dynamic_tools");
+  Key(w, "description");
+  Str(w, kGetDescription);
+  Key(w, "inputSchema");
+  w.StartObject();
+  Key(w, "type");
+  Str(w, "object");
+  Key(w, "properties");
+  w.StartObject();
+  StringProperty(w, "namespace", "A server's namespace: list its tools with their input schemas.");
+  StringProperty(w, "toolName", "With namespace: describe only this tool.");
+  w.EndObject();
+  w.EndObject();
+  Annotations(w, "List gateway servers and tools", /*read_only=*/true, /*open_world=*/false);
+  w.EndObject();
+
+  w.StartObject();
+  Key(w, "name");
+  Str(w, "call_dynamic_tool");
+  Key(w, "description");
+  Str(w, kCallDescription);
+  Key(w, "inputSchema");
+  w.StartObject();
+  Key(w, "type");
+  Str(w, "object");
+  Key(w, "properties");
+  w.StartObject();
+  StringProperty(w, "namespace", "The server's namespace, as get_dynamic_tools lists it.");
+  StringProperty(w, "toolName", "The tool's name within that server.");
+  Key(w, "arguments");
+  w.StartObject();
+  Key(w, "type");
+  Str(w, "object");
+  Key(w, "description");
+  Str(w, "The tool's arguments, matching its inputSchema (default {}).");
+  w.EndObject();
+  w.EndObject();
+  Key(w, "required");
+  w.StartArray();
+  Str(w, "namespace");
+  Str(w, "toolName");
+  w.EndArray();
+  w.EndObject();
+  Annotations(w, "Call a gateway tool", /*read_only=*/false, /*open_world=*/true);
+  w.EndObject();
+
+  w.EndArray();
+  w.EndObject();
+  return Done(buffer);
+}
+
+std::string ToolCallResult(std::string_view text, bool is_error, bool modern) {
+  const std::string valid = ValidUtf8(text);
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Complete(w, modern);
+  Key(w, "content");
+  w.StartArray();
+  w.StartObject();
+  Key(w, "type");
+  Str(w, "text");
+  Key(w, "text");
+  Str(w, valid);
+  w.EndObject();
+  w.EndArray();
+  Key(w, "isError");
+  w.Bool(is_error);
+  w.EndObject();
+  return Done(buffer);
+}
+
+std::string EmptyResult(bool modern) { return modern ? R"({"resultType":"complete"})" : "{}"; }
+
+HostRequest ClassifyHostRequest(std::string_view id_json, const rapidjson::Value* params) {
+  HostRequest out;
+  const rapidjson::Value* meta = Find(params, "_meta");
+  const rapidjson::Value* version = Find(meta, kMetaVersion);
+  if (version == nullptr) return out;  // a legacy request
+  out.modern = true;
+  if (!version->IsString()) {
+    out.refusal = ErrorMessage(id_json, kInvalidParams,
+                               "Invalid params: _meta[\"io.modelcontextprotocol/protocolVersion\"] "
+                               "must be a string");
+  } else if (std::string_view(version->GetString(), version->GetStringLength()) !=
+             kModernProtocolVersion) {
+    out.refusal = UnsupportedVersion(id_json, *version);
+  } else if (const rapidjson::Value* caps = Find(meta, kMetaCapabilities);
+             caps == nullptr || !caps->IsObject()) {
+    out.refusal = ErrorMessage(id_json, kInvalidParams,
+                               "Invalid params: _meta needs the object "
+                               "\"io.modelcontextprotocol/clientCapabilities\"");
+  }
+  return out;
+}
+
+std::string DiscoverResult() {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Complete(w, true);
+  Key(w, "supportedVersions");
+  w.StartArray();
+  Str(w, kModernProtocolVersion);
+  for (std::string_view v : kAcceptedVersions) Str(w, v);
+  w.EndArray();
+  ToolsCapability(w);
+  Key(w, "_meta");
+  w.StartObject();
+  Key(w, "io.modelcontextprotocol/serverInfo");
+  ServerInfo(w);
+  w.EndObject();
+  Key(w, "instructions");
+  Str(w, kInstructions);
+  CacheHints(w);
+  w.EndObject();
+  return Done(buffer);
+}
+
+std::string ListenAcknowledged(std::string_view id_json) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Key(w, "jsonrpc");
+  Str(w, "2.0");
+  Key(w, "method");
+  Str(w, "notifications/subscriptions/acknowledged");
+  Key(w, "params");
+  w.StartObject();
+  Key(w, "_meta");
+  w.StartObject();
+  Key(w, kMetaSubscription);
+  w.RawValue(id_json.data(), id_json.size(), rapidjson::kObjectType);
+  w.EndObject();
+  Key(w, "notifications");
+  w.StartObject();
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+  return Done(buffer);
+}
+
+std::string ListenClosedResult(std::string_view id_json) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Complete(w, true);
+  Key(w, "_meta");
+  w.StartObject();
+  Key(w, kMetaSubscription);
+  w.RawValue(id_json.data(), id_json.size(), rapidjson::kObjectType);
+  w.EndObject();
+  w.EndObject();
+  return Done(buffer);
+}
+
+}  // namespace mcpgw::cli

@@ -1,0 +1,195 @@
+#include "client/stdio/stdio_request.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace mcpgw::cli {
+namespace {
+
+using rapidjson::SizeType;
+
+// A stream over a string_view whose position is exact at every SAX event: unlike
+// rapidjson's StringStream it is not copied into the parser's locals, so with the iterative
+// parser Tell() is the '{' or '[' at StartObject/StartArray, the '}' or ']' at their end,
+// just past the token at a scalar and just past the closing quote at a key.
+class LineStream {
+ public:
+  using Ch = char;
+  explicit LineStream(std::string_view s)
+      : begin_(s.data()), cur_(s.data()), end_(begin_ + s.size()) {}
+  Ch Peek() const { return cur_ < end_ ? *cur_ : '\0'; }
+  Ch Take() { return cur_ < end_ ? *cur_++ : '\0'; }
+  size_t Tell() const { return static_cast<size_t>(cur_ - begin_); }
+  // Output side, never used by a reader.
+  Ch* PutBegin() { return nullptr; }
+  void Put(Ch) {}
+  void Flush() {}
+  size_t PutEnd(Ch*) { return 0; }
+
+ private:
+  const char* begin_;
+  const char* cur_;
+  const char* end_;
+};
+
+// Forwards every event to the Document and notes where the tracked values lie.
+class SpanHandler {
+ public:
+  SpanHandler(rapidjson::Document& doc, const LineStream& stream, std::string_view line,
+              HostLine* out)
+      : doc_(doc), stream_(stream), line_(line), out_(out) {}
+
+  bool Null() { return Scalar() && doc_.Null(); }
+  bool Bool(bool b) { return Scalar() && doc_.Bool(b); }
+  bool Int(int i) { return Scalar() && doc_.Int(i); }
+  bool Uint(unsigned u) { return Scalar() && doc_.Uint(u); }
+  bool Int64(int64_t i) { return Scalar() && doc_.Int64(i); }
+  bool Uint64(uint64_t u) { return Scalar() && doc_.Uint64(u); }
+  bool Double(double d) { return Scalar() && doc_.Double(d); }
+  bool RawNumber(const char* s, SizeType n, bool copy) {
+    return Scalar() && doc_.RawNumber(s, n, copy);
+  }
+  bool String(const char* s, SizeType n, bool copy) { return Scalar() && doc_.String(s, n, copy); }
+  bool Key(const char* s, SizeType n, bool copy) {
+    const std::string_view key(s, n);
+    target_ = kNone;
+    key_end_ = stream_.Tell();
+    switch (roles_.empty() ? kOther : roles_.back()) {
+      case kRoot:
+        if (key == "id") target_ = kId;
+        if (key == "params") target_ = kParams;
+        break;
+      case kParamsObject:
+        if (key == "requestId") target_ = kRequestId;
+        if (key == "arguments") target_ = kCallArguments;
+        break;
+      case kCallArgumentsObject:
+        if (key == "arguments") target_ = kToolArguments;
+        break;
+      default:
+        break;
+    }
+    return doc_.Key(s, n, copy);
+  }
+  bool StartObject() {
+    const Target target = target_;
+    const bool first = Claim(target);
+    Role role = kOther;
+    if (roles_.empty()) {
+      role = kRoot;
+    } else if (first && target == kParams) {
+      role = kParamsObject;
+    } else if (first && target == kCallArguments) {
+      role = kCallArgumentsObject;
+    } else if (first && target == kToolArguments) {
+      tool_start_ = stream_.Tell();
+      tool_depth_ = roles_.size() + 1;
+    }
+    Open(role);
+    return doc_.StartObject();
+  }
+  bool StartArray() {
+    Claim(target_);  // a later key of the same name does not count either
+    Open(kOther);
+    return doc_.StartArray();
+  }
+  bool EndObject(SizeType members) {
+    Close();
+    return doc_.EndObject(members);
+  }
+  bool EndArray(SizeType elements) {
+    Close();
+    return doc_.EndArray(elements);
+  }
+
+ private:
+  enum Role { kOther, kRoot, kParamsObject, kCallArgumentsObject };
+  enum Target { kNone, kId, kParams, kRequestId, kCallArguments, kToolArguments, kTargets };
+
+  // True, once per target: whether this value is the first of its key.
+  bool Claim(Target target) {
+    target_ = kNone;
+    if (target == kNone || claimed_[target]) return false;
+    claimed_[target] = true;
+    return true;
+  }
+  void Open(Role role) {
+    target_ = kNone;
+    roles_.push_back(role);
+    out_->depth = std::max(out_->depth, static_cast<int>(roles_.size()));
+  }
+  void Close() {
+    if (tool_depth_ == roles_.size() && out_->tool_arguments.empty()) {
+      out_->tool_arguments = line_.substr(tool_start_, stream_.Tell() + 1 - tool_start_);
+    }
+    roles_.pop_back();
+    target_ = kNone;
+  }
+  // A scalar value just ended at Tell(); it began after the key's colon.
+  bool Scalar() {
+    const Target target = target_;
+    if (target == kId || target == kRequestId) {
+      if (Claim(target)) {
+        size_t start = key_end_;
+        while (start < line_.size() &&
+               (line_[start] == ' ' || line_[start] == '\t' || line_[start] == '\r' ||
+                line_[start] == '\n' || line_[start] == ':')) {
+          ++start;
+        }
+        const std::string_view span = line_.substr(start, stream_.Tell() - start);
+        (target == kId ? out_->id : out_->request_id) = span;
+      }
+    } else {
+      Claim(target);
+    }
+    return true;
+  }
+
+  rapidjson::Document& doc_;
+  const LineStream& stream_;
+  std::string_view line_;
+  HostLine* out_;
+  std::vector<Role> roles_;  // one per open container
+  Target target_ = kNone;    // what the value after the last key is
+  size_t key_end_ = 0;
+  bool claimed_[kTargets] = {};
+  size_t tool_start_ = 0;
+  size_t tool_depth_ = 0;  // roles_.size() inside the tool arguments object; 0: none
+};
+
+}  // namespace
+
+bool ParseHostLine(std::string_view line, HostLine* out) {
+  LineStream stream(line);
+  SpanHandler handler(out->doc, stream, line, out);
+  rapidjson::Reader reader;
+  rapidjson::ParseResult result;
+  auto generate = [&](rapidjson::Document&) {
+    result = reader.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(
+        stream, handler);
+    return !result.IsError();
+  };
+  out->doc.Populate(generate);
+  if (result.IsError()) {
+    out->id = out->request_id = out->tool_arguments = {};
+    out->error = std::string(rapidjson::GetParseError_En(result.Code())) + " (at byte " +
+                 std::to_string(result.Offset()) + ")";
+    return false;
+  }
+  return true;
+}
+
+std::string IdJson(std::string_view raw, const rapidjson::Value& value) {
+  if (value.IsNumber() && !raw.empty()) return std::string(raw);
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  value.Accept(writer);
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+}  // namespace mcpgw::cli

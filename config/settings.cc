@@ -1,0 +1,467 @@
+#include "config/settings.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <utility>
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
+
+#include "base/json_text.h"
+
+
+namespace mcpgw {
+namespace {
+
+using rapidjson::Value;
+
+bool IsNumberChar(char c) { return c != '\0' && std::strchr("0123456789+-.eE", c) != nullptr; }
+
+// Where a value's text begins, given where the reader stands when it reports
+// the value: just past the token, or (for strings and numbers, which RapidJSON
+// reads through a local copy of the stream) still at its start.
+size_t ValueStart(std::string_view text, size_t pos, rapidjson::Type type) {
+  switch (type) {
+    case rapidjson::kObjectType:
+    case rapidjson::kArrayType:
+      return pos > 0 ? pos - 1 : 0;
+    case rapidjson::kStringType: {
+      if (pos < text.size() && text[pos] == '"') return pos;
+      // `pos - 1` is the closing quote; find the opening one (not escaped).
+      for (size_t i = pos > 0 ? pos - 1 : 0; i-- > 0;) {
+        if (text[i] != '"') continue;
+        size_t slashes = 0;
+        while (i > slashes && text[i - 1 - slashes] == '\\') ++slashes;
+        if (slashes % 2 == 0) return i;
+      }
+      return 0;
+    }
+    case rapidjson::kNumberType: {
+      if (pos < text.size() && IsNumberChar(text[pos])) return pos;
+      size_t i = pos;
+      while (i > 0 && IsNumberChar(text[i - 1])) --i;
+      return i;
+    }
+    case rapidjson::kTrueType:
+    case rapidjson::kNullType:
+      return pos >= 4 ? pos - 4 : 0;
+    case rapidjson::kFalseType:
+      return pos >= 5 ? pos - 5 : 0;
+  }
+  return 0;
+}
+
+// A SAX handler in front of the DOM builder that remembers where each value
+// starts, by key path ("policy.deny[1]"), so semantic errors can name a line
+// and column as precisely as syntax errors do.
+class PositionRecorder {
+ public:
+  PositionRecorder(std::string_view text, rapidjson::StringStream& stream, rapidjson::Document& doc)
+      : text_(text), stream_(stream), doc_(doc) {}
+
+  std::map<std::string, size_t> TakePositions() { return std::move(positions_); }
+
+  bool Null() { return Scalar(rapidjson::kNullType) && doc_.Null(); }
+  bool Bool(bool b) {
+    return Scalar(b ? rapidjson::kTrueType : rapidjson::kFalseType) && doc_.Bool(b);
+  }
+  bool Int(int i) { return Scalar(rapidjson::kNumberType) && doc_.Int(i); }
+  bool Uint(unsigned u) { return Scalar(rapidjson::kNumberType) && doc_.Uint(u); }
+  bool Int64(int64_t i) { return Scalar(rapidjson::kNumberType) && doc_.Int64(i); }
+  bool Uint64(uint64_t u) { return Scalar(rapidjson::kNumberType) && doc_.Uint64(u); }
+  bool Double(double d) { return Scalar(rapidjson::kNumberType) && doc_.Double(d); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
+    return Scalar(rapidjson::kNumberType) && doc_.RawNumber(s, n, copy);
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) {
+    return Scalar(rapidjson::kStringType) && doc_.String(s, n, copy);
+  }
+  bool StartObject() {
+    Record(rapidjson::kObjectType);
+    frames_.push_back({false, 0, {}});
+    return doc_.StartObject();
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) {
+    frames_.back().key.assign(s, n);
+    return doc_.Key(s, n, copy);
+  }
+  bool EndObject(rapidjson::SizeType n) {
+    frames_.pop_back();
+    Advance();
+    return doc_.EndObject(n);
+  }
+  bool StartArray() {
+    Record(rapidjson::kArrayType);
+    frames_.push_back({true, 0, {}});
+    return doc_.StartArray();
+  }
+  bool EndArray(rapidjson::SizeType n) {
+    frames_.pop_back();
+    Advance();
+    return doc_.EndArray(n);
+  }
+
+ private:
+  struct Frame {
+    bool array;
+    size_t index;
+    std::string key;
+  };
+
+  bool Scalar(rapidjson::Type type) {
+    Record(type);
+    Advance();
+    return true;
+  }
+  void Record(rapidjson::Type type) {
+    std::string path;
+    for (const auto& f : frames_) {
+      if (f.array) {
+        path += '[' + std::to_string(f.index) + ']';
+      } else {
+        if (!path.empty()) path += '.';
+        path += f.key;
+      }
+    }
+    positions_.emplace(std::move(path), ValueStart(text_, stream_.Tell(), type));
+  }
+  // A value ended: the next one in an array has the next index.
+  void Advance() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+
+  std::string_view text_;
+  rapidjson::StringStream& stream_;
+  rapidjson::Document& doc_;
+  std::vector<Frame> frames_;
+  std::map<std::string, size_t> positions_;
+};
+
+std::string LineColumn(std::string_view text, size_t offset) {
+  size_t line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(offset - line_start + 1);
+}
+
+std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+// Quoted as a JSON string: control characters and quotes escaped.
+std::string JsonQuoted(std::string_view s) {
+  std::string out;
+  base::AppendJsonString(&out, s);
+  return out;
+}
+
+// Walks the parsed document into Settings, stopping at the first error.
+class SettingsReader {
+ public:
+  SettingsReader(std::string_view text, std::string_view path,
+                 std::map<std::string, size_t> positions)
+      : text_(text), path_(path), positions_(std::move(positions)) {}
+
+  bool Read(const Value& root, Settings& s) {
+    if (!root.IsObject()) return Fail("", "the settings must be a JSON object");
+    for (const auto& m : root.GetObject()) {
+      std::string key = m.name.GetString();
+      const Value& v = m.value;
+      if (key == "limits") {
+        if (!ReadLimits(v, key, s.limits)) return false;
+      } else if (key == "ipc") {
+        if (!ReadIpc(v, key, s.ipc)) return false;
+      } else if (key == "workers") {
+        if (!Int(v, key, 0, 1024, s.workers)) return false;
+      } else if (key == "call_log") {
+        if (!ReadCallLog(v, key, s.call_log)) return false;
+      } else if (key == "policy") {
+        if (!ReadPolicy(v, key, s.policy)) return false;
+      } else if (key == "tls") {
+        if (!ReadTls(v, key, s.tls)) return false;
+      } else {
+        return Unknown(key, key, "limits, ipc, workers, call_log, policy, tls");
+      }
+    }
+    return true;
+  }
+
+  const std::string& error() const { return error_; }
+
+ private:
+  bool ReadLimits(const Value& v, const std::string& at, LimitsSettings& l) {
+    if (!v.IsObject()) return Fail(at, "expected an object");
+    for (const auto& m : v.GetObject()) {
+      std::string key = m.name.GetString();
+      std::string p = at + "." + key;
+      const Value& x = m.value;
+      bool ok;
+      if (key == "max_response_bytes") {
+        ok = Size(x, p, 1024, size_t{1} << 30, l.max_response_bytes);
+      } else if (key == "max_json_depth") {
+        ok = Int(x, p, 2, 1024, l.max_json_depth);
+      } else if (key == "call_timeout_s") {
+        ok = Int(x, p, 1, 86400, l.call_timeout_s);
+      } else if (key == "listing_timeout_s") {
+        ok = Int(x, p, 1, 86400, l.listing_timeout_s);
+      } else if (key == "max_tools_per_server") {
+        ok = Size(x, p, 1, 1000000, l.max_tools_per_server);
+      } else if (key == "max_list_pages") {
+        ok = Int(x, p, 1, 100000, l.max_list_pages);
+      } else if (key == "max_sse_event_bytes") {
+        ok = Size(x, p, 1024, size_t{1} << 30, l.max_sse_event_bytes);
+      } else {
+        return Unknown(p, key,
+                       "max_response_bytes, max_json_depth, call_timeout_s, listing_timeout_s, "
+                       "max_tools_per_server, max_list_pages, max_sse_event_bytes");
+      }
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  bool ReadIpc(const Value& v, const std::string& at, IpcSettings& ipc) {
+    if (!v.IsObject()) return Fail(at, "expected an object");
+    for (const auto& m : v.GetObject()) {
+      std::string key = m.name.GetString();
+      std::string p = at + "." + key;
+      const Value& x = m.value;
+      bool ok;
+      if (key == "allowed_uids") {
+        ok = Uids(x, p, ipc.allowed_uids);
+      } else if (key == "max_connections_per_uid") {
+        ok = Size(x, p, 1, 65536, ipc.max_connections_per_uid);
+      } else if (key == "max_in_flight_per_connection") {
+        ok = Size(x, p, 1, 1000000, ipc.max_in_flight_per_connection);
+      } else if (key == "max_frame_bytes") {
+        ok = Size(x, p, 1024, proto::kMaxFrameBytes, ipc.max_frame_bytes);
+      } else {
+        return Unknown(p, key,
+                       "allowed_uids, max_connections_per_uid, max_in_flight_per_connection, "
+                       "max_frame_bytes");
+      }
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  bool ReadCallLog(const Value& v, const std::string& at, CallLogSettings& c) {
+    if (!v.IsObject()) return Fail(at, "expected an object");
+    for (const auto& m : v.GetObject()) {
+      std::string key = m.name.GetString();
+      std::string p = at + "." + key;
+      const Value& x = m.value;
+      bool ok;
+      if (key == "path") {
+        ok = String(x, p, c.path);
+        if (ok && !c.path.empty() && c.path.front() != '/') {
+          return Fail(p, "expected an absolute path (or \"\" for no call log)");
+        }
+      } else if (key == "max_bytes") {
+        ok = Uint64(x, p, 4096, uint64_t{1} << 40, c.max_bytes);
+      } else if (key == "keep") {
+        ok = Int(x, p, 0, 100, c.keep);
+      } else {
+        return Unknown(p, key, "path, max_bytes, keep");
+      }
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  bool ReadPolicy(const Value& v, const std::string& at, PolicySettings& policy) {
+    if (!v.IsObject()) return Fail(at, "expected an object");
+    for (const auto& m : v.GetObject()) {
+      std::string key = m.name.GetString();
+      std::string p = at + "." + key;
+      const Value& x = m.value;
+      bool ok;
+      if (key == "allow") {
+        ok = Patterns(x, p, policy.allow);
+      } else if (key == "deny") {
+        ok = Patterns(x, p, policy.deny);
+      } else if (key == "read_only") {
+        ok = Patterns(x, p, policy.read_only);
+      } else {
+        return Unknown(p, key, "allow, deny, read_only");
+      }
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  bool ReadTls(const Value& v, const std::string& at, TlsSettings& tls) {
+    if (!v.IsObject()) return Fail(at, "expected an object");
+    for (const auto& m : v.GetObject()) {
+      std::string key = m.name.GetString();
+      std::string p = at + "." + key;
+      std::string* out;
+      if (key == "ca_file") {
+        out = &tls.ca_file;
+      } else if (key == "ca_dir") {
+        out = &tls.ca_dir;
+      } else {
+        return Unknown(p, key, "ca_file, ca_dir");
+      }
+      if (!String(m.value, p, *out)) return false;
+      if (!out->empty() && out->front() != '/') {
+        return Fail(p, "expected an absolute path (or \"\" for none)");
+      }
+    }
+    return true;
+  }
+
+  bool Patterns(const Value& v, const std::string& at, std::vector<std::string>& out) {
+    if (!v.IsArray()) return Fail(at, "expected an array of patterns");
+    out.clear();
+    for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+      std::string p = at + "[" + std::to_string(i) + "]";
+      std::string pattern;
+      if (!String(v[i], p, pattern)) return false;
+      if (auto why = CheckPolicyPattern(pattern)) return Fail(p, *why);
+      out.push_back(std::move(pattern));
+    }
+    return true;
+  }
+
+  bool Uids(const Value& v, const std::string& at, std::vector<uid_t>& out) {
+    if (!v.IsArray()) return Fail(at, "expected an array of uids");
+    out.clear();
+    for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+      std::string p = at + "[" + std::to_string(i) + "]";
+      uint64_t uid = 0;
+      if (!Uint64(v[i], p, 0, 0xFFFFFFFEu, uid)) return false;
+      out.push_back(static_cast<uid_t>(uid));
+    }
+    return true;
+  }
+
+  bool String(const Value& v, const std::string& at, std::string& out) {
+    if (!v.IsString()) return Fail(at, "expected a string");
+    out.assign(v.GetString(), v.GetStringLength());
+    return true;
+  }
+
+  bool Uint64(const Value& v, const std::string& at, uint64_t min, uint64_t max, uint64_t& out) {
+    if (!v.IsUint64() || v.GetUint64() < min || v.GetUint64() > max) {
+      return Fail(
+          at, "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+    }
+    out = v.GetUint64();
+    return true;
+  }
+  bool Size(const Value& v, const std::string& at, size_t min, size_t max, size_t& out) {
+    uint64_t n = 0;
+    if (!Uint64(v, at, min, max, n)) return false;
+    out = static_cast<size_t>(n);
+    return true;
+  }
+  bool Int(const Value& v, const std::string& at, int min, int max, int& out) {
+    uint64_t n = 0;
+    if (!Uint64(v, at, static_cast<uint64_t>(min), static_cast<uint64_t>(max), n)) return false;
+    out = static_cast<int>(n);
+    return true;
+  }
+
+  bool Unknown(const std::string& at, const std::string& key, std::string_view known) {
+    return Fail(at, "unknown key " + Quoted(key) + " (known keys: " + std::string(known) + ")");
+  }
+
+  bool Fail(const std::string& at, const std::string& message) {
+    size_t offset = 0;
+    if (auto it = positions_.find(at); it != positions_.end()) offset = it->second;
+    error_ = std::string(path_) + ":" + LineColumn(text_, offset) + ": ";
+    if (!at.empty()) error_ += at + ": ";
+    error_ += message;
+    return false;
+  }
+
+  std::string_view text_;
+  std::string_view path_;
+  std::map<std::string, size_t> positions_;
+  std::string error_;
+};
+
+}  // namespace
+
+SettingsResult ParseSettings(std::string_view text, std::string_view path) {
+  SettingsResult result;
+  if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    result.error = std::string(path) + ":" + LineColumn(text, nul) + ": invalid JSON: NUL byte";
+    return result;
+  }
+  // RapidJSON's reader wants a NUL-terminated buffer.
+  std::string buffer(text);
+  rapidjson::StringStream stream(buffer.c_str());
+  rapidjson::Document doc;
+  PositionRecorder recorder(buffer, stream, doc);
+  rapidjson::Reader reader;
+  rapidjson::ParseResult parsed;
+  // The recorder feeds the document's own handler; Populate moves the root
+  // the handler built into `doc`.
+  auto generate = [&](rapidjson::Document&) {
+    parsed = reader.Parse<rapidjson::kParseCommentsFlag>(stream, recorder);
+    return !parsed.IsError();
+  };
+  doc.Populate(generate);
+  if (parsed.IsError()) {
+    result.error = std::string(path) + ":" + LineColumn(buffer, parsed.Offset()) +
+                   ": invalid JSON: " + rapidjson::GetParseError_En(parsed.Code());
+    return result;
+  }
+  SettingsReader settings_reader(buffer, path, recorder.TakePositions());
+  if (!settings_reader.Read(doc, result.settings)) {
+    result.error = settings_reader.error();
+    return result;
+  }
+  result.ok = true;
+  return result;
+}
+
+SettingsResult LoadSettingsFile(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rbe");
+  if (f == nullptr) {
+    if (errno == ENOENT) return SettingsResult{true, {}, {}, true};
+    return SettingsResult{false, path + ": cannot read: " + std::strerror(errno), {}};
+  }
+  std::string text;
+  char chunk[8192];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) text.append(chunk, n);
+  bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return SettingsResult{false, path + ": cannot read", {}};
+  return ParseSettings(text, path);
+}
+
+std::string DefaultSettingsPath(
+    const std::function<std::optional<std::string>(std::string_view)>& get_env,
+    std::string_view home) {
+  if (auto xdg = get_env("XDG_CONFIG_HOME"); xdg && !xdg->empty() && xdg->front() == '/') {
+    return *xdg + "/mcpgw/settings.json";
+  }
+  return std::string(home) + "/.config/mcpgw/settings.json";
+}
+
+std::optional<std::string> CheckPolicyPattern(std::string_view pattern) {
+  if (pattern.empty()) return "empty pattern";
+  if (pattern.front() == '/') return "pattern " + JsonQuoted(pattern) + " has no namespace part";
+  if (pattern.back() == '/') {
+    return "pattern " + JsonQuoted(pattern) + " has an empty tool part (use \"ns\" or \"ns/*\")";
+  }
+  for (char c : pattern) {
+    if (static_cast<unsigned char>(c) < 0x20) {
+      return "pattern " + JsonQuoted(pattern) + " holds a control character";
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace mcpgw

@@ -1,0 +1,100 @@
+// Settings: the gateway's own settings file (limits, local socket, workers,
+// call log, policy, TLS trust), distinct from mcp.json. Parsing is a pure function of the
+// text and the path that labels its messages; the daemon loads the file once
+// at start-up and on reload. Every setting and its default is documented in
+// docs/SETTINGS.md.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "proto/proto.h"
+
+namespace mcpgw {
+
+// Bounds on what upstream servers may send and how long they may take.
+struct LimitsSettings {
+  size_t max_response_bytes = 16u << 20;   // per HTTP response body
+  int max_json_depth = 128;                // nesting of any JSON message
+  int call_timeout_s = 300;                // one tools/call, end to end
+  int listing_timeout_s = 120;             // connect, handshake and every tools/list page
+  size_t max_tools_per_server = 10000;     // tools kept per server
+  int max_list_pages = 1000;               // tools/list pages per listing
+  size_t max_sse_event_bytes = 16u << 20;  // one SSE event's data
+};
+
+// The local socket (SPEC §7).
+struct IpcSettings {
+  std::vector<uid_t> allowed_uids;  // empty: only the daemon's own uid
+  size_t max_connections_per_uid = 64;
+  size_t max_in_flight_per_connection = 1024;
+  size_t max_frame_bytes = proto::kMaxFrameBytes;
+};
+
+// The JSON-lines audit log (SPEC §8); off unless a path is set.
+struct CallLogSettings {
+  std::string path;                // empty: no call log
+  uint64_t max_bytes = 64u << 20;  // rotate before the file would grow past this
+  int keep = 3;                    // rotated files kept: path.1 .. path.<keep>
+};
+
+// Policy patterns (enforced by daemon/guard/policy.h; docs/SETTINGS.md):
+// "namespace" or "namespace/tool", with `*` and `?` globs.
+struct PolicySettings {
+  std::vector<std::string> allow;      // non-empty: only matching tools are offered
+  std::vector<std::string> deny;       // always wins
+  std::vector<std::string> read_only;  // namespace patterns: only readOnlyHint tools
+};
+
+// The "tls" object (docs/SETTINGS.md). Parsing checks only the form;
+// daemon/net/tls_trust.h reads the files.
+struct TlsSettings {
+  std::string ca_file;  // absolute path of a PEM (or DER) bundle; empty: none
+  std::string ca_dir;   // absolute path of a hashed directory (openssl rehash); empty: none
+};
+
+struct Settings {
+  LimitsSettings limits;
+  IpcSettings ipc;
+  int workers = 0;  // worker threads; 0: the number of cores
+  CallLogSettings call_log;
+  PolicySettings policy;
+  TlsSettings tls;
+};
+
+struct SettingsResult {
+  bool ok = false;
+  // When !ok: "<path>:<line>:<column>: <key path>: <what is wrong>".
+  std::string error;
+  Settings settings;
+  bool missing = false;  // the file does not exist (ok, with the defaults)
+};
+
+// Why a policy pattern cannot be used (empty, an empty namespace or tool
+// part, a control character), or nullopt.
+std::optional<std::string> CheckPolicyPattern(std::string_view pattern);
+
+// Parses `text` (the contents of `path`; the path only labels messages).
+// Unknown keys are errors: a misspelt policy key must not pass silently.
+// `//` and `/* */` comments are allowed.
+SettingsResult ParseSettings(std::string_view text, std::string_view path);
+
+// Reads and parses `path`. A missing file gives the defaults (and `missing`;
+// mcpgwd refuses a missing file named by --settings); an unreadable one is an
+// error naming it.
+SettingsResult LoadSettingsFile(const std::string& path);
+
+// $XDG_CONFIG_HOME/mcpgw/settings.json, else <home>/.config/mcpgw/settings.json.
+// `get_env` looks up an environment variable (tests pass a fake).
+std::string DefaultSettingsPath(
+    const std::function<std::optional<std::string>(std::string_view)>& get_env,
+    std::string_view home);
+
+}  // namespace mcpgw

@@ -1,0 +1,374 @@
+#include "daemon/gateway/catalog.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "base/json_text.h"
+#include "daemon/mcp/bounded_json.h"
+
+namespace mcpgw {
+namespace {
+
+using proto::ErrorKind;
+using rapidjson::Value;
+
+// How many namespaces an "unknown namespace" message lists before "and N more".
+constexpr size_t kMaxNamesInMessage = 50;
+// How much of a caller-supplied name a message echoes.
+constexpr size_t kMaxEchoBytes = 200;
+
+GatewayError Invalid(std::string message) {
+  return GatewayError{ErrorKind::kInvalidRequest, std::move(message)};
+}
+
+// A name as a JSON string literal: quotes, control characters and invalid
+// UTF-8 made harmless. Long caller input is cut short.
+std::string Quote(std::string_view s) {
+  std::string out;
+  if (s.size() > kMaxEchoBytes) {
+    base::AppendJsonString(&out, s.substr(0, kMaxEchoBytes));
+    out.insert(out.size() - 1, "...");
+  } else {
+    base::AppendJsonString(&out, s);
+  }
+  return out;
+}
+
+// Untrusted free text (a server's error reason) for a message: escaped like a
+// JSON string body, so no control character or invalid UTF-8 gets through.
+std::string SafeText(std::string_view s) {
+  std::string quoted;
+  base::AppendJsonString(&quoted, s);
+  return quoted.substr(1, quoted.size() - 2);
+}
+
+bool ByName(const mcp::Tool& a, const mcp::Tool& b) { return a.name < b.name; }
+
+// Tool lists are kept in byte order; a list that arrives unsorted is sorted
+// here so every answer is in name order whoever filled it.
+void Normalise(ServerView& view) {
+  if (view.tools && !std::is_sorted(view.tools->begin(), view.tools->end(), ByName)) {
+    auto sorted = std::make_shared<mcp::ToolList>(*view.tools);
+    sorted->SortByName();
+    sorted->Shrink();
+    view.tools = std::move(sorted);
+  }
+}
+
+// An optional string parameter: absent or null is nullopt; any other
+// non-string value is an error.
+std::variant<std::optional<std::string_view>, GatewayError> StringParam(const Value& params,
+                                                                        const char* key) {
+  auto it = params.FindMember(key);
+  if (it == params.MemberEnd() || it->value.IsNull()) return std::optional<std::string_view>();
+  if (!it->value.IsString()) return Invalid(std::string("\"") + key + "\" must be a string");
+  return std::optional<std::string_view>(
+      std::string_view(it->value.GetString(), it->value.GetStringLength()));
+}
+
+const char* TypeName(const Value& v) {
+  switch (v.GetType()) {
+    case rapidjson::kNullType:
+      return "null";
+    case rapidjson::kFalseType:
+    case rapidjson::kTrueType:
+      return "a boolean";
+    case rapidjson::kObjectType:
+      return "an object";
+    case rapidjson::kArrayType:
+      return "an array";
+    case rapidjson::kStringType:
+      return "a string";
+    case rapidjson::kNumberType:
+      return "a number";
+  }
+  return "a value";
+}
+
+void AppendHead(std::string& out, const ServerView& server) {
+  out += "{\"namespace\":";
+  base::AppendJsonString(&out, server.name);
+  out += ",\"status\":\"";
+  out += mcp::StatusName(server.status);
+  out += '"';
+  if (!server.reason.empty()) {
+    out += ",\"reason\":";
+    base::AppendJsonString(&out, server.reason);
+  }
+}
+
+void AppendTool(std::string& out, const mcp::Tool& tool) {
+  out += "{\"name\":";
+  base::AppendJsonString(&out, tool.name);
+  out += ",\"description\":";
+  base::AppendJsonString(&out, tool.description);
+  out += ",\"inputSchema\":";
+  // Already compact, valid JSON (the session serialised it).
+  out += tool.input_schema_json.empty() ? std::string_view("{}") : tool.input_schema_json;
+  out += '}';
+}
+
+// A view into the server's list, valid while the catalog keeps that list.
+std::optional<mcp::Tool> FindTool(const ServerView& server, std::string_view name) {
+  if (!server.tools) return std::nullopt;
+  return server.tools->Find(name);
+}
+
+}  // namespace
+
+Catalog::Catalog() = default;
+
+void Catalog::Reset(std::vector<ServerView> servers) {
+  std::stable_sort(servers.begin(), servers.end(),
+                   [](const ServerView& a, const ServerView& b) { return a.name < b.name; });
+  // A name seen twice keeps its first entry: a namespace is one server.
+  servers.erase(
+      std::unique(servers.begin(), servers.end(),
+                  [](const ServerView& a, const ServerView& b) { return a.name == b.name; }),
+      servers.end());
+  for (auto& s : servers) Normalise(s);
+  servers_ = std::move(servers);
+  listing_stale_ = true;
+}
+
+void Catalog::Update(ServerView view) {
+  auto it = std::lower_bound(servers_.begin(), servers_.end(), view.name,
+                             [](const ServerView& s, const std::string& n) { return s.name < n; });
+  if (it == servers_.end() || it->name != view.name) return;
+  Normalise(view);
+  *it = std::move(view);
+  listing_stale_ = true;
+}
+
+void Catalog::SetPolicy(std::shared_ptr<const Policy> policy) {
+  policy_ = std::move(policy);
+  listing_stale_ = true;
+}
+
+const std::string& Catalog::Listing() const {
+  if (listing_stale_) Render();
+  return listing_;
+}
+
+const std::vector<ServerView>& Catalog::servers() const { return servers_; }
+
+const ServerView* Catalog::Find(std::string_view name) const {
+  auto it = std::lower_bound(servers_.begin(), servers_.end(), name,
+                             [](const ServerView& s, std::string_view n) { return s.name < n; });
+  if (it == servers_.end() || it->name != name) return nullptr;
+  return &*it;
+}
+
+bool Catalog::Visible(const ServerView& server) const {
+  return !policy_ || policy_->NamespaceVisible(server.name);
+}
+
+bool Catalog::Listed(const ServerView& server, const mcp::Tool& tool) const {
+  return !policy_ || !policy_->CheckTool(server.name, tool);
+}
+
+void Catalog::Render() const {
+  std::string out;
+  out.reserve(listing_.size());
+  out += "{\"servers\":[";
+  bool first_server = true;
+  for (const auto& server : servers_) {
+    if (!Visible(server)) continue;
+    if (!first_server) out += ',';
+    first_server = false;
+    AppendHead(out, server);
+    out += ",\"tools\":[";
+    if (server.status == mcp::Status::kReady && server.tools) {
+      bool first_tool = true;
+      for (const auto& tool : *server.tools) {
+        if (!Listed(server, tool)) continue;
+        if (!first_tool) out += ',';
+        first_tool = false;
+        base::AppendJsonString(&out, tool.name);
+      }
+    }
+    out += "]}";
+  }
+  out += "]}";
+  listing_ = std::move(out);
+  listing_stale_ = false;
+}
+
+std::string Catalog::NamespaceAnswer(const ServerView& server) const {
+  std::string out;
+  AppendHead(out, server);
+  out += ",\"tools\":[";
+  if (server.status == mcp::Status::kReady && server.tools) {
+    bool first = true;
+    for (const auto& tool : *server.tools) {
+      if (!Listed(server, tool)) continue;
+      if (!first) out += ',';
+      first = false;
+      AppendTool(out, tool);
+    }
+  }
+  out += "]}";
+  return out;
+}
+
+GatewayError Catalog::UnknownNamespace(std::string_view ns) const {
+  std::string message = "unknown namespace " + Quote(ns);
+  std::vector<const ServerView*> known;
+  for (const auto& s : servers_) {
+    if (Visible(s)) known.push_back(&s);
+  }
+  if (known.empty()) {
+    message += "; no namespaces are configured";
+    return Invalid(std::move(message));
+  }
+  message += "; known namespaces: ";
+  for (size_t i = 0; i < known.size() && i < kMaxNamesInMessage; ++i) {
+    if (i > 0) message += ", ";
+    message += Quote(known[i]->name);
+  }
+  if (known.size() > kMaxNamesInMessage) {
+    message += " and " + std::to_string(known.size() - kMaxNamesInMessage) + " more";
+  }
+  message +=
+      " (namespaces are matched exactly; call get_dynamic_tools with no arguments to list them)";
+  return Invalid(std::move(message));
+}
+
+std::variant<mcp::Tool, GatewayError> Catalog::Resolve(std::string_view ns,
+                                                       std::string_view tool) const {
+  const ServerView* server = Find(ns);
+  if (server == nullptr) return UnknownNamespace(ns);
+  if (policy_) {
+    if (auto reason = policy_->CheckNamespace(ns)) {
+      return GatewayError{ErrorKind::kDenied, *reason};
+    }
+    if (auto reason = policy_->CheckName(ns, tool)) {
+      return GatewayError{ErrorKind::kDenied, *reason};
+    }
+  }
+  if (server->status == mcp::Status::kLoading) {
+    return GatewayError{ErrorKind::kNotReady,
+                        "server " + Quote(ns) + " is loading; try again shortly"};
+  }
+  if (server->status == mcp::Status::kError && server->refused) {
+    return GatewayError{
+        ErrorKind::kNotReady,
+        "server " + Quote(ns) + " is in error: " + SafeText(server->reason) +
+            " (it is not retried: change its entry in the configuration to use it)"};
+  }
+  if (server->status == mcp::Status::kError) {
+    return GatewayError{ErrorKind::kNotReady, "server " + Quote(ns) +
+                                                  " is in error: " + SafeText(server->reason) +
+                                                  " (it keeps retrying in the background)"};
+  }
+  const std::optional<mcp::Tool> found = FindTool(*server, tool);
+  if (!found) {
+    std::string list_args = "{\"namespace\":";
+    base::AppendJsonString(&list_args, ns);
+    list_args += '}';
+    return Invalid("unknown tool " + Quote(tool) + " in namespace " + Quote(ns) +
+                   "; call get_dynamic_tools with " + list_args + " to list its tools");
+  }
+  if (policy_) {
+    if (auto reason = policy_->CheckTool(ns, *found)) {
+      return GatewayError{ErrorKind::kDenied, *reason};
+    }
+  }
+  return *found;
+}
+
+std::variant<std::string, GatewayError> Catalog::GetDynamicTools(const Value& params) const {
+  if (!params.IsObject()) {
+    return Invalid(std::string("params must be an object, not ") + TypeName(params));
+  }
+  auto ns = StringParam(params, "namespace");
+  if (auto* e = std::get_if<GatewayError>(&ns)) return *e;
+  auto tool = StringParam(params, "toolName");
+  if (auto* e = std::get_if<GatewayError>(&tool)) return *e;
+  const auto& ns_value = std::get<0>(ns);
+  const auto& tool_value = std::get<0>(tool);
+
+  if (!ns_value) {
+    if (tool_value) {
+      return Invalid(
+          "\"toolName\" needs \"namespace\": call get_dynamic_tools with {\"namespace\":...,"
+          "\"toolName\":...}, or with no arguments to list the namespaces");
+    }
+    return Listing();
+  }
+  if (!tool_value) {
+    const ServerView* server = Find(*ns_value);
+    if (server == nullptr) return UnknownNamespace(*ns_value);
+    if (policy_) {
+      if (auto reason = policy_->CheckNamespace(*ns_value)) {
+        return GatewayError{ErrorKind::kDenied, *reason};
+      }
+    }
+    return NamespaceAnswer(*server);
+  }
+  auto resolved = Resolve(*ns_value, *tool_value);
+  if (auto* e = std::get_if<GatewayError>(&resolved)) return *e;
+  std::string out = "{\"namespace\":";
+  base::AppendJsonString(&out, *ns_value);
+  out += ",\"tool\":";
+  AppendTool(out, std::get<mcp::Tool>(resolved));
+  out += '}';
+  return out;
+}
+
+std::variant<CallTarget, GatewayError> Catalog::PrepareCall(const Value& params,
+                                                            std::string_view params_text) const {
+  if (!params.IsObject()) {
+    return Invalid(std::string("params must be an object, not ") + TypeName(params));
+  }
+  auto ns = StringParam(params, "namespace");
+  if (auto* e = std::get_if<GatewayError>(&ns)) return *e;
+  auto tool = StringParam(params, "toolName");
+  if (auto* e = std::get_if<GatewayError>(&tool)) return *e;
+  const auto& ns_value = std::get<0>(ns);
+  const auto& tool_value = std::get<0>(tool);
+  if (!ns_value) {
+    return Invalid(
+        "\"namespace\" is required: the server's name, as listed by get_dynamic_tools with no "
+        "arguments");
+  }
+  if (!tool_value) {
+    std::string list_args = "{\"namespace\":";
+    base::AppendJsonString(&list_args, *ns_value);
+    list_args += '}';
+    return Invalid("\"toolName\" is required: a tool name, as listed by get_dynamic_tools with " +
+                   list_args);
+  }
+
+  CallTarget target;
+  auto args = params.FindMember("arguments");
+  if (args == params.MemberEnd() || args->value.IsNull()) {
+    target.arguments_json = "{}";
+  } else if (!args->value.IsObject()) {
+    return Invalid(
+        std::string("\"arguments\" must be a JSON object of the tool's parameters, not ") +
+        TypeName(args->value));
+  } else {
+    // Forwarded byte for byte as the host sent them (SPEC §5): numbers keep
+    // their digits. Checked, never written again.
+    const std::optional<std::string_view> raw = mcp::RawMember(params_text, {"arguments"});
+    std::string error;
+    if (!raw || !mcp::ValidateBoundedJson(*raw, mcp::JsonLimits{}, error)) {
+      return Invalid("\"arguments\" is not valid JSON text: " +
+                     (raw ? error : std::string("not found in the request")));
+    }
+    target.arguments_json.assign(*raw);
+  }
+
+  auto resolved = Resolve(*ns_value, *tool_value);
+  if (auto* e = std::get_if<GatewayError>(&resolved)) return *e;
+  target.ns = *ns_value;
+  target.tool = *tool_value;
+  return target;
+}
+
+}  // namespace mcpgw

@@ -1,0 +1,628 @@
+#include "daemon/gateway/gateway.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <spdlog/spdlog.h>
+
+#include "base/utf8.h"
+#include "daemon/auth/manager.h"
+#include "daemon/guard/call_log.h"
+#include "daemon/guard/scrub.h"
+#include "daemon/mcp/bounded_json.h"
+#include "daemon/net/proxy.h"
+#include "proto/messages.h"
+
+namespace mcpgw {
+namespace {
+
+constexpr size_t kLatencyWindow = 256;  // calls per server kept for the median
+
+std::string_view OutcomeName(mcp::CallErrorKind kind) {
+  switch (kind) {
+    case mcp::CallErrorKind::kNone:
+      return "ok";
+    case mcp::CallErrorKind::kBackend:
+      return "backend";
+    case mcp::CallErrorKind::kTransport:
+      return "transport";
+  }
+  return "transport";
+}
+
+double Millis(mcp::Duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+using StatusWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+// Paths and names may hold any bytes: what is not UTF-8 reads as U+FFFD.
+void String(StatusWriter& w, std::string_view s) {
+  if (base::IsValidUtf8(s)) {
+    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  } else {
+    const std::string valid = base::Utf8Replacing(s);
+    w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+  }
+}
+
+void StringOrNull(StatusWriter& w, std::string_view s) {
+  if (s.empty()) {
+    w.Null();
+  } else {
+    String(w, s);
+  }
+}
+
+// Times and durations keep millisecond precision; absent ones are null.
+void Number(StatusWriter& w, double v) { w.Double(std::round(v * 1000) / 1000); }
+void NumberOrNull(StatusWriter& w, std::optional<double> v) {
+  if (v) {
+    Number(w, *v);
+  } else {
+    w.Null();
+  }
+}
+
+}  // namespace
+
+// A configured server, on the main loop.
+struct Gateway::Server {
+  std::string name;
+  std::optional<config::RemoteServer> remote;  // the entry it was made from
+  std::string refusal;
+  HostId host = 0;  // 0 for refused entries
+  size_t worker = 0;
+  uint64_t auth_id = 0;     // how the AuthManager knows it (0: not added)
+  bool auth_asked = false;  // an authorization was asked for since it last succeeded
+  std::string proxy;        // the proxy its transfers go through, fit to show; "" = direct
+  ServerView view;
+  std::string protocol_version;
+  std::string http_version;  // "HTTP/2", "HTTP/1.1" ... as of its last state change; "" before
+  double since_unix = 0;
+  uint64_t in_flight = 0;
+  uint64_t calls = 0;
+  uint64_t errors = 0;
+  std::vector<double> latencies_ms;  // ring of the last kLatencyWindow calls
+  size_t latency_next = 0;
+  std::string last_error;  // the most recent failure: an attempt's or a call's transport error
+  double last_error_unix = 0;
+  bool failing = false;  // ready, and its last call failed as transport
+
+  void AddLatency(double ms) {
+    if (latencies_ms.size() < kLatencyWindow) {
+      latencies_ms.push_back(ms);
+    } else {
+      latencies_ms[latency_next] = ms;
+      latency_next = (latency_next + 1) % kLatencyWindow;
+    }
+  }
+  std::optional<double> MedianLatency() const {
+    if (latencies_ms.empty()) return std::nullopt;
+    std::vector<double> v = latencies_ms;
+    auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    return *mid;
+  }
+};
+
+Gateway::Gateway(Env* main, std::vector<Env*> workers, GatewayOptions options)
+    : main_(main),
+      workers_(std::move(workers)),
+      options_(std::move(options)),
+      started_unix_(main->UnixNow()) {
+  HostEvents* events = this;
+  for (Env* worker : workers_) {
+    tables_.push_back(std::make_unique<HostTable>(worker, main_, events));
+  }
+}
+
+Gateway::~Gateway() = default;
+
+// Every message to a worker's hosts is posted, even to the main loop's own:
+// it runs after what was posted before it, never inside the caller.
+template <typename F>
+void Gateway::OnWorker(size_t worker, F&& fn) {
+  workers_[worker]->Post(
+      [table = tables_[worker].get(), fn = std::forward<F>(fn)]() mutable { fn(*table); });
+}
+
+void Gateway::SetPolicy(std::shared_ptr<const Policy> policy) {
+  listing_literal_.clear();
+  catalog_.SetPolicy(std::move(policy));
+}
+
+void Gateway::SetScrubber(std::shared_ptr<const Scrubber> scrubber) {
+  scrubber_ = std::move(scrubber);
+}
+
+std::string Gateway::Scrubbed(std::string text) const {
+  if (scrubber_) scrubber_->ScrubInPlace(text);
+  return text;
+}
+
+void Gateway::ReplyError(Ticket ticket, proto::ErrorKind kind, std::string message) {
+  if (replies_) replies_->ReplyError(ticket, kind, Scrubbed(std::move(message)));
+}
+
+// --- configuration ---
+
+void Gateway::Load(const config::Config& config) { Apply(config, /*reload=*/false); }
+
+void Gateway::Reload(const config::Config& config) {
+  last_reload_unix_ = main_->UnixNow();
+  reload_error_.clear();
+  Apply(config, /*reload=*/true);
+}
+
+void Gateway::ReloadFailed(std::string error) {
+  last_reload_unix_ = main_->UnixNow();
+  reload_error_ = Scrubbed(std::move(error));
+}
+
+void Gateway::SettingsReloaded(std::string error) { settings_error_ = Scrubbed(std::move(error)); }
+
+// Servers whose entry is unchanged keep their session and in-flight calls;
+// removed ones are shut down (DELETE); added or changed ones start loading.
+void Gateway::Apply(const config::Config& config, bool reload) {
+  std::unordered_map<std::string, std::unique_ptr<Server>> old;
+  for (auto& server : servers_) {
+    std::string name = server->name;
+    old.emplace(std::move(name), std::move(server));
+  }
+  servers_.clear();
+  by_name_.clear();
+  std::vector<std::string> added, changed, removed;
+  std::vector<ServerView> views;
+  for (const config::Entry& entry : config.entries) {
+    if (by_name_.count(entry.name)) continue;  // a namespace is one server: the first entry
+    auto it = old.find(entry.name);
+    std::unique_ptr<Server> server;
+    if (it != old.end() && it->second->remote == entry.remote &&
+        it->second->refusal == entry.refusal) {
+      server = std::move(it->second);
+      old.erase(it);
+    } else {
+      (it == old.end() ? added : changed).push_back(entry.name);
+      if (it != old.end()) {
+        Retire(*it->second);
+        old.erase(it);
+      }
+      server = NewServer(entry);
+    }
+    views.push_back(server->view);
+    by_name_[server->name] = server.get();
+    servers_.push_back(std::move(server));
+  }
+  for (auto& [name, server] : old) {
+    removed.push_back(name);
+    Retire(*server);
+  }
+  if (reload) {
+    auto names = [](std::vector<std::string> list) {
+      std::sort(list.begin(), list.end());
+      std::string out;
+      for (const std::string& n : list) out += (out.empty() ? "\"" : ", \"") + n + "\"";
+      return out.empty() ? std::string("none") : out;
+    };
+    spdlog::info("reload: {} servers; added: {}; removed: {}; changed: {}", servers_.size(),
+                 names(added), names(removed), names(changed));
+  }
+  listing_literal_.clear();
+  catalog_.Reset(std::move(views));
+}
+
+std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) {
+  auto server = std::make_unique<Server>();
+  server->name = entry.name;
+  server->remote = entry.remote;
+  server->refusal = entry.refusal;
+  server->since_unix = main_->UnixNow();
+  server->view.name = entry.name;
+  if (!entry.accepted()) {
+    server->view.status = mcp::Status::kError;
+    server->view.reason = Scrubbed(entry.refusal);
+    server->view.refused = true;
+    spdlog::warn("server \"{}\": refused: {}", entry.name, entry.refusal);
+    return server;
+  }
+  server->view.status = mcp::Status::kLoading;
+  server->host = next_host_id_++;
+  server->worker = next_worker_++ % workers_.size();
+  by_host_[server->host] = server.get();
+  Secret authorization;
+  if (auth_) {
+    server->auth_id = next_auth_id_++;
+    // The Authorization a stored token gives is the session's from the start.
+    authorization = auth_->AddServer(server->auth_id, entry.name, *entry.remote);
+  }
+  server->proxy = http::ShowProxy(http::ProcessProxyEnv().For(entry.remote->url.Reveal()));
+  spdlog::info("server \"{}\": loading ({}{}{})", entry.name, entry.remote->url_redacted,
+               server->proxy.empty() ? "" : " through the proxy ", server->proxy);
+  OnWorker(server->worker,
+           [id = server->host, name = entry.name, remote = *entry.remote, limits = options_.limits,
+            authorization = std::move(authorization),
+            hint = era_cache_.Lookup(entry.remote->url.Reveal())](HostTable& table) mutable {
+             table.Create(id, std::move(name), std::move(remote), limits, std::move(authorization),
+                          std::move(hint));
+           });
+  return server;
+}
+
+// The record goes; its host shuts down on its worker (calls still pending
+// there end as transport and are answered) and reports when it is gone.
+void Gateway::Retire(Server& server) {
+  if (auth_ && server.auth_id) auth_->RemoveServer(server.auth_id);
+  server.auth_id = 0;
+  if (server.host == 0) return;
+  by_host_.erase(server.host);
+  retiring_[server.host] = server.worker;
+  OnWorker(server.worker, [id = server.host, grace = options_.shutdown_grace](HostTable& table) {
+    table.Retire(id, grace);
+  });
+  server.host = 0;
+}
+
+// --- what the hosts report ---
+
+void Gateway::OnHostState(HostId id, ServerState state) {
+  auto it = by_host_.find(id);
+  if (it == by_host_.end()) return;  // a retired host: its record is gone
+  Server& server = *it->second;
+  state.reason = Scrubbed(std::move(state.reason));
+  const size_t tools = state.tools ? state.tools->size() : 0;
+  if (server.view.status != state.status || server.view.reason != state.reason) {
+    server.since_unix = main_->UnixNow();
+    if (state.status == mcp::Status::kError) {
+      spdlog::warn("server \"{}\": error: {}", server.name, state.reason);
+      server.last_error = state.reason;
+      server.last_error_unix = server.since_unix;
+    } else {
+      spdlog::info("server \"{}\": {} ({} tools)", server.name, mcp::StatusName(state.status),
+                   tools);
+    }
+  } else if (!server.view.tools || server.view.tools != state.tools) {
+    spdlog::info("server \"{}\": tools listed again ({} tools)", server.name, tools);
+  }
+  if (state.status == mcp::Status::kReady && server.auth_asked && auth_) {
+    server.auth_asked = false;
+    auth_->Succeeded(server.auth_id);
+  }
+  const bool tools_changed = server.view.tools != state.tools;
+  server.view.status = state.status;
+  server.view.reason = std::move(state.reason);
+  server.view.tools = std::move(state.tools);
+  if (server.remote && !state.protocol_version.empty() &&
+      state.protocol_version != server.protocol_version) {
+    era_cache_.Remember(server.remote->url.Reveal(), state.protocol_version);
+  }
+  server.protocol_version = std::move(state.protocol_version);
+  if (!state.http_version.empty()) server.http_version = std::move(state.http_version);
+  listing_literal_.clear();
+  catalog_.Update(server.view);
+  if (tools_changed && tools_changed_) {
+    const bool settled = std::none_of(servers_.begin(), servers_.end(), [](const auto& s) {
+      return s->view.status == mcp::Status::kLoading;
+    });
+    tools_changed_(settled);
+  }
+}
+
+void Gateway::OnHostCallFinished(HostId id, mcp::CallId call_id, mcp::CallOutcome outcome) {
+  auto it = calls_.find(call_id);
+  if (it == calls_.end()) return;  // cancelled meanwhile
+  PendingCall call = std::move(it->second);
+  calls_.erase(it);
+  call_by_ticket_.erase(call.ticket);
+  // The record counts the call only if it is still the one the call went to.
+  auto found = by_host_.find(id);
+  Server* server = found != by_host_.end() ? found->second : nullptr;
+  const double ms = Millis(main_->Now() - call.start);
+  if (server) {
+    server->in_flight--;
+    server->calls++;
+    server->AddLatency(ms);
+    if (outcome.kind != mcp::CallErrorKind::kNone) server->errors++;
+    if (outcome.kind == mcp::CallErrorKind::kTransport) {
+      server->last_error = Scrubbed(outcome.text);
+      server->last_error_unix = main_->UnixNow();
+      if (!server->failing && server->view.status == mcp::Status::kReady) {
+        server->failing = true;
+        spdlog::info("server \"{}\": a call failed: {}", server->name, server->last_error);
+      }
+    } else if (server->failing) {
+      server->failing = false;
+      spdlog::info("server \"{}\": calls succeed again", server->name);
+    }
+    if (outcome.kind == mcp::CallErrorKind::kNone && server->auth_asked && auth_) {
+      server->auth_asked = false;
+      auth_->Succeeded(server->auth_id);
+    }
+  }
+  if (replies_) {
+    switch (outcome.kind) {
+      case mcp::CallErrorKind::kNone:
+        replies_->ReplyText(call.ticket, outcome.text);
+        break;
+      case mcp::CallErrorKind::kBackend:
+        ReplyError(call.ticket, proto::ErrorKind::kBackend, outcome.text);
+        break;
+      case mcp::CallErrorKind::kTransport:
+        ReplyError(call.ticket, proto::ErrorKind::kTransport, outcome.text);
+        break;
+    }
+  }
+  spdlog::debug("call {}/{}: {} in {:.1f} ms, {} bytes out, {} bytes in", call.ns, call.tool,
+                OutcomeName(outcome.kind), ms, outcome.bytes_out, outcome.bytes_in);
+  LogCall(call, OutcomeName(outcome.kind), &outcome);
+}
+
+void Gateway::OnHostGone(HostId id) {
+  if (retiring_.erase(id) == 0) return;
+  MaybeFinishShutdown();
+}
+
+// The AuthManager answers through the link (SetSessionAuthorization, then
+// SessionAuthorized or SessionAuthorizationFailed); without one the refusal
+// stands at once.
+void Gateway::OnHostAuthorizationNeeded(HostId id, int http_status, std::string www_authenticate) {
+  auto it = by_host_.find(id);
+  if (it == by_host_.end()) return;
+  Server& server = *it->second;
+  if (auth_ && server.auth_id != 0 && !shutting_down_) {
+    server.auth_asked = true;
+    auth_->AuthorizationNeeded(server.auth_id, http_status, www_authenticate);
+    return;
+  }
+  OnWorker(server.worker, [host = id, http_status](HostTable& table) {
+    table.AuthorizationFailed(host, "HTTP " + std::to_string(http_status) + " from server");
+  });
+}
+
+Gateway::Server* Gateway::ByAuthId(uint64_t auth_id) {
+  if (auth_id == 0) return nullptr;
+  for (auto& server : servers_) {
+    if (server->auth_id == auth_id) return server.get();
+  }
+  return nullptr;
+}
+
+void Gateway::SetSessionAuthorization(uint64_t auth_id, const Secret& value) {
+  Server* server = ByAuthId(auth_id);
+  if (server == nullptr || server->host == 0) return;
+  OnWorker(server->worker,
+           [host = server->host, value](HostTable& table) { table.SetAuthorization(host, value); });
+}
+
+void Gateway::SessionAuthorized(uint64_t auth_id) {
+  Server* server = ByAuthId(auth_id);
+  if (server == nullptr || server->host == 0) return;
+  spdlog::debug("server \"{}\": authorized", server->name);
+  OnWorker(server->worker, [host = server->host](HostTable& table) { table.Authorized(host); });
+}
+
+void Gateway::SessionAuthorizationFailed(uint64_t auth_id, const std::string& reason) {
+  Server* server = ByAuthId(auth_id);
+  if (server == nullptr || server->host == 0) return;
+  std::string why = Scrubbed(reason);
+  spdlog::debug("server \"{}\": authorization failed: {}", server->name, why);
+  OnWorker(server->worker, [host = server->host, why = std::move(why)](HostTable& table) {
+    table.AuthorizationFailed(host, why);
+  });
+}
+
+// --- requests ---
+
+void Gateway::OnRequest(Ticket ticket, const Peer& peer, std::string_view method,
+                        const rapidjson::Value& params, std::string_view frame) {
+  if (!replies_) return;
+  if (method == proto::kGetDynamicTools) {
+    if (params.IsObject() && params.MemberCount() == 0) {
+      // The hottest request: answered from the listing kept encoded.
+      if (listing_literal_.empty()) proto::AppendJsonString(&listing_literal_, catalog_.Listing());
+      replies_->ReplyTextLiteral(ticket, listing_literal_);
+      return;
+    }
+    auto answer = catalog_.GetDynamicTools(params);
+    if (auto* text = std::get_if<std::string>(&answer)) {
+      replies_->ReplyText(ticket, *text);
+    } else {
+      auto& err = std::get<GatewayError>(answer);
+      ReplyError(ticket, err.kind, std::move(err.message));
+    }
+  } else if (method == proto::kCallDynamicTool) {
+    HandleCall(ticket, peer, params, frame);
+  } else if (method == proto::kStatus) {
+    replies_->ReplyJson(ticket, StatusJson());
+  } else if (method == proto::kLogin || method == proto::kLoginWait || method == proto::kLogout) {
+    HandleAuthRequest(ticket, method, params);
+  } else {
+    ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
+               "unknown method; use get_dynamic_tools, call_dynamic_tool or status");
+  }
+}
+
+void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params,
+                         std::string_view frame) {
+  if (shutting_down_) {
+    ReplyError(ticket, proto::ErrorKind::kTransport, "mcpgwd is shutting down");
+    return;
+  }
+  // The arguments go upstream exactly as they arrived (SPEC §5).
+  const std::string_view params_text = mcp::RawMember(frame, {"params"}).value_or("{}");
+  auto prepared = catalog_.PrepareCall(params, params_text);
+  if (auto* err = std::get_if<GatewayError>(&prepared)) {
+    ReplyError(ticket, err->kind, err->message);
+    if (err->kind == proto::ErrorKind::kDenied) {
+      auto str = [&](const char* key) {
+        auto m = params.FindMember(key);
+        return m != params.MemberEnd() && m->value.IsString() ? std::string(m->value.GetString())
+                                                              : std::string();
+      };
+      PendingCall denied{ticket, 0, 0, str("namespace"), str("toolName"), main_->Now(), peer};
+      LogCall(denied, "denied", nullptr);
+    }
+    return;
+  }
+  CallTarget target = std::move(std::get<CallTarget>(prepared));
+  auto it = by_name_.find(target.ns);
+  if (it == by_name_.end() || it->second->host == 0) {
+    ReplyError(ticket, proto::ErrorKind::kNotReady, "server is not connected");
+    return;
+  }
+  Server& server = *it->second;
+  const mcp::CallId id = next_call_id_++;
+  server.in_flight++;
+  calls_.emplace(id, PendingCall{ticket, server.host, server.worker, target.ns, target.tool,
+                                 main_->Now(), peer});
+  call_by_ticket_.emplace(ticket, id);
+  OnWorker(server.worker, [host = server.host, id, tool = std::move(target.tool),
+                           args = std::move(target.arguments_json)](HostTable& table) mutable {
+    table.Call(host, id, std::move(tool), std::move(args));
+  });
+}
+
+void Gateway::OnCancel(Ticket ticket) {
+  auto it = call_by_ticket_.find(ticket);
+  if (it == call_by_ticket_.end()) return;
+  const mcp::CallId id = it->second;
+  call_by_ticket_.erase(it);
+  auto call_it = calls_.find(id);
+  if (call_it == calls_.end()) return;
+  PendingCall call = std::move(call_it->second);
+  calls_.erase(call_it);
+  auto server = by_host_.find(call.host);
+  if (server != by_host_.end()) server->second->in_flight--;
+  spdlog::debug("call {}/{}: cancelled after {:.1f} ms", call.ns, call.tool,
+                Millis(main_->Now() - call.start));
+  LogCall(call, "cancelled", nullptr);
+  // A retired host cancels its calls itself; an unknown id is dropped there.
+  OnWorker(call.worker, [host = call.host, id](HostTable& table) { table.Cancel(host, id); });
+}
+
+void Gateway::LogCall(const PendingCall& call, std::string_view outcome,
+                      const mcp::CallOutcome* result) {
+  if (!call_log_) return;
+  CallRecord r;
+  r.time = std::chrono::system_clock::now();
+  r.pid = call.peer.pid;
+  r.uid = call.peer.uid;
+  r.ns = call.ns;
+  r.tool = call.tool;
+  r.outcome = std::string(outcome);
+  r.duration_ms = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(main_->Now() - call.start).count());
+  if (result) {
+    r.request_params = result->request_params;
+    r.bytes_in = result->bytes_in;
+    r.bytes_out = result->bytes_out;
+  }
+  if (auto err = call_log_->Append(r)) spdlog::error("call log: {}", *err);
+}
+
+// --- shutdown ---
+
+void Gateway::Shutdown(std::function<void()> done) {
+  shutting_down_ = true;
+  shutdown_done_ = std::move(done);
+  for (const auto& server : servers_) Retire(*server);
+  MaybeFinishShutdown();
+}
+
+void Gateway::MaybeFinishShutdown() {
+  if (!shutting_down_ || !retiring_.empty() || !shutdown_done_) return;
+  auto done = std::move(shutdown_done_);
+  shutdown_done_ = nullptr;
+  done();
+}
+
+// --- status ---
+
+std::string Gateway::StatusJson() const {
+  const double now = main_->UnixNow();
+  rapidjson::StringBuffer buffer;
+  StatusWriter w(buffer);
+  w.StartObject();
+  w.Key("daemon");
+  w.StartObject();
+  w.Key("version");
+  String(w, MCPGW_VERSION);
+  w.Key("pid");
+  w.Int64(getpid());
+  w.Key("started_unix");
+  Number(w, started_unix_);
+  w.Key("uptime_s");
+  Number(w, now - started_unix_);
+  w.Key("config");
+  String(w, options_.config_path);
+  w.Key("settings");
+  StringOrNull(w, options_.settings_path);
+  w.Key("socket");
+  String(w, options_.socket_path);
+  w.Key("last_reload_unix");
+  NumberOrNull(w, last_reload_unix_ > 0 ? std::optional<double>(last_reload_unix_) : std::nullopt);
+  w.Key("reload_error");
+  StringOrNull(w, reload_error_);
+  w.Key("settings_error");
+  StringOrNull(w, settings_error_);
+  w.EndObject();
+  w.Key("servers");
+  w.StartArray();
+  for (const ServerView& view : catalog_.servers()) {
+    auto it = by_name_.find(view.name);
+    if (it == by_name_.end()) continue;
+    const Server& server = *it->second;
+    w.StartObject();
+    w.Key("namespace");
+    String(w, server.name);
+    w.Key("status");
+    String(w, mcp::StatusName(server.view.status));
+    w.Key("reason");
+    String(w, server.view.reason);
+    w.Key("url");
+    if (server.remote) {
+      String(w, server.remote->url_redacted);
+    } else {
+      w.Null();
+    }
+    w.Key("protocol_version");
+    StringOrNull(w, server.protocol_version);
+    w.Key("http_version");
+    StringOrNull(w, server.http_version);
+    w.Key("tools");
+    w.Uint64(server.view.tools ? server.view.tools->size() : 0);
+    w.Key("in_flight");
+    w.Uint64(server.in_flight);
+    w.Key("calls");
+    w.Uint64(server.calls);
+    w.Key("errors");
+    w.Uint64(server.errors);
+    w.Key("latency_p50_ms");
+    NumberOrNull(w, server.MedianLatency());
+    w.Key("since_unix");
+    Number(w, server.since_unix);
+    w.Key("last_error");
+    StringOrNull(w, server.last_error);
+    w.Key("last_error_unix");
+    NumberOrNull(w, server.last_error.empty() ? std::nullopt
+                                              : std::optional<double>(server.last_error_unix));
+    w.Key("proxy");
+    StringOrNull(w, server.proxy);
+    w.Key("oauth");
+    const std::string oauth = AuthStatusJson(server.auth_id);
+    w.RawValue(oauth.data(), oauth.size(), rapidjson::kObjectType);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+void Gateway::ReleaseHosts() {
+  for (size_t w = 0; w < tables_.size(); ++w) OnWorker(w, [](HostTable& table) { table.Clear(); });
+}
+
+}  // namespace mcpgw

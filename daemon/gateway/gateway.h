@@ -1,0 +1,174 @@
+// Gateway: the daemon's request handler on its main loop. It answers the two
+// tools and `status` for the IpcServer, keeps the Catalog (what hosts see) in
+// step with every server's state, and routes calls to the server's host.
+//
+// Ownership: every configured server is a Server record owned by the Gateway
+// on the main loop. Its session runs in a ServerHost owned by the HostTable
+// of one worker (the main loop's own included), addressed by a HostId that is
+// never reused: a reload that changes a server gives it a new host and id, and
+// whatever the old host still reports (a state change, a call's outcome)
+// carries the old id, so it can touch no newer record. Threads exchange only
+// posted messages carrying those ids; no object is shared across threads.
+// Every reason and error message it lets out passes through its Scrubber.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "config/config.h"
+#include "daemon/gateway/catalog.h"
+#include "daemon/runtime/env.h"
+#include "daemon/gateway/host_table.h"
+#include "daemon/ipc/ipc_server.h"
+#include "daemon/mcp/era_cache.h"
+#include "daemon/mcp/session.h"
+
+namespace mcpgw {
+
+class CallLog;
+class Scrubber;
+namespace auth {
+class AuthManager;
+class SessionLink;
+}  // namespace auth
+
+struct GatewayOptions {
+  std::string config_path;
+  std::string settings_path;  // empty: no settings file in use
+  std::string socket_path;
+  mcp::SessionLimits limits;
+  mcp::Duration shutdown_grace = std::chrono::seconds(3);  // DELETE of sessions before exit
+};
+
+class Gateway : public IpcHandler, private HostEvents {
+ public:
+  // `main` is the Env of the loop that runs the gateway and the IpcServer;
+  // `workers` run the servers' sessions (`main` may be one of them). All
+  // outlive the Gateway's use.
+  Gateway(Env* main, std::vector<Env*> workers, GatewayOptions options);
+  ~Gateway() override;
+  Gateway(const Gateway&) = delete;
+  Gateway& operator=(const Gateway&) = delete;
+
+  // All below on the main loop.
+  void SetReplies(IpcReplies* replies) { replies_ = replies; }
+  void SetCallLog(CallLog* log) { call_log_ = log; }
+  // Runs on the main loop after a server's tool list changed; `settled`:
+  // no server is loading any more.
+  void SetToolsChanged(std::function<void(bool settled)> fn) { tools_changed_ = std::move(fn); }
+  void SetPolicy(std::shared_ptr<const Policy> policy);
+  // The snapshot that reasons, errors and status are scrubbed with. Set it
+  // before Load/Reload so the new servers' secrets are covered from the start.
+  void SetScrubber(std::shared_ptr<const Scrubber> scrubber);
+  // The OAuth client (SPEC §9), set before Load; null: no OAuth, login,
+  // login_wait and logout are refused, and a refusal for lack of
+  // authorization stands.
+  void SetAuthManager(auth::AuthManager* manager) { auth_ = manager; }
+  // What the AuthManager reports to: it reaches sessions through the gateway.
+  auth::SessionLink* auth_link();
+  // Runs on the main loop for every secret the AuthManager learns (tokens,
+  // codes, verifiers, client secrets); the daemon extends its scrubbers.
+  void SetSecretSink(std::function<void(const Secret&)> sink) { secret_sink_ = std::move(sink); }
+  // Starts a session per accepted entry; refused ones show as error.
+  void Load(const config::Config& config);
+  // A new configuration: unchanged servers keep their sessions and calls,
+  // removed ones are shut down (DELETE), added or changed ones start loading.
+  void Reload(const config::Config& config);
+  // A reload whose file was unusable: the old configuration stays.
+  void ReloadFailed(std::string error);
+  // The settings file was re-read: `error` empty when it was usable.
+  void SettingsReloaded(std::string error);
+  // Shuts every session down (DELETE), then runs `done` on the main loop.
+  void Shutdown(std::function<void()> done);
+  // Destroys whatever hosts are left, on their workers. Call after
+  // Shutdown's `done`, before the workers stop.
+  void ReleaseHosts();
+
+  void OnRequest(Ticket ticket, const Peer& peer, std::string_view method,
+                 const rapidjson::Value& params, std::string_view frame) override;
+  void OnCancel(Ticket ticket) override;
+
+  std::string StatusJson() const;
+
+ private:
+  struct Server;
+  struct PendingCall {
+    Ticket ticket = 0;
+    HostId host = 0;
+    size_t worker = 0;
+    std::string ns;
+    std::string tool;
+    mcp::TimePoint start;
+    Peer peer;
+  };
+
+  // HostEvents: what the hosts report, on the main loop.
+  void OnHostState(HostId id, ServerState state) override;
+  void OnHostCallFinished(HostId id, mcp::CallId call, mcp::CallOutcome outcome) override;
+  void OnHostGone(HostId id) override;
+  void OnHostAuthorizationNeeded(HostId id, int http_status, std::string www_authenticate) override;
+
+  // login, login_wait and logout, and the "oauth" status member (gateway_auth.cc).
+  void HandleAuthRequest(Ticket ticket, std::string_view method, const rapidjson::Value& params);
+  std::string AuthStatusJson(uint64_t auth_id) const;
+  class AuthLink;
+  // What the AuthManager tells a server's session, by its auth id.
+  Server* ByAuthId(uint64_t auth_id);
+  void SetSessionAuthorization(uint64_t auth_id, const Secret& value);
+  void SessionAuthorized(uint64_t auth_id);
+  void SessionAuthorizationFailed(uint64_t auth_id, const std::string& reason);
+
+  void HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params,
+                  std::string_view frame);
+  void Apply(const config::Config& config, bool reload);
+  std::unique_ptr<Server> NewServer(const config::Entry& entry);
+  void Retire(Server& server);
+  void MaybeFinishShutdown();
+  void ReplyError(Ticket ticket, proto::ErrorKind kind, std::string message);
+  std::string Scrubbed(std::string text) const;
+  void LogCall(const PendingCall& call, std::string_view outcome, const mcp::CallOutcome* result);
+  template <typename F>
+  void OnWorker(size_t worker, F&& fn);
+
+  Env* main_;
+  std::vector<Env*> workers_;
+  std::vector<std::unique_ptr<HostTable>> tables_;  // one per worker, used on its loop only
+  GatewayOptions options_;
+  IpcReplies* replies_ = nullptr;
+  CallLog* call_log_ = nullptr;
+  auth::AuthManager* auth_ = nullptr;
+  std::shared_ptr<AuthLink> auth_link_;  // made by auth_link(), in gateway_auth.cc
+  std::function<void(const Secret&)> secret_sink_;
+  uint64_t next_auth_id_ = 1;
+  std::shared_ptr<const Scrubber> scrubber_;
+  Catalog catalog_;
+  // The protocol version each origin's server spoke, for the daemon's life: a
+  // (re)loaded server starts from it instead of probing a known 2025 server.
+  mcp::EraCache era_cache_;
+  std::string listing_literal_;                   // catalog_.Listing() as a JSON string; "" = stale
+  std::vector<std::unique_ptr<Server>> servers_;  // config order
+  std::unordered_map<std::string, Server*> by_name_;
+  std::unordered_map<HostId, Server*> by_host_;  // current hosts only
+  std::unordered_map<HostId, size_t> retiring_;  // retired hosts not yet gone → worker
+  std::unordered_map<mcp::CallId, PendingCall> calls_;
+  std::unordered_map<Ticket, mcp::CallId> call_by_ticket_;
+  mcp::CallId next_call_id_ = 1;
+  HostId next_host_id_ = 1;
+  size_t next_worker_ = 0;
+  double started_unix_;
+  double last_reload_unix_ = 0;
+  std::string reload_error_;
+  std::string settings_error_;
+  std::function<void()> shutdown_done_;
+  std::function<void(bool)> tools_changed_;
+  bool shutting_down_ = false;
+};
+
+}  // namespace mcpgw

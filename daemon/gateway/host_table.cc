@@ -1,0 +1,105 @@
+#include "daemon/gateway/host_table.h"
+
+#include <utility>
+
+namespace mcpgw {
+
+// One host and the listener that forwards its reports, stamped with its id.
+struct HostTable::Slot : ServerHostListener {
+  Slot(HostTable* owner, HostId host_id) : table(owner), id(host_id) {}
+
+  void OnStateChanged(const ServerState& state) override {
+    table->main_->Post(
+        [events = table->events_, host = id, state] { events->OnHostState(host, state); });
+  }
+  void OnCallFinished(mcp::CallId call, mcp::CallOutcome outcome) override {
+    table->main_->Post(
+        [events = table->events_, host = id, call, out = std::move(outcome)]() mutable {
+          events->OnHostCallFinished(host, call, std::move(out));
+        });
+  }
+  void OnAuthorizationNeeded(int http_status, const std::string& www_authenticate) override {
+    table->main_->Post([events = table->events_, host = id, http_status, www = www_authenticate] {
+      events->OnHostAuthorizationNeeded(host, http_status, www);
+    });
+  }
+  void OnShutdownComplete() override {
+    // Called from inside the host: it is destroyed on the next turn.
+    table->env_->Post([owner = table, host = id] { owner->Erase(host); });
+  }
+
+  HostTable* table;
+  HostId id;
+  std::unique_ptr<ServerHost> host;
+  bool retiring = false;
+};
+
+HostTable::HostTable(Env* env, Env* main, HostEvents* events)
+    : env_(env), main_(main), events_(events) {}
+
+HostTable::~HostTable() = default;
+
+void HostTable::Create(HostId id, std::string name, config::RemoteServer server,
+                       mcp::SessionLimits limits, Secret authorization, std::string era_hint) {
+  auto slot = std::make_unique<Slot>(this, id);
+  slot->host =
+      std::make_unique<ServerHost>(env_, std::move(name), std::move(server), limits, slot.get());
+  if (!authorization.empty()) slot->host->SetAuthorization(std::move(authorization));
+  Slot* raw = slot.get();
+  slots_[id] = std::move(slot);
+  raw->host->Start(era_hint);
+}
+
+void HostTable::Call(HostId id, mcp::CallId call, std::string tool, std::string arguments_json) {
+  auto it = slots_.find(id);
+  if (it == slots_.end() || it->second->retiring) {
+    mcp::CallOutcome outcome;
+    outcome.kind = mcp::CallErrorKind::kTransport;
+    outcome.text = "the server was removed or reloaded before the call reached it; try again";
+    main_->Post([events = events_, id, call, out = std::move(outcome)]() mutable {
+      events->OnHostCallFinished(id, call, std::move(out));
+    });
+    return;
+  }
+  it->second->host->Call(call, std::move(tool), std::move(arguments_json));
+}
+
+void HostTable::Cancel(HostId id, mcp::CallId call) {
+  auto it = slots_.find(id);
+  if (it != slots_.end()) it->second->host->Cancel(call);
+}
+
+void HostTable::SetAuthorization(HostId id, Secret value) {
+  auto it = slots_.find(id);
+  if (it != slots_.end()) it->second->host->SetAuthorization(std::move(value));
+}
+
+void HostTable::Authorized(HostId id) {
+  auto it = slots_.find(id);
+  if (it != slots_.end()) it->second->host->OnAuthorized();
+}
+
+void HostTable::AuthorizationFailed(HostId id, std::string reason) {
+  auto it = slots_.find(id);
+  if (it != slots_.end()) it->second->host->OnAuthorizationFailed(std::move(reason));
+}
+
+void HostTable::Retire(HostId id, mcp::Duration grace) {
+  auto it = slots_.find(id);
+  if (it == slots_.end()) {
+    main_->Post([events = events_, id] { events->OnHostGone(id); });
+    return;
+  }
+  if (it->second->retiring) return;
+  it->second->retiring = true;
+  it->second->host->Shutdown(grace);
+}
+
+void HostTable::Erase(HostId id) {
+  if (slots_.erase(id) == 0) return;
+  main_->Post([events = events_, id] { events->OnHostGone(id); });
+}
+
+void HostTable::Clear() { slots_.clear(); }
+
+}  // namespace mcpgw

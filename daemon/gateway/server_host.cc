@@ -1,0 +1,149 @@
+#include "daemon/gateway/server_host.h"
+
+#include <variant>
+
+#include <spdlog/spdlog.h>
+
+namespace mcpgw {
+
+ServerHost::ServerHost(Env* env, std::string name, config::RemoteServer server,
+                       mcp::SessionLimits limits, ServerHostListener* listener)
+    : env_(env),
+      session_(std::move(name), std::move(server), limits),
+      listener_(listener),
+      timer_(env->NewTimer()),
+      grace_timer_(env->NewTimer()) {}
+
+ServerHost::~ServerHost() { env_->http().AbortAll(this); }
+
+void ServerHost::Start(std::string_view era_hint) {
+  session_.SetEraHint(era_hint);
+  session_.Start(env_->Now());
+  Pump();
+}
+
+void ServerHost::Call(mcp::CallId id, std::string tool, std::string arguments_json) {
+  session_.Call(id, std::move(tool), std::move(arguments_json), env_->Now());
+  Pump();
+}
+
+void ServerHost::Cancel(mcp::CallId id) {
+  session_.Cancel(id, env_->Now());
+  Pump();
+}
+
+void ServerHost::SetAuthorization(Secret value) { session_.SetAuthorization(std::move(value)); }
+
+void ServerHost::OnAuthorized() {
+  session_.OnAuthorized(env_->Now());
+  Pump();
+}
+
+void ServerHost::OnAuthorizationFailed(std::string reason) {
+  session_.OnAuthorizationFailed(std::move(reason), env_->Now());
+  Pump();
+}
+
+void ServerHost::Shutdown(mcp::Duration grace) {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  session_.Shutdown(env_->Now());
+  Pump();
+  grace_timer_->Start(grace, [this] {
+    env_->http().AbortAll(this);
+    live_.clear();
+    MaybeFinishShutdown();
+  });
+  MaybeFinishShutdown();
+}
+
+void ServerHost::OnHttpHead(uint64_t tag, const mcp::ResponseHead& head) {
+  if (!head.http_version.empty()) http_version_ = head.http_version;
+  session_.OnResponseHead(tag, head, env_->Now());
+  Pump();
+}
+
+void ServerHost::OnHttpData(uint64_t tag, std::string_view bytes) {
+  session_.OnResponseData(tag, bytes, env_->Now());
+  Pump();
+}
+
+void ServerHost::OnHttpDone(uint64_t tag, const mcp::TransferResult& result) {
+  live_.erase(tag);
+  session_.OnTransferDone(tag, result, env_->Now());
+  Pump();
+  MaybeFinishShutdown();
+}
+
+void ServerHost::Pump() {
+  if (pumping_) return;  // the outer Pump drains what re-entrant events queued
+  pumping_ = true;
+  for (;;) {
+    std::vector<mcp::Action> actions = session_.TakeActions();
+    if (actions.empty()) break;
+    for (mcp::Action& action : actions) {
+      if (auto* start = std::get_if<mcp::StartTransfer>(&action)) {
+        HttpRequest req;
+        req.method = start->method;
+        req.url = start->server->url.Reveal();
+        req.url_redacted = start->server->url_redacted;
+        req.headers.reserve(start->server->headers.size() + start->headers.size());
+        for (const config::Header& h : start->server->headers) {
+          req.headers.emplace_back(h.name, h.value.Reveal());
+        }
+        for (auto& h : start->headers) req.headers.push_back(std::move(h));
+        req.body = std::move(start->body);
+        req.long_lived = start->long_lived;
+        live_.insert(start->id);
+        env_->http().Start(this, start->id, std::move(req));
+      } else if (auto* abort = std::get_if<mcp::AbortTransfer>(&action)) {
+        live_.erase(abort->id);
+        env_->http().Abort(this, abort->id);
+      } else if (auto* done = std::get_if<mcp::CallFinished>(&action)) {
+        listener_->OnCallFinished(done->id, std::move(done->outcome));
+      } else if (std::holds_alternative<mcp::StateChanged>(action)) {
+        listener_->OnStateChanged(ServerState{session_.status(), session_.reason(),
+                                              session_.tools(), session_.protocol_version(),
+                                              http_version_});
+      } else if (auto* need = std::get_if<mcp::AuthorizationNeeded>(&action)) {
+        listener_->OnAuthorizationNeeded(need->http_status, need->www_authenticate);
+      } else if (auto* line = std::get_if<mcp::LogLine>(&action)) {
+        const spdlog::level::level_enum level =
+            line->level == mcp::LogLevel::kWarn   ? spdlog::level::warn
+            : line->level == mcp::LogLevel::kInfo ? spdlog::level::info
+                                                  : spdlog::level::debug;
+        spdlog::log(level, "server \"{}\": {}", session_.name(), line->text);
+      }
+    }
+  }
+  pumping_ = false;
+  ArmTimer();
+}
+
+void ServerHost::ArmTimer() {
+  // Most pumps leave the earliest wake-up where it was (a call's deadline
+  // lies behind the ones already pending): the timer is then left alone.
+  std::optional<mcp::TimePoint> wake = session_.NextWakeup();
+  if (wake == armed_) return;
+  armed_ = wake;
+  if (!wake) {
+    timer_->Stop();
+    return;
+  }
+  timer_->Start(*wake - env_->Now(), [this] {
+    armed_.reset();
+    session_.OnTimer(env_->Now());
+    Pump();
+  });
+}
+
+void ServerHost::MaybeFinishShutdown() {
+  if (!shutting_down_ || shutdown_reported_ || !live_.empty()) return;
+  shutdown_reported_ = true;
+  grace_timer_->Stop();
+  timer_->Stop();
+  armed_.reset();
+  listener_->OnShutdownComplete();
+}
+
+}  // namespace mcpgw

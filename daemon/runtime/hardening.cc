@@ -1,0 +1,28 @@
+#include "daemon/runtime/hardening.h"
+
+#include <sys/resource.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include <cerrno>
+#include <cstring>
+
+namespace mcpgw {
+
+std::string ForbidCoreDumps() {
+  std::string error;
+  const rlimit none{0, 0};
+  if (setrlimit(RLIMIT_CORE, &none) != 0) {
+    error = std::string("cannot disable core dumps: ") + std::strerror(errno);
+  }
+#ifdef __linux__
+  // Also keeps /proc/PID/mem and ptrace to root; survives until exec.
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+    error = std::string("cannot clear the dumpable flag: ") + std::strerror(errno);
+  }
+#endif
+  return error;
+}
+
+}  // namespace mcpgw

@@ -1,0 +1,225 @@
+#include "daemon/runtime/worker.h"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace mcpgw {
+namespace {
+
+// A uv_timer_t behind the Timer interface. The handle is freed by its close
+// callback, which may run after the UvTimer is gone: it only frees.
+class UvTimer : public Timer {
+ public:
+  explicit UvTimer(uv_loop_t* loop) : handle_(new uv_timer_t) {
+    uv_timer_init(loop, handle_);
+    handle_->data = this;
+  }
+  ~UvTimer() override {
+    handle_->data = nullptr;
+    uv_close(reinterpret_cast<uv_handle_t*>(handle_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+  }
+  UvTimer(const UvTimer&) = delete;
+  UvTimer& operator=(const UvTimer&) = delete;
+
+  void Start(mcp::Duration delay, std::function<void()> fn) override {
+    fn_ = std::move(fn);
+    auto ms = std::chrono::ceil<std::chrono::milliseconds>(delay).count();
+    uv_timer_start(handle_, &UvTimer::OnFire, ms > 0 ? static_cast<uint64_t>(ms) : 0, 0);
+  }
+  void Stop() override { uv_timer_stop(handle_); }
+
+ private:
+  static void OnFire(uv_timer_t* handle) {
+    auto* self = static_cast<UvTimer*>(handle->data);
+    if (self == nullptr || !self->fn_) return;
+    // The callback may re-arm or destroy this timer: run a copy.
+    std::function<void()> fn = self->fn_;
+    fn();
+  }
+
+  uv_timer_t* handle_;
+  std::function<void()> fn_;
+};
+
+}  // namespace
+
+struct Worker::Impl {
+  std::string name;
+  HttpClientOptions http_options;
+  uv_loop_t loop;
+  uv_async_t wake;
+  uv_idle_t idle;  // runs `local` on the next turn
+  std::thread thread;
+  std::atomic<std::thread::id> thread_id{};
+  std::unique_ptr<HttpClient> http;  // created and destroyed on the worker thread
+
+  std::mutex mu;  // guards the fields below, and every uv_async_send
+  std::vector<std::function<void()>> queue;
+  bool started = false;
+  bool stop_requested = false;
+  // True while `wake` may be signalled and posts are taken: from Start()
+  // until Stop() (the final batch then closes the handle).
+  bool open = false;
+
+  // Worker thread only: tasks posted by the worker to itself.
+  std::vector<std::function<void()>> local;
+  bool closing = false;
+
+  std::mutex stop_mu;  // serialises joining
+
+  void Run() {
+    thread_id.store(std::this_thread::get_id());
+    pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());  // Linux: 15 bytes
+    http = std::make_unique<HttpClient>(&loop, http_options);
+    // Returns early only if someone called uv_stop; Shutdown() ends it for good.
+    while (uv_run(&loop, UV_RUN_DEFAULT) != 0) {
+    }
+    uv_loop_close(&loop);
+  }
+
+  void RunLocal() {
+    while (!local.empty()) {
+      std::vector<std::function<void()>> batch;
+      batch.swap(local);
+      for (auto& fn : batch) fn();
+    }
+  }
+
+  static void OnIdle(uv_idle_t* handle) {
+    auto* self = static_cast<Impl*>(handle->data);
+    std::vector<std::function<void()>> batch;
+    batch.swap(self->local);
+    for (auto& fn : batch) fn();
+    if (self->local.empty()) uv_idle_stop(handle);
+  }
+
+  static void OnWake(uv_async_t* handle) {
+    auto* self = static_cast<Impl*>(handle->data);
+    std::vector<std::function<void()>> batch;
+    bool stop;
+    {
+      std::lock_guard<std::mutex> lock(self->mu);
+      batch.swap(self->queue);
+      stop = self->stop_requested;
+    }
+    for (auto& fn : batch) fn();
+    if (stop) self->Shutdown();
+  }
+
+  // Worker thread: runs what the worker posted to itself, destroys the
+  // client, then closes every handle left on the loop (the owners of those
+  // handles must not free them before the loop ends), so uv_run returns.
+  void Shutdown() {
+    RunLocal();
+    closing = true;
+    http.reset();
+    uv_walk(
+        &loop,
+        [](uv_handle_t* h, void*) {
+          if (!uv_is_closing(h)) uv_close(h, nullptr);
+        },
+        nullptr);
+  }
+};
+
+Worker::Worker(std::string name, HttpClientOptions http_options) : impl_(std::make_unique<Impl>()) {
+  impl_->name = std::move(name);
+  impl_->http_options = http_options;
+}
+
+Worker::~Worker() {
+  Stop();
+  if (impl_->thread.joinable()) impl_->thread.join();  // Stop() came from the worker itself
+}
+
+void Worker::Start() {
+  Impl& w = *impl_;
+  std::lock_guard<std::mutex> lock(w.mu);
+  if (w.started || w.stop_requested) return;
+  w.started = true;
+  uv_loop_init(&w.loop);
+  uv_async_init(&w.loop, &w.wake, &Impl::OnWake);
+  w.wake.data = &w;
+  uv_idle_init(&w.loop, &w.idle);
+  w.idle.data = &w;
+  w.open = true;
+  uv_async_send(&w.wake);  // runs whatever was posted before Start
+  w.thread = std::thread([&w] { w.Run(); });
+}
+
+void Worker::Post(std::function<void()> fn) {
+  Impl& w = *impl_;
+  if (OnWorkerThread()) {
+    if (w.closing) return;
+    w.local.push_back(std::move(fn));
+    if (!uv_is_active(reinterpret_cast<uv_handle_t*>(&w.idle))) {
+      uv_idle_start(&w.idle, &Impl::OnIdle);
+    }
+    return;
+  }
+  std::lock_guard<std::mutex> lock(w.mu);
+  if (!w.open && (w.started || w.stop_requested)) return;  // stopped
+  w.queue.push_back(std::move(fn));
+  if (w.open) uv_async_send(&w.wake);
+}
+
+void Worker::Stop() {
+  Impl& w = *impl_;
+  {
+    std::lock_guard<std::mutex> lock(w.mu);
+    w.stop_requested = true;
+    if (!w.started) {
+      w.queue.clear();  // never started: nothing will run them
+      return;
+    }
+    // Tasks posted before this line run in the final batch; later ones are
+    // dropped, even while the loop finishes the task that called Stop().
+    if (w.open) uv_async_send(&w.wake);
+    w.open = false;
+  }
+  // From a task: the loop ends after it; the destructor joins.
+  if (OnWorkerThread()) return;
+  std::lock_guard<std::mutex> stop_lock(w.stop_mu);
+  if (w.thread.joinable()) w.thread.join();
+}
+
+mcp::TimePoint Worker::Now() { return mcp::Clock::now(); }
+
+double Worker::UnixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+bool Worker::ReadFile(const std::string& path, std::string* contents, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = "cannot read " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *contents = ss.str();
+  return true;
+}
+
+std::unique_ptr<Timer> Worker::NewTimer() { return std::make_unique<UvTimer>(&impl_->loop); }
+
+uv_loop_t* Worker::loop() { return &impl_->loop; }
+
+HttpClient& Worker::http() { return *impl_->http; }
+
+bool Worker::OnWorkerThread() const {
+  return impl_->thread_id.load() == std::this_thread::get_id();
+}
+
+}  // namespace mcpgw

@@ -1,0 +1,49 @@
+// Worker: one thread that owns one libuv loop and one HttpClient, and is the
+// real Env (daemon/env.h) of the code that runs on it. Other threads hand it
+// work with Post() (a locked queue and a uv_async wake-up); work posted from
+// the worker's own thread goes to a local queue run on the next loop turn
+// (no lock, no wake-up). Either way it runs later, in order, never inline.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <uv.h>
+
+#include "daemon/runtime/env.h"
+#include "daemon/net/http_client.h"
+
+namespace mcpgw {
+
+class Worker : public Env {
+ public:
+  explicit Worker(std::string name, HttpClientOptions http_options = {});
+  ~Worker() override;  // Stop()s if still running
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  void Start();  // spawns the thread and its loop
+  // Thread-safe. Runs every task already posted, then ends the loop and joins
+  // the thread. Handles still open on the loop are closed first.
+  void Stop();
+
+  // Env. Post is thread-safe; after Stop() it drops the task.
+  mcp::TimePoint Now() override;
+  double UnixNow() override;
+  void Post(std::function<void()> fn) override;
+  bool ReadFile(const std::string& path, std::string* contents, std::string* error) override;
+  // Worker-thread only.
+  std::unique_ptr<Timer> NewTimer() override;
+  HttpClient& http() override;
+
+  // Worker-thread only.
+  uv_loop_t* loop();
+  bool OnWorkerThread() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mcpgw

@@ -1,0 +1,115 @@
+#include "client/stdio/stdio_messages.h"
+
+#include <string>
+
+#include <rapidjson/document.h>
+#include <catch2/catch.hpp>
+
+#include "daemon/mcp/modern_wire.h"
+
+namespace mcpgw::cli {
+namespace {
+
+rapidjson::Document Json(std::string_view text) {
+  rapidjson::Document doc;
+  doc.Parse(text.data(), text.size());
+  INFO(text);
+  REQUIRE_FALSE(doc.HasParseError());
+  return doc;
+}
+
+HostRequest Classify(std::string_view params_json) {
+  rapidjson::Document params = Json(params_json);
+  return ClassifyHostRequest("7", &params);
+}
+
+constexpr std::string_view kModernMeta =
+    R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+    R"("io.modelcontextprotocol/clientInfo":{"name":"host","version":"1"},)"
+    R"("io.modelcontextprotocol/clientCapabilities":{}})";
+
+TEST_CASE("stdio messages: requests without a _meta version are legacy", "[stdio_messages]") {
+  CHECK_FALSE(ClassifyHostRequest("1", nullptr).modern);
+  CHECK_FALSE(Classify(R"({"name":"x"})").modern);
+  CHECK_FALSE(Classify(R"({"_meta":{"progressToken":1}})").modern);
+  CHECK_FALSE(Classify(R"({"_meta":"not an object"})").modern);
+  CHECK(Classify(R"({"_meta":{}})").refusal.empty());
+}
+
+TEST_CASE("stdio messages: a request with the revision's _meta is modern", "[stdio_messages]") {
+  HostRequest r = Classify("{" + std::string(kModernMeta) + "}");
+  CHECK(r.modern);
+  CHECK(r.refusal.empty());
+}
+
+TEST_CASE("stdio messages: an unusable _meta is refused with the revision's errors",
+          "[stdio_messages]") {
+  HostRequest old = Classify(R"({"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25",)"
+                             R"("io.modelcontextprotocol/clientCapabilities":{}}})");
+  REQUIRE_FALSE(old.refusal.empty());
+  rapidjson::Document error = Json(old.refusal);
+  CHECK(error["id"].GetInt() == 7);
+  CHECK(error["error"]["code"].GetInt() == kUnsupportedProtocolVersion);
+  CHECK(std::string(error["error"]["data"]["requested"].GetString()) == "2025-11-25");
+  CHECK(error["error"]["data"]["supported"][0] == "2026-07-28");
+  // The gateway's own client recognises the refusal and would retry at 2026-07-28.
+  auto recognised = mcp::RecognizeModernError(error);
+  REQUIRE(recognised);
+  CHECK(mcp::PickModernVersion(recognised->supported) == "2026-07-28");
+
+  HostRequest no_caps =
+      Classify(R"({"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}})");
+  CHECK(Json(no_caps.refusal)["error"]["code"].GetInt() == kInvalidParams);
+  HostRequest bad_version =
+      Classify(R"({"_meta":{"io.modelcontextprotocol/protocolVersion":20260728}})");
+  CHECK(Json(bad_version.refusal)["error"]["code"].GetInt() == kInvalidParams);
+}
+
+TEST_CASE("stdio messages: the discover result is one the gateway judges modern",
+          "[stdio_messages]") {
+  const std::string message = ResultMessage("1", DiscoverResult());
+  rapidjson::Document doc = Json(message);
+  const rapidjson::Value& result = doc["result"];
+  CHECK(std::string(result["resultType"].GetString()) == "complete");
+  CHECK(result["supportedVersions"].Size() == 4);
+  CHECK(std::string(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"].GetString()) ==
+        "mcpgw");
+  CHECK(result["ttlMs"].GetInt64() > 0);
+  CHECK(std::string(result["cacheScope"].GetString()) == "public");
+  CHECK(result.HasMember("instructions"));
+  mcp::EraVerdict verdict = mcp::JudgeDiscover(200, &doc, false);
+  CHECK(verdict.kind == mcp::EraVerdict::Kind::kModern);
+  CHECK(verdict.version == "2026-07-28");
+}
+
+TEST_CASE("stdio messages: modern results carry resultType and caching hints", "[stdio_messages]") {
+  rapidjson::Document legacy = Json(ToolsListResult());
+  CHECK_FALSE(legacy.HasMember("resultType"));
+  CHECK_FALSE(legacy.HasMember("ttlMs"));
+  rapidjson::Document modern = Json(ToolsListResult(/*modern=*/true));
+  CHECK(std::string(modern["resultType"].GetString()) == "complete");
+  CHECK(modern["ttlMs"].IsInt64());
+  CHECK(std::string(modern["cacheScope"].GetString()) == "public");
+  CHECK(modern["tools"].Size() == 2);
+
+  CHECK_FALSE(Json(ToolCallResult("x", false)).HasMember("resultType"));
+  rapidjson::Document call = Json(ToolCallResult("x", true, /*modern=*/true));
+  CHECK(std::string(call["resultType"].GetString()) == "complete");
+  CHECK(call["isError"].GetBool());
+  CHECK(EmptyResult(false) == "{}");
+  CHECK(EmptyResult(true) == R"({"resultType":"complete"})");
+}
+
+TEST_CASE("stdio messages: subscriptions/listen is acknowledged and closed", "[stdio_messages]") {
+  rapidjson::Document ack = Json(ListenAcknowledged("\"s1\""));
+  CHECK(std::string(ack["method"].GetString()) == "notifications/subscriptions/acknowledged");
+  CHECK(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "s1");
+  CHECK(ack["params"]["notifications"].ObjectEmpty());
+  CHECK_FALSE(ack.HasMember("id"));
+  rapidjson::Document closed = Json(ResultMessage("\"s1\"", ListenClosedResult("\"s1\"")));
+  CHECK(closed["id"] == "s1");
+  CHECK(closed["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "s1");
+}
+
+}  // namespace
+}  // namespace mcpgw::cli

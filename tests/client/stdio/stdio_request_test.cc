@@ -1,0 +1,74 @@
+// ParseHostLine: one SAX pass gives the DOM and the exact bytes of the id, the cancelled
+// request's id and the tool arguments, whatever the spacing and order of the line.
+#include "client/stdio/stdio_request.h"
+
+#include <deque>
+
+#include <catch2/catch.hpp>
+
+namespace mcpgw::cli {
+namespace {
+
+// Parses a copy of `text` that lives to the end of the test binary: the spans point into it.
+HostLine Parse(const std::string& text) {
+  static std::deque<std::string> kept;
+  const std::string& line = kept.emplace_back(text);
+  HostLine parsed;
+  INFO(line);
+  REQUIRE(ParseHostLine(line, &parsed));
+  return parsed;
+}
+
+TEST_CASE("stdio request: the tool arguments' bytes, however the line is laid out", "[stdio]") {
+  const std::string args = R"({ "s" : "} \" {", "n" :1e-400,"deep":{"arguments":[{}]} })";
+  const std::string layouts[] = {
+      R"({"params":{"arguments":{"arguments":)" + args + "}}}",
+      "{ \"params\" : { \"name\" : \"x\" ,\n \"arguments\" :\t{ \"arguments\" : " + args +
+          " , \"toolName\":\"t\" } } , \"id\" : 3 }",
+      R"({"id":1,"params":{"arguments":{"namespace":"a","arguments":)" + args + R"(}},"x":[]})",
+  };
+  for (const std::string& line : layouts) {
+    const HostLine parsed = Parse(line);
+    CHECK(parsed.tool_arguments == args);
+  }
+  CHECK(Parse(R"({"params":{"arguments":{"arguments":{}}}})").tool_arguments == "{}");
+}
+
+TEST_CASE("stdio request: arguments elsewhere, or not an object, are not taken", "[stdio]") {
+  CHECK(Parse(R"({"arguments":{"arguments":{"a":1}}})").tool_arguments.empty());
+  CHECK(Parse(R"({"params":{"arguments":{"x":{"arguments":{"a":1}}}}})").tool_arguments.empty());
+  CHECK(Parse(R"({"params":{"arguments":{"arguments":[1]}}})").tool_arguments.empty());
+  CHECK(Parse(R"({"params":{"arguments":{"arguments":"{}"}}})").tool_arguments.empty());
+  // The first occurrence wins, as it does for the DOM's FindMember().
+  CHECK(Parse(R"({"params":{"arguments":{"arguments":[],"arguments":{"a":1}}}})")
+            .tool_arguments.empty());
+  CHECK(Parse(R"({"params":{"arguments":{"arguments":{"a":1},"arguments":{"b":2}}}})")
+            .tool_arguments == R"({"a":1})");
+}
+
+TEST_CASE("stdio request: ids as written", "[stdio]") {
+  const HostLine big = Parse(R"({"id" :  12345678901234567890123 ,"method":"ping"})");
+  CHECK(big.id == "12345678901234567890123");
+  CHECK(IdJson(big.id, big.doc["id"]) == "12345678901234567890123");
+  const HostLine text = Parse(R"({"id":"a\u0062","method":"ping"})");
+  CHECK(IdJson(text.id, text.doc["id"]) == R"("ab")");
+  const HostLine cancel =
+      Parse(R"({"method":"notifications/cancelled","params":{"requestId": -1.50e2 }})");
+  CHECK(cancel.request_id == "-1.50e2");
+  CHECK(Parse(R"({"params":{"requestId":1},"id":{"x":1}})").id.empty());
+}
+
+TEST_CASE("stdio request: a line that is not JSON says where", "[stdio]") {
+  HostLine parsed;
+  CHECK_FALSE(ParseHostLine(R"({"id":1,)", &parsed));
+  CHECK(parsed.error.find("(at byte 8)") != std::string::npos);
+  CHECK(parsed.id.empty());
+  HostLine bad_utf8;
+  CHECK_FALSE(ParseHostLine("{\"a\":\"\xff\"}", &bad_utf8));
+  HostLine deep;
+  REQUIRE(ParseHostLine(std::string(600, '[') + std::string(600, ']'), &deep));
+  CHECK(deep.depth == 600);
+}
+
+}  // namespace
+}  // namespace mcpgw::cli

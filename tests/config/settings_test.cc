@@ -1,0 +1,193 @@
+// The gateway's settings file: defaults, every key, and errors a user can fix.
+#include "config/settings.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+namespace mcpgw {
+namespace {
+
+Settings Parsed(const std::string& text) {
+  auto r = ParseSettings(text, "settings.json");
+  INFO(r.error);
+  REQUIRE(r.ok);
+  return r.settings;
+}
+
+std::string Error(const std::string& text) {
+  auto r = ParseSettings(text, "/home/u/.config/mcpgw/settings.json");
+  REQUIRE_FALSE(r.ok);
+  return r.error;
+}
+
+TEST_CASE("an empty object gives the documented defaults", "[settings]") {
+  Settings s = Parsed("{}");
+  CHECK(s.limits.max_response_bytes == 16u * 1024 * 1024);
+  CHECK(s.limits.max_json_depth == 128);
+  CHECK(s.limits.call_timeout_s == 300);
+  CHECK(s.limits.listing_timeout_s == 120);
+  CHECK(s.limits.max_tools_per_server == 10000);
+  CHECK(s.limits.max_list_pages == 1000);
+  CHECK(s.limits.max_sse_event_bytes == 16u * 1024 * 1024);
+  CHECK(s.ipc.allowed_uids.empty());
+  CHECK(s.ipc.max_connections_per_uid == 64);
+  CHECK(s.ipc.max_in_flight_per_connection == 1024);
+  CHECK(s.ipc.max_frame_bytes == proto::kMaxFrameBytes);
+  CHECK(s.workers == 0);
+  CHECK(s.call_log.path.empty());
+  CHECK(s.call_log.max_bytes == 64u * 1024 * 1024);
+  CHECK(s.call_log.keep == 3);
+  CHECK(s.policy.allow.empty());
+  CHECK(s.policy.deny.empty());
+  CHECK(s.policy.read_only.empty());
+  CHECK(s.tls.ca_file.empty());
+  CHECK(s.tls.ca_dir.empty());
+}
+
+TEST_CASE("every key is read", "[settings]") {
+  Settings s = Parsed(R"({
+    // comments are allowed
+    "limits": {"max_response_bytes": 2048, "max_json_depth": 64, "call_timeout_s": 30,
+               "listing_timeout_s": 20, "max_tools_per_server": 500, "max_list_pages": 10,
+               "max_sse_event_bytes": 4096},
+    "ipc": {"allowed_uids": [1000, 1001], "max_connections_per_uid": 8,
+            "max_in_flight_per_connection": 16, "max_frame_bytes": 65536},
+    "workers": 4,
+    /* block comment */
+    "call_log": {"path": "/var/log/mcpgw/calls.jsonl", "max_bytes": 1048576, "keep": 5},
+    "policy": {"allow": ["github/*", "docs"], "deny": ["*/delete_*"], "read_only": ["prod-*"]},
+    "tls": {"ca_file": "/etc/mcpgw/corp-ca.pem", "ca_dir": "/etc/mcpgw/ca.d"}
+  })");
+  CHECK(s.limits.max_response_bytes == 2048);
+  CHECK(s.limits.max_json_depth == 64);
+  CHECK(s.limits.call_timeout_s == 30);
+  CHECK(s.limits.listing_timeout_s == 20);
+  CHECK(s.limits.max_tools_per_server == 500);
+  CHECK(s.limits.max_list_pages == 10);
+  CHECK(s.limits.max_sse_event_bytes == 4096);
+  CHECK(s.ipc.allowed_uids == std::vector<uid_t>{1000, 1001});
+  CHECK(s.ipc.max_connections_per_uid == 8);
+  CHECK(s.ipc.max_in_flight_per_connection == 16);
+  CHECK(s.ipc.max_frame_bytes == 65536);
+  CHECK(s.workers == 4);
+  CHECK(s.call_log.path == "/var/log/mcpgw/calls.jsonl");
+  CHECK(s.call_log.max_bytes == 1048576);
+  CHECK(s.call_log.keep == 5);
+  CHECK(s.policy.allow == std::vector<std::string>{"github/*", "docs"});
+  CHECK(s.policy.deny == std::vector<std::string>{"*/delete_*"});
+  CHECK(s.policy.read_only == std::vector<std::string>{"prod-*"});
+  CHECK(s.tls.ca_file == "/etc/mcpgw/corp-ca.pem");
+  CHECK(s.tls.ca_dir == "/etc/mcpgw/ca.d");
+}
+
+TEST_CASE("a JSON syntax error names the file, line and column", "[settings]") {
+  CHECK(Error("{\n  \"workers\": 2,\n  \"ipc\": {,}\n}") ==
+        "/home/u/.config/mcpgw/settings.json:3:11: invalid JSON: Missing a name for object "
+        "member.");
+  CHECK_THAT(Error("{} x"),
+             Catch::StartsWith("/home/u/.config/mcpgw/settings.json:1:4: invalid JSON"));
+  CHECK_THAT(Error(""), Catch::Contains("invalid JSON"));
+}
+
+TEST_CASE("unknown keys are errors naming the key and where it is", "[settings]") {
+  // A misspelt "deny" must not silently allow everything.
+  CHECK(Error("{\n  \"policy\": {\n    \"denny\": [\"*\"]\n  }\n}") ==
+        "/home/u/.config/mcpgw/settings.json:3:14: policy.denny: unknown key \"denny\" "
+        "(known keys: allow, deny, read_only)");
+  CHECK_THAT(Error(R"({"limit": {}})"), Catch::Contains(": limit: unknown key \"limit\""));
+  CHECK_THAT(Error(R"({"ipc": {"allowed_uid": []}})"),
+             Catch::Contains("ipc.allowed_uid: unknown key"));
+  CHECK_THAT(Error(R"({"call_log": {"file": ""}})"), Catch::Contains("call_log.file: unknown key"));
+  CHECK_THAT(Error(R"({"limits": {"timeout": 1}})"),
+             Catch::Contains("limits.timeout: unknown key"));
+}
+
+TEST_CASE("wrong types and ranges name the key path and position", "[settings]") {
+  CHECK(Error("{\"workers\": \"4\"}") ==
+        "/home/u/.config/mcpgw/settings.json:1:13: workers: expected a whole number from 0 to "
+        "1024");
+  CHECK(Error("{\n \"policy\": {\"deny\": [\"a\",\n   \"\"]}}") ==
+        "/home/u/.config/mcpgw/settings.json:3:4: policy.deny[1]: empty pattern");
+  CHECK_THAT(Error("{\"workers\": true}"), Catch::Contains("settings.json:1:13: workers:"));
+  CHECK_THAT(Error("{\"workers\":\n  -3}"), Catch::Contains("settings.json:2:3: workers:"));
+  CHECK_THAT(Error("{\"limits\": {\"call_timeout_s\": {}}}"),
+             Catch::Contains("settings.json:1:31: limits.call_timeout_s:"));
+  CHECK_THAT(Error(R"({"policy": {"allow": "github"}})"),
+             Catch::Contains("policy.allow: expected an array of patterns"));
+  CHECK_THAT(Error(R"({"policy": {"read_only": [1]}})"),
+             Catch::Contains("policy.read_only[0]: expected a string"));
+  CHECK_THAT(Error(R"({"policy": {"deny": ["github/"]}})"),
+             Catch::Contains("policy.deny[0]: pattern \"github/\" has an empty tool part"));
+  CHECK_THAT(Error(R"({"limits": {"max_json_depth": 1.5}})"),
+             Catch::Contains("limits.max_json_depth: expected a whole number"));
+  CHECK_THAT(Error(R"({"limits": {"call_timeout_s": 0}})"),
+             Catch::Contains("limits.call_timeout_s"));
+  CHECK_THAT(Error(R"({"limits": {"max_response_bytes": -1}})"),
+             Catch::Contains("limits.max_response_bytes"));
+  CHECK_THAT(Error(R"({"ipc": {"max_frame_bytes": 1073741824}})"),
+             Catch::Contains("ipc.max_frame_bytes: expected a whole number from 1024 to 33554432"));
+  CHECK_THAT(Error(R"({"ipc": {"allowed_uids": [-1]}})"), Catch::Contains("ipc.allowed_uids[0]"));
+  CHECK_THAT(Error(R"({"call_log": {"path": "calls.jsonl"}})"),
+             Catch::Contains("call_log.path: expected an absolute path"));
+  CHECK_THAT(Error(R"({"call_log": {"keep": 101}})"), Catch::Contains("call_log.keep"));
+  CHECK_THAT(Error(R"({"call_log": null})"), Catch::Contains("call_log: expected an object"));
+  CHECK_THAT(Error("[]"), Catch::Contains("the settings must be a JSON object"));
+}
+
+TEST_CASE("tls keys take absolute paths and nothing else", "[settings]") {
+  CHECK(Error("{\"tls\": {\"ca_file\": \"ca.pem\"}}") ==
+        "/home/u/.config/mcpgw/settings.json:1:21: tls.ca_file: expected an absolute path (or "
+        "\"\" for none)");
+  CHECK_THAT(Error(R"({"tls": {"ca_dir": 1}})"), Catch::Contains("tls.ca_dir: expected a string"));
+  CHECK(Error(R"({"tls": {"cafile": "/x"}})") ==
+        "/home/u/.config/mcpgw/settings.json:1:20: tls.cafile: unknown key \"cafile\" (known "
+        "keys: ca_file, ca_dir)");
+  CHECK_THAT(Error(R"({"tls": []})"), Catch::Contains("tls: expected an object"));
+  CHECK(Parsed(R"({"tls": {"ca_file": ""}})").tls.ca_file.empty());
+}
+
+TEST_CASE("the default path follows XDG_CONFIG_HOME", "[settings]") {
+  std::map<std::string, std::string> env;
+  auto get = [&](std::string_view name) -> std::optional<std::string> {
+    auto it = env.find(std::string(name));
+    if (it == env.end()) return std::nullopt;
+    return it->second;
+  };
+  CHECK(DefaultSettingsPath(get, "/home/u") == "/home/u/.config/mcpgw/settings.json");
+  env["XDG_CONFIG_HOME"] = "/cfg";
+  CHECK(DefaultSettingsPath(get, "/home/u") == "/cfg/mcpgw/settings.json");
+  env["XDG_CONFIG_HOME"] = "relative";  // the XDG spec says to ignore a relative value
+  CHECK(DefaultSettingsPath(get, "/home/u") == "/home/u/.config/mcpgw/settings.json");
+}
+
+TEST_CASE("a missing file gives the defaults, a present one is parsed", "[settings]") {
+  char dir_template[] = "/tmp/mcpgw-settings-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  std::string dir = dir_template;
+  auto missing = LoadSettingsFile(dir + "/settings.json");
+  CHECK(missing.ok);
+  CHECK(missing.settings.workers == 0);
+
+  std::ofstream(dir + "/settings.json") << "{\"workers\": 3}";
+  auto present = LoadSettingsFile(dir + "/settings.json");
+  CHECK(present.ok);
+  CHECK(present.settings.workers == 3);
+
+  std::ofstream(dir + "/settings.json") << "{\"workers\": }";
+  auto broken = LoadSettingsFile(dir + "/settings.json");
+  CHECK_FALSE(broken.ok);
+  CHECK_THAT(broken.error, Catch::StartsWith(dir + "/settings.json:1:13: invalid JSON"));
+
+  std::remove((dir + "/settings.json").c_str());
+  rmdir(dir.c_str());
+}
+
+}  // namespace
+}  // namespace mcpgw
