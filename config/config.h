@@ -1,4 +1,4 @@
-// mcp.json → a list of server entries (SPEC §2): the `mcpServers` object, or
+// mcp.json → a list of server entries (BEHAVIOR.md §2): the `mcpServers` object, or
 // VS Code's `servers` when `mcpServers` is absent; JSONC is accepted. Pure: the text, the
 // environment lookup and the home directory are inputs; no global reads, no
 // network. Each entry is parsed on its own: a bad entry becomes a refused
@@ -30,7 +30,7 @@ struct Header {
   friend bool operator==(const Header&, const Header&) = default;
 };
 
-// The entry's `oauth` object (SPEC §9): how the daemon identifies itself to
+// The entry's `oauth` object (BEHAVIOR.md §9): how the daemon identifies itself to
 // the server's authorization server. Every field is optional.
 struct OAuthClient {
   std::string client_id;            // a client registered by the user

@@ -1,4 +1,4 @@
-// One mcpServers entry → an accepted remote server or a refusal (SPEC §2).
+// One mcpServers entry → an accepted remote server or a refusal (BEHAVIOR.md §2).
 // Driven by Parse once per server name; each entry is judged on its own, so a
 // bad entry never affects another. Reasons name keys, never values.
 #pragma once

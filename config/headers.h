@@ -1,4 +1,4 @@
-// The rules for configured HTTP headers (SPEC §2): names are RFC 9110 tokens,
+// The rules for configured HTTP headers (BEHAVIOR.md §2): names are RFC 9110 tokens,
 // values carry no CR, LF or NUL, and the headers the MCP client sets itself
 // cannot be configured. Used by the entry parser; pure functions.
 #pragma once

@@ -1,6 +1,6 @@
 // Other hosts' variable forms in an mcp.json string: `${VAR}`, `$VAR`,
 // `${VAR:-default}`, `${input:ID}`, `${workspaceFolder}` and the like. mcpgw
-// passes them through unchanged (SPEC §2), but they are almost always a
+// passes them through unchanged (BEHAVIOR.md §2), but they are almost always a
 // mistake in a file copied from another host, so the entry parser turns each
 // one into a note naming the form that works. Pure.
 #pragma once

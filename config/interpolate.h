@@ -1,5 +1,5 @@
 // Expansion of ${env:NAME} and ${userHome} in one string value of an entry
-// (SPEC §2). Pure: the environment comes in through ParseEnv. The entry
+// (BEHAVIOR.md §2). Pure: the environment comes in through ParseEnv. The entry
 // parser calls it once per url, header value, and keeps the pieces that came
 // from the environment so they can be redacted and scrubbed.
 #pragma once

@@ -30,7 +30,7 @@ struct LimitsSettings {
   size_t max_sse_event_bytes = 16u << 20;  // one SSE event's data
 };
 
-// The local socket (SPEC §7).
+// The local socket (BEHAVIOR.md §7).
 struct IpcSettings {
   std::vector<uid_t> allowed_uids;  // empty: only the daemon's own uid
   size_t max_connections_per_uid = 64;
@@ -38,7 +38,7 @@ struct IpcSettings {
   size_t max_frame_bytes = proto::kMaxFrameBytes;
 };
 
-// The JSON-lines audit log (SPEC §8); off unless a path is set.
+// The JSON-lines audit log (BEHAVIOR.md §8); off unless a path is set.
 struct CallLogSettings {
   std::string path;                // empty: no call log
   uint64_t max_bytes = 64u << 20;  // rotate before the file would grow past this

@@ -1,4 +1,4 @@
-// Whether a configured url can name a Streamable HTTP server (SPEC §2, §6):
+// Whether a configured url can name a Streamable HTTP server (BEHAVIOR.md §2, §6):
 // an absolute http or https URL with a host. Used by the entry parser on the
 // url after interpolation; pure.
 #pragma once

@@ -65,7 +65,7 @@ struct MainLoopState {
   std::promise<int> exit_code;
   bool exit_set = false;
   std::shared_ptr<const Scrubber> scrubber;  // every secret seen so far
-  std::unique_ptr<auth::AuthManager> auth;   // the OAuth client (SPEC §9)
+  std::unique_ptr<auth::AuthManager> auth;   // the OAuth client (BEHAVIOR.md §9)
   std::unique_ptr<Timer> trim;               // GiveBackMemory after listings settle
 
   void Exit(int code) {

@@ -26,7 +26,7 @@ struct DaemonOptions {
   mcp::SessionLimits limits;
   IpcServerOptions ipc;
   uint64_t shutdown_grace_ms = 3000;
-  // Where OAuth tokens and client registrations are kept (SPEC §9); empty:
+  // Where OAuth tokens and client registrations are kept (BEHAVIOR.md §9); empty:
   // no OAuth, and servers that ask for it show why.
   std::string token_dir;
   CallLog* call_log = nullptr;

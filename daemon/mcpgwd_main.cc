@@ -233,7 +233,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   // Tokens and secrets live in this process's memory: no core dumps, no
-  // ptrace by other processes of the user (SPEC §8).
+  // ptrace by other processes of the user (BEHAVIOR.md §8).
   const std::string no_dumps = mcpgw::ForbidCoreDumps();
   mcpgw::SetUpLogging(log_level);
   if (!no_dumps.empty()) spdlog::warn("{}", no_dumps);

@@ -1,4 +1,4 @@
-// Connecting a client to mcpgwd's Unix socket (SPEC §7), shared by libmcpgw
+// Connecting a client to mcpgwd's Unix socket (BEHAVIOR.md §7), shared by libmcpgw
 // and the CLI's own requests: checks the path, connects, and refuses a socket
 // served by another user (a planted socket must not receive this user's tool
 // arguments). No state; the caller owns the descriptor it gets.

@@ -18,7 +18,7 @@ inline constexpr std::string_view kHello = "hello";
 inline constexpr std::string_view kGetDynamicTools = "get_dynamic_tools";
 inline constexpr std::string_view kCallDynamicTool = "call_dynamic_tool";
 inline constexpr std::string_view kStatus = "status";
-// OAuth (SPEC §9): start a server's authorization for `mcpgw login`, wait for
+// OAuth (BEHAVIOR.md §9): start a server's authorization for `mcpgw login`, wait for
 // it to end, forget its tokens.
 inline constexpr std::string_view kLogin = "login";
 inline constexpr std::string_view kLoginWait = "login_wait";
@@ -26,7 +26,7 @@ inline constexpr std::string_view kLogout = "logout";
 // Notification from client to daemon: {"method":"cancel","params":{"id":<request id>}}.
 inline constexpr std::string_view kCancel = "cancel";
 
-// SPEC §4 error kinds. kUnavailable never crosses the wire: clients use it
+// BEHAVIOR.md §4 error kinds. kUnavailable never crosses the wire: clients use it
 // when the daemon cannot be reached.
 enum class ErrorKind { kInvalidRequest, kNotReady, kBackend, kTransport, kDenied, kUnavailable };
 

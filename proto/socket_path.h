@@ -1,4 +1,4 @@
-// Where mcpgwd listens and where clients connect (SPEC §7), resolved the same
+// Where mcpgwd listens and where clients connect (BEHAVIOR.md §7), resolved the same
 // way at both ends: --socket PATH, else $MCPGW_SOCKET, else
 // $XDG_RUNTIME_DIR/mcpgw/mcpgw.sock; without XDG_RUNTIME_DIR (MCP hosts strip
 // the environment of the servers they spawn) /run/user/<uid>/mcpgw/mcpgw.sock

@@ -1,4 +1,4 @@
-// Command-line parsing for `mcpgw` (SPEC §7), a CLI11 command table. Parsing is pure: it
+// Command-line parsing for `mcpgw` (BEHAVIOR.md §7), a CLI11 command table. Parsing is pure: it
 // returns what to run, or the exit code and the text to print (help, version, misuse).
 #pragma once
 
@@ -8,7 +8,7 @@
 
 namespace mcpgw::cli {
 
-// Exit code for command-line misuse (SPEC §7).
+// Exit code for command-line misuse (BEHAVIOR.md §7).
 inline constexpr int kExitMisuse = 2;
 // Exit code after SIGINT (128 + SIGINT), as shells report it.
 inline constexpr int kExitInterrupted = 130;

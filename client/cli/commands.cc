@@ -25,7 +25,7 @@ constexpr double kMaxPollCallS = 2.0;
 constexpr double kFirstPollCallS = 10.0;
 
 // Results go out byte for byte to a pipe; on a terminal they are stripped like everything
-// else a server wrote (SPEC §8), keeping line breaks.
+// else a server wrote (BEHAVIOR.md §8), keeping line breaks.
 void PrintResult(CommandIo& io, const std::string& text) {
   if (io.stdout_is_tty) {
     io.out << StripControls(text, {.keep_newlines = true}) << "\n";

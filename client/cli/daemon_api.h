@@ -84,9 +84,9 @@ class LibDaemonApi : public DaemonApi {
   mcpgw_client* client_;
 };
 
-// "backend", "invalid_request", ... (the SPEC §4 kind names); "ok" and "cancelled" too.
+// "backend", "invalid_request", ... (the BEHAVIOR.md §4 kind names); "ok" and "cancelled" too.
 std::string_view StatusName(mcpgw_status status);
-// The CLI exit code for an outcome (SPEC §7); cancelled maps to 130 like an interrupt.
+// The CLI exit code for an outcome (BEHAVIOR.md §7); cancelled maps to 130 like an interrupt.
 int ExitCodeFor(mcpgw_status status);
 // "<kind>: <message>", unless the message already starts with its kind.
 std::string ErrorText(const ApiResult& result);

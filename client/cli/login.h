@@ -1,4 +1,4 @@
-// `mcpgw login NAME [--no-browser]` and `mcpgw logout NAME` (SPEC §7, §9).
+// `mcpgw login NAME [--no-browser]` and `mcpgw logout NAME` (BEHAVIOR.md §7, §9).
 // Login asks the daemon to (re)start NAME's authorization, opens the URL it
 // answers in the user's own browser (or prints it), waits for the daemon to
 // report the outcome, then for the server to leave `loading`; exit 0 when it

@@ -28,7 +28,7 @@ struct ServerRow {
   std::string proxy;             // the proxy its requests go through; empty: direct
   std::string last_error;        // empty: none
   std::optional<double> last_error_unix;
-  // OAuth (SPEC §9): set when the server uses it.
+  // OAuth (BEHAVIOR.md §9): set when the server uses it.
   bool oauth = false;
   std::string oauth_state;
   std::string oauth_subject;

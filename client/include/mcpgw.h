@@ -74,7 +74,7 @@ MCPGW_API void mcpgw_cancel_trigger(mcpgw_cancel* cancel);
 MCPGW_API void mcpgw_cancel_free(mcpgw_cancel* cancel);
 
 /* get_dynamic_tools. `ns` and `tool` may be NULL. On MCPGW_OK `*out` is the
- * JSON text of SPEC §4; otherwise `*out` is an error message a model can read.
+ * JSON text of BEHAVIOR.md §4; otherwise `*out` is an error message a model can read.
  * `cancel` may be NULL. */
 MCPGW_API mcpgw_status mcpgw_get_dynamic_tools(mcpgw_client* client, const char* ns,
                                                const char* tool, mcpgw_cancel* cancel, char** out);

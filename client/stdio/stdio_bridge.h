@@ -30,7 +30,7 @@ inline constexpr int kMaxStdioDepth = 512;
 // Calls running at once; past it a tools/call is refused with kServerBusy.
 inline constexpr size_t kMaxConcurrentCalls = 256;
 // Every call is answered within this time, even if the daemon never answers: the daemon's
-// own deadline (5 minutes, SPEC §5) plus a margin so its clearer message normally wins.
+// own deadline (5 minutes, BEHAVIOR.md §5) plus a margin so its clearer message normally wins.
 inline constexpr std::chrono::milliseconds kCallDeadline{5 * 60 * 1000 + 30 * 1000};
 
 // What to tell the host's log (stderr) when the daemon cannot be reached; `error` comes

@@ -1,4 +1,4 @@
-// Opening an authorization URL in the user's browser (SPEC §9): the program
+// Opening an authorization URL in the user's browser (BEHAVIOR.md §9): the program
 // named by MCPGW_BROWSER (one executable, the URL its only argument), else
 // $BROWSER (the first of its colon-separated entries), else the desktop's
 // opener (xdg-open when a graphical session is present, `open` on macOS).

@@ -1,5 +1,5 @@
 // AuthFlow: one authorization of one MCP server, as a sans-I/O state machine
-// (SPEC §9). From the server's challenge it discovers the protected resource
+// (BEHAVIOR.md §9). From the server's challenge it discovers the protected resource
 // metadata and the authorization server, settles the client identity
 // (configured, metadata document, stored or newly registered), asks for the
 // user's consent through an authorization URL with PKCE S256, `state` and the

@@ -1,5 +1,5 @@
 // AuthManager: the daemon's OAuth client for every configured server
-// (SPEC §9), on the main loop. It answers a session's "authorization needed"
+// (BEHAVIOR.md §9), on the main loop. It answers a session's "authorization needed"
 // (a 401, or a 403 insufficient_scope) by refreshing the token or running an
 // AuthFlow; keeps each server's grant in the TokenStore and refreshes it
 // ahead of expiry; opens the loopback callback listener only while a flow

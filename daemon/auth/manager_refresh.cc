@@ -1,4 +1,4 @@
-// AuthManager: refreshing tokens (SPEC §9) — ahead of expiry, and once after a
+// AuthManager: refreshing tokens (BEHAVIOR.md §9) — ahead of expiry, and once after a
 // 401 — one request per server at a time; a rotated refresh token is stored at
 // once, and invalid_grant forgets the tokens and starts a new authorization.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Who the daemon is to an authorization server (SPEC §9, MCP authorization
+// Who the daemon is to an authorization server (BEHAVIOR.md §9, MCP authorization
 // spec "Client Registration Approaches"): a client configured in mcp.json,
 // else a Client ID Metadata Document URL when the server supports them, else
 // a client registered dynamically (RFC 7591) and kept per issuer. Also the

@@ -1,5 +1,5 @@
 // TokenStore: where the OAuth client keeps what must survive a restart
-// (SPEC §9): per server URL, the tokens and how to refresh them; per issuer,
+// (BEHAVIOR.md §9): per server URL, the tokens and how to refresh them; per issuer,
 // the client registered there. One JSON file each, named by the SHA-256 of
 // its key (so a URL holding a secret never becomes a file name), mode 0600 in
 // a 0700 directory, written atomically (temporary file, fsync, rename). Used

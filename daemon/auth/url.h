@@ -1,4 +1,4 @@
-// URL handling for the OAuth client (SPEC §9): parsing absolute http(s) URLs,
+// URL handling for the OAuth client (BEHAVIOR.md §9): parsing absolute http(s) URLs,
 // the canonical resource URI of RFC 8707, the well-known discovery URLs of
 // RFC 9728 and RFC 8414 in the order the MCP authorization spec gives, and
 // application/x-www-form-urlencoded encoding and decoding. Pure functions.

@@ -353,7 +353,7 @@ std::variant<CallTarget, GatewayError> Catalog::PrepareCall(const Value& params,
         std::string("\"arguments\" must be a JSON object of the tool's parameters, not ") +
         TypeName(args->value));
   } else {
-    // Forwarded byte for byte as the host sent them (SPEC §5): numbers keep
+    // Forwarded byte for byte as the host sent them (BEHAVIOR.md §5): numbers keep
     // their digits. Checked, never written again.
     const std::optional<std::string_view> raw = mcp::RawMember(params_text, {"arguments"});
     std::string error;

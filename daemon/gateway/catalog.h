@@ -1,5 +1,5 @@
 // Catalog: the gateway's view of every configured server and the semantics of
-// the two tools, get_dynamic_tools and call_dynamic_tool (SPEC §4). The daemon
+// the two tools, get_dynamic_tools and call_dynamic_tool (BEHAVIOR.md §4). The daemon
 // drives it from the main thread: Reset on every (re)loaded configuration,
 // Update whenever a session reports a change, SetPolicy when the settings load.
 // It owns the pre-rendered no-argument listing, the hottest answer: any of
@@ -7,7 +7,7 @@
 // it again, so a wave of updates (a thousand servers becoming ready at
 // start) costs one rendering, not one per server. Single-threaded; no I/O.
 //
-// Decisions the SPEC leaves open (see docs/SETTINGS.md for the policy ones):
+// Decisions docs/BEHAVIOR.md leaves open (see docs/SETTINGS.md for the policy ones):
 // - An optional parameter whose value is JSON null counts as absent
 //   (`"arguments": null` means `{}`).
 // - A namespace the policy denies entirely is hidden from every listing; a
@@ -49,7 +49,7 @@ struct CallTarget {
 };
 
 // Catalog: the gateway's view of every configured server and the semantics of
-// get_dynamic_tools / call_dynamic_tool (SPEC §4). Single-threaded.
+// get_dynamic_tools / call_dynamic_tool (BEHAVIOR.md §4). Single-threaded.
 class Catalog {
  public:
   Catalog();

@@ -451,7 +451,7 @@ void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value
     ReplyError(ticket, proto::ErrorKind::kTransport, "mcpgwd is shutting down");
     return;
   }
-  // The arguments go upstream exactly as they arrived (SPEC §5).
+  // The arguments go upstream exactly as they arrived (BEHAVIOR.md §5).
   const std::string_view params_text = mcp::RawMember(frame, {"params"}).value_or("{}");
   auto prepared = catalog_.PrepareCall(params, params_text);
   if (auto* err = std::get_if<GatewayError>(&prepared)) {

@@ -67,7 +67,7 @@ class Gateway : public IpcHandler, private HostEvents {
   // The snapshot that reasons, errors and status are scrubbed with. Set it
   // before Load/Reload so the new servers' secrets are covered from the start.
   void SetScrubber(std::shared_ptr<const Scrubber> scrubber);
-  // The OAuth client (SPEC §9), set before Load; null: no OAuth, login,
+  // The OAuth client (BEHAVIOR.md §9), set before Load; null: no OAuth, login,
   // login_wait and logout are refused, and a refusal for lack of
   // authorization stands.
   void SetAuthManager(auth::AuthManager* manager) { auth_ = manager; }

@@ -1,4 +1,4 @@
-// CallLog: the optional JSON-lines audit log of calls (SPEC §8). The daemon
+// CallLog: the optional JSON-lines audit log of calls (BEHAVIOR.md §8). The daemon
 // opens it once from the settings and appends one line per finished call from
 // the main thread. A line records who called what, when, how it ended and how
 // many bytes moved, and a SHA-256 digest of the request as sent, never the

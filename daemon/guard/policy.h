@@ -1,4 +1,4 @@
-// Policy: the gateway's allow/deny rules over namespaces and tools (SPEC §8),
+// Policy: the gateway's allow/deny rules over namespaces and tools (BEHAVIOR.md §8),
 // built once from the settings and consulted by the Catalog for every listing
 // and before every call is dispatched. Immutable after construction; pure.
 //

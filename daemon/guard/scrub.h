@@ -1,4 +1,4 @@
-// Scrubber: the second line of defence for secrets (SPEC §8). Built from a
+// Scrubber: the second line of defence for secrets (BEHAVIOR.md §8). Built from a
 // configuration's secret values, it replaces every occurrence of one of them
 // (and of its URL-encoded forms) in an outgoing string by "<redacted>". The
 // daemon builds one per configuration and swaps it in on reload; the logger

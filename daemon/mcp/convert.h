@@ -1,5 +1,5 @@
 // Conversions of server answers into what the gateway serves: a tools/call
-// result into text (SPEC §5) and a tools/list result into a ToolList (SPEC §4's
+// result into text (BEHAVIOR.md §5) and a tools/list result into a ToolList (BEHAVIOR.md §4's
 // description fallback). Pure functions over untrusted input.
 #pragma once
 

@@ -35,7 +35,7 @@ bool IsModernErrorCode(int64_t code);
 // method's own parameters, "" for none, already valid JSON) followed by
 // `_meta` with the protocol version, the client's identity (mcpgw and
 // `client_version`) and its capabilities, which are empty: the gateway
-// answers no input requests (SPEC §6).
+// answers no input requests (BEHAVIOR.md §6).
 std::string ModernParams(std::string_view members, std::string_view version,
                          std::string_view client_version);
 // The params of server/discover, tools/list (with a cursor when set),

@@ -352,7 +352,7 @@ void Session::Impl::AbandonSession(bool expired, TimePoint now) {
 // The server no longer knows the session (HTTP 404 on a request that carried
 // its id). A session that never served is a failed attempt (so a server that
 // forgets every session cannot make the client loop); a serving one is
-// replaced at once, and the new one lists tools before it serves (SPEC §3).
+// replaced at once, and the new one lists tools before it serves (BEHAVIOR.md §3).
 void Session::Impl::SessionExpired(const std::string& why, TimePoint now) {
   const bool serving =
       phase_ == Phase::kReady || (phase_ == Phase::kAuthorizing && auth_resume_ == Phase::kReady);

@@ -1,4 +1,4 @@
-// Session: the sans-I/O state machine of one upstream MCP server (SPEC §3, §5,
+// Session: the sans-I/O state machine of one upstream MCP server (BEHAVIOR.md §3, §5,
 // §6). It owns no socket, no curl handle and reads no clock. Its driver (the
 // daemon's ServerHost, or a unit test with a fake clock) feeds it events —
 // response heads and bytes, transfer completions, timer expiry, calls,
@@ -53,12 +53,12 @@ struct SessionLimits {
   Duration backoff_max = std::chrono::seconds(60);
 };
 
-// What hosts see (SPEC §3).
+// What hosts see (BEHAVIOR.md §3).
 enum class Status { kLoading, kReady, kError };
 std::string_view StatusName(Status s);  // "loading", "ready", "error"
 
 // Where the session is in its life. Status is derived from it and from
-// whether the server was ever ready: a ready server stays ready (SPEC §3)
+// whether the server was ever ready: a ready server stays ready (BEHAVIOR.md §3)
 // while it re-initializes, backs off or authorizes; its calls wait or fail.
 enum class Phase {
   kIdle,         // constructed; Start() not called yet
@@ -83,7 +83,7 @@ enum class Phase {
 };
 std::string_view PhaseName(Phase p);
 
-// The error kinds a call can end in (the subset of SPEC §4 a session produces).
+// The error kinds a call can end in (the subset of BEHAVIOR.md §4 a session produces).
 enum class CallErrorKind { kNone, kBackend, kTransport };
 
 struct CallOutcome {

@@ -1,6 +1,6 @@
 // Session requests: listing tools (every new session, and on list_changed),
 // calls and cancellation, and the retry table that decides what becomes of a
-// request whose transfer ended without an answer (SPEC §5: a call runs at
+// request whose transfer ended without an answer (BEHAVIOR.md §5: a call runs at
 // most once). Phases live in session.cc, transfers in session_wire.cc.
 #include <algorithm>
 #include <functional>

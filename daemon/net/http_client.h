@@ -3,7 +3,7 @@
 // (never curl_multi_perform). Single-threaded: every method must be called on
 // the loop's thread, and every sink callback runs there.
 //
-// Policy baked in for MCP (SPEC §6): redirects are never followed (a 3xx is
+// Policy baked in for MCP (BEHAVIOR.md §6): redirects are never followed (a 3xx is
 // reported as a normal response head), only http and https, connections are
 // reused, HTTP/2 is negotiated where the server offers it (ALPN), no signals.
 // Proxies come from the environment (proxy.h), chosen per url by us, not by

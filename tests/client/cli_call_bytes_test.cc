@@ -1,5 +1,5 @@
 // `mcpgw call NAMESPACE TOOL ARGUMENTS_JSON` through the real libmcpgw to a byte-level fake
-// daemon: the arguments reach the daemon exactly as typed (SPEC §5).
+// daemon: the arguments reach the daemon exactly as typed (BEHAVIOR.md §5).
 #include <sstream>
 
 #include <catch2/catch.hpp>

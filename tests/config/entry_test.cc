@@ -1,4 +1,4 @@
-// The shape of one mcpServers entry (SPEC §2): remote or local, url rules,
+// The shape of one mcpServers entry (BEHAVIOR.md §2): remote or local, url rules,
 // legacy SSE, and what is ignored.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// Configured headers (SPEC §2): names are HTTP tokens, values are strings
+// Configured headers (BEHAVIOR.md §2): names are HTTP tokens, values are strings
 // without CR/LF/NUL, client-owned and duplicate names are refused.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// Files written for other hosts (SPEC §2): VS Code's `servers` and JSONC, Windsurf's
+// Files written for other hosts (BEHAVIOR.md §2): VS Code's `servers` and JSONC, Windsurf's
 // `serverUrl`, Gemini CLI's `httpUrl`, `transport`, `disabled`/`enabled`, and the notes
 // --check and the start-up log give for other hosts' variable forms, unknown types and
 // ignored keys.

@@ -1,4 +1,4 @@
-// ${env:NAME} and ${userHome} (SPEC §2): expansion, what passes through, the
+// ${env:NAME} and ${userHome} (BEHAVIOR.md §2): expansion, what passes through, the
 // refusals, url redaction, and what lands in Config::secrets.
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-// The entry's `oauth` object (SPEC §2, §9) and the Authorization header that
+// The entry's `oauth` object (BEHAVIOR.md §2, §9) and the Authorization header that
 // turns OAuth off.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// File-level rules of SPEC §2: what makes a whole mcp.json unusable, what
+// File-level rules of BEHAVIOR.md §2: what makes a whole mcp.json unusable, what
 // means "no servers", and how entries map to namespaces.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// SPEC §8: no reason, error or printable field carries an env-interpolated
+// BEHAVIOR.md §8: no reason, error or printable field carries an env-interpolated
 // value or a header value. Every refusal path is driven with sentinel values
 // and every output string is searched for them.
 #include <catch2/catch.hpp>

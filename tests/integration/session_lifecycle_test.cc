@@ -1,4 +1,4 @@
-// The session's rules end to end (SPEC §3, §5), against a server whose life
+// The session's rules end to end (BEHAVIOR.md §3, §5), against a server whose life
 // the test drives (tests/fixtures/lifecycle-server.mjs) and which counts on
 // its side how often each tool ran, which sessions were made and DELETEd,
 // and which bytes arrived: a call runs at most once, a restarted server's new

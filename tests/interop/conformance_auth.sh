@@ -14,7 +14,7 @@
 # they are other grants than the one a gateway acting for a user has:
 #   auth/client-credentials-jwt, auth/client-credentials-basic
 #     the client_credentials grant (a machine client with its own secret or
-#     signed JWT, no user and no browser): SPEC §9 has no such client.
+#     signed JWT, no user and no browser): BEHAVIOR.md §9 has no such client.
 #   auth/cross-app-access-complete-flow
 #     the enterprise extension: a token exchange of an identity provider's
 #     ID token for an authorization grant (ID-JAG), not a user's login.

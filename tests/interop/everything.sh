@@ -2,7 +2,7 @@
 # mcpgwd against the reference server @modelcontextprotocol/server-everything
 # in its streamableHttp mode (on loopback, via tests/fixtures/everything-server.mjs):
 # it becomes ready, its tools are listed, and calls give the text and the
-# placeholders of SPEC §5.
+# placeholders of BEHAVIOR.md §5.
 # Usage: tests/interop/everything.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" "$@"

@@ -61,7 +61,7 @@ ExpectError() {
     Fail "status $1" "status \"$status\", reason \"$reason\", want error matching /$2/"
   fi
 }
-# 401 without any authorization server to find: OAuth needs a login (SPEC §9).
+# 401 without any authorization server to find: OAuth needs a login (BEHAVIOR.md §9).
 ExpectError s401 "HTTP 401|authorization required"
 ExpectError s403 "HTTP 403"
 ExpectError s404 "HTTP 404"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OAuth through the whole gateway (SPEC §9): mcpgwd and the mcpgw CLI against
+# OAuth through the whole gateway (BEHAVIOR.md §9): mcpgwd and the mcpgw CLI against
 # tests/fixtures/oauth-server.mjs (an MCP server with its own authorization
 # server: short-lived tokens, rotating refresh tokens, a control API), with
 # MCPGW_BROWSER set to the stand-in browser. Covers the first authorization,

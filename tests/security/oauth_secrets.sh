@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OAuth secrets never leave the daemon (SPEC §8, §9): access tokens, refresh
+# OAuth secrets never leave the daemon (BEHAVIOR.md §8, §9): access tokens, refresh
 # tokens, client secrets (registered and configured) and authorization codes
 # issued by tests/fixtures/oauth-server.mjs --sentinel all start with
 # SENTINEL_. They go through a first authorization, a tool that answers with

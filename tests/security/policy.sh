@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The gateway's policy and call log (SPEC §8), through a real daemon: a denied
+# The gateway's policy and call log (BEHAVIOR.md §8), through a real daemon: a denied
 # tool is not listed and a call to it fails as denied (exit 6) without a byte
 # reaching the server (sdk-server.mjs counts what it receives); a namespace
 # denied entirely is hidden; read_only keeps only readOnlyHint tools; a SIGHUP

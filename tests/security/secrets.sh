@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Secrets never leave the daemon (SPEC §8): sentinel values in a configured
+# Secrets never leave the daemon (BEHAVIOR.md §8): sentinel values in a configured
 # Authorization header, in an env-interpolated header, and in urls (query and
 # path, via ${env:...}) go through every failure fault-server.mjs offers and
 # through a hostile server that echoes them back (tests/security/echo-server.mjs).

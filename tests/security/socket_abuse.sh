@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Local peers that misbehave (SPEC §7, §8): tests/security/abuse.mjs throws
+# Local peers that misbehave (BEHAVIOR.md §7, §8): tests/security/abuse.mjs throws
 # random bytes, invalid JSON, oversized and half-written frames, too many
 # requests and too many connections at the daemon's socket, and hangs up
 # abruptly, while calls are in flight. The daemon stays up, those calls

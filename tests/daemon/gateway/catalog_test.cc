@@ -1,4 +1,4 @@
-// The two tools' semantics (SPEC §4) as a model sees them through the Catalog.
+// The two tools' semantics (BEHAVIOR.md §4) as a model sees them through the Catalog.
 #include "daemon/gateway/catalog.h"
 
 #include <string>
@@ -94,7 +94,7 @@ void ThreeServers(Catalog& c) {
                   MakeTool("echo", "Echoes")})});
 }
 
-TEST_CASE("no-argument listing is exactly the SPEC form", "[catalog]") {
+TEST_CASE("no-argument listing is exactly the documented form", "[catalog]") {
   Catalog c;
   ThreeServers(c);
   const std::string expected =

@@ -1,4 +1,4 @@
-// The call log (SPEC §8): one private JSON line per call, with a digest of the
+// The call log (BEHAVIOR.md §8): one private JSON line per call, with a digest of the
 // request and never its argument values; size-based rotation.
 #include "daemon/guard/call_log.h"
 

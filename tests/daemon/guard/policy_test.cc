@@ -1,4 +1,4 @@
-// Policy rules and glob patterns (SPEC §8): what a user's allow/deny/read_only
+// Policy rules and glob patterns (BEHAVIOR.md §8): what a user's allow/deny/read_only
 // settings admit.
 #include "daemon/guard/policy.h"
 

@@ -38,7 +38,7 @@ TEST_CASE("modern wire: every request's params carry the revision's _meta", "[mo
   CHECK(std::string(meta["io.modelcontextprotocol/protocolVersion"].GetString()) == "2026-07-28");
   CHECK(ToCompactJson(meta["io.modelcontextprotocol/clientInfo"]) ==
         R"({"name":"mcpgw","version":"1.2.3"})");
-  // The gateway declares no capabilities (SPEC §6).
+  // The gateway declares no capabilities (BEHAVIOR.md §6).
   CHECK(ToCompactJson(meta["io.modelcontextprotocol/clientCapabilities"]) == "{}");
 }
 

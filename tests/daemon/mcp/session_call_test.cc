@@ -1,4 +1,4 @@
-// Session calls (SPEC §3, §5): tools/call, outcomes, the 5-minute deadline,
+// Session calls (BEHAVIOR.md §3, §5): tools/call, outcomes, the 5-minute deadline,
 // cancellation, session expiry (404) and shutdown.
 #include <set>
 

@@ -1,5 +1,5 @@
 // The session machine against servers that restart, drop streams and lose
-// sessions (SPEC §3, §5): a call runs at most once, every new session lists
+// sessions (BEHAVIOR.md §3, §5): a call runs at most once, every new session lists
 // tools before it serves, the GET stream belongs to its session, abandoned
 // sessions are DELETEd, nothing that must be sent is dropped, every transfer
 // has a deadline, and authorization waits instead of failing.

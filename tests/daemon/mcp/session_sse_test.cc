@@ -1,4 +1,4 @@
-// Session over SSE responses (SPEC §6): split streams, server requests and
+// Session over SSE responses (BEHAVIOR.md §6): split streams, server requests and
 // notifications interleaved with the response, priming events, resumption
 // with GET + Last-Event-ID.
 #include "daemon/mcp/session_test_harness.h"

@@ -1,4 +1,4 @@
-// Session lifecycle (SPEC §3, §6): handshake, headers, versions, back-off,
+// Session lifecycle (BEHAVIOR.md §3, §6): handshake, headers, versions, back-off,
 // the first-attempt bound, tool listing and re-listing.
 #include "daemon/mcp/session_test_harness.h"
 

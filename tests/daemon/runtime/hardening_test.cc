@@ -1,4 +1,4 @@
-// mcpgwd's process hardening (SPEC §8): after ForbidCoreDumps the process
+// mcpgwd's process hardening (BEHAVIOR.md §8): after ForbidCoreDumps the process
 // makes no core file and is not dumpable. Checked in a child process, so the
 // test binary itself stays debuggable.
 #include <sys/resource.h>
