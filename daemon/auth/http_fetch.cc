@@ -10,7 +10,7 @@ uint64_t HttpFetcher::Start(const HttpCall& call, Done done) {
   const uint64_t id = next_++;
   pending_[id].done = std::move(done);
   HttpRequest req;
-  req.method = call.method == "POST" ? mcp::HttpMethod::kPost : mcp::HttpMethod::kGet;
+  req.method = call.method == "POST" ? HttpMethod::kPost : HttpMethod::kGet;
   req.url = call.url;
   req.headers = call.headers;
   req.body = call.body;
@@ -22,7 +22,7 @@ void HttpFetcher::Abort(uint64_t id) {
   if (pending_.erase(id) > 0) http_->Abort(this, id);
 }
 
-void HttpFetcher::OnHttpHead(uint64_t tag, const mcp::ResponseHead& head) {
+void HttpFetcher::OnHttpHead(uint64_t tag, const ResponseHead& head) {
   auto it = pending_.find(tag);
   if (it == pending_.end()) return;
   it->second.result.status = head.status;
@@ -43,7 +43,7 @@ void HttpFetcher::OnHttpData(uint64_t tag, std::string_view bytes) {
   r.body.append(bytes);
 }
 
-void HttpFetcher::OnHttpDone(uint64_t tag, const mcp::TransferResult& result) {
+void HttpFetcher::OnHttpDone(uint64_t tag, const TransferResult& result) {
   auto it = pending_.find(tag);
   if (it == pending_.end()) return;
   FetchResult r = std::move(it->second.result);

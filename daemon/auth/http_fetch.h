@@ -33,9 +33,9 @@ class HttpFetcher : private HttpSink {
     FetchResult result;
     Done done;
   };
-  void OnHttpHead(uint64_t tag, const mcp::ResponseHead& head) override;
+  void OnHttpHead(uint64_t tag, const ResponseHead& head) override;
   void OnHttpData(uint64_t tag, std::string_view bytes) override;
-  void OnHttpDone(uint64_t tag, const mcp::TransferResult& result) override;
+  void OnHttpDone(uint64_t tag, const TransferResult& result) override;
   void Finish(uint64_t tag, FetchResult result);
 
   HttpTransport* http_;

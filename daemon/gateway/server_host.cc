@@ -57,7 +57,7 @@ void ServerHost::Shutdown(mcp::Duration grace) {
   MaybeFinishShutdown();
 }
 
-void ServerHost::OnHttpHead(uint64_t tag, const mcp::ResponseHead& head) {
+void ServerHost::OnHttpHead(uint64_t tag, const ResponseHead& head) {
   if (!head.http_version.empty()) http_version_ = head.http_version;
   session_.OnResponseHead(tag, head, env_->Now());
   Pump();
@@ -68,7 +68,7 @@ void ServerHost::OnHttpData(uint64_t tag, std::string_view bytes) {
   Pump();
 }
 
-void ServerHost::OnHttpDone(uint64_t tag, const mcp::TransferResult& result) {
+void ServerHost::OnHttpDone(uint64_t tag, const TransferResult& result) {
   live_.erase(tag);
   session_.OnTransferDone(tag, result, env_->Now());
   Pump();
@@ -94,6 +94,7 @@ void ServerHost::Pump() {
         for (auto& h : start->headers) req.headers.push_back(std::move(h));
         req.body = std::move(start->body);
         req.long_lived = start->long_lived;
+        req.at_most_once = start->at_most_once;
         live_.insert(start->id);
         env_->http().Start(this, start->id, std::move(req));
       } else if (auto* abort = std::get_if<mcp::AbortTransfer>(&action)) {

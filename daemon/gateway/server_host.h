@@ -61,9 +61,9 @@ class ServerHost : private HttpSink {
   const mcp::Session& session() const { return session_; }
 
  private:
-  void OnHttpHead(uint64_t tag, const mcp::ResponseHead& head) override;
+  void OnHttpHead(uint64_t tag, const ResponseHead& head) override;
   void OnHttpData(uint64_t tag, std::string_view bytes) override;
-  void OnHttpDone(uint64_t tag, const mcp::TransferResult& result) override;
+  void OnHttpDone(uint64_t tag, const TransferResult& result) override;
 
   void Pump();  // carries out queued actions and re-arms the timer
   void ArmTimer();

@@ -28,6 +28,7 @@
 
 #include "config/config.h"
 #include "daemon/mcp/tool_list.h"
+#include "daemon/net/http_types.h"
 
 namespace mcpgw::mcp {
 
@@ -99,8 +100,6 @@ struct CallOutcome {
 using TransferId = uint64_t;
 using CallId = uint64_t;
 
-enum class HttpMethod { kPost, kGet, kDelete };
-
 // Actions the driver carries out.
 struct StartTransfer {
   TransferId id;
@@ -114,6 +113,8 @@ struct StartTransfer {
   // GET stream, subscriptions/listen): small events, rarely; the transport
   // gives it a small receive buffer, as one is held for every server.
   bool long_lived = false;
+  // A tools/call: the transport must not send it again by itself.
+  bool at_most_once = false;
 };
 struct AbortTransfer {
   TransferId id;
@@ -144,26 +145,6 @@ struct LogLine {
 };
 using Action = std::variant<StartTransfer, AbortTransfer, CallFinished, StateChanged,
                             AuthorizationNeeded, LogLine>;
-
-// The status line and headers of a response that matter to the session.
-// Views are valid for the call only.
-struct ResponseHead {
-  int status = 0;
-  std::string_view content_type;
-  std::string_view session_id;        // Mcp-Session-Id
-  std::string_view www_authenticate;  // WWW-Authenticate (all of them, comma-joined)
-  std::string_view http_version;      // "HTTP/2", "HTTP/1.1" ...; empty if unknown (status only)
-};
-
-// How a transfer ended, from the driver's point of view.
-struct TransferResult {
-  bool ok = true;     // the HTTP exchange completed (any status code)
-  std::string error;  // when !ok: short, human, secret-free ("connection refused",
-                      // "TLS: certificate verify failed", "timed out")
-  // When !ok: whether any of the request may have reached the server. False
-  // only when the driver knows nothing was sent (the connection never came up).
-  bool request_sent = true;
-};
 
 class Session {
  public:

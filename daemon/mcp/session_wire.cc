@@ -80,6 +80,7 @@ TransferId Session::Impl::StartHttp(Purpose purpose, HttpMethod method, std::str
   t.gen = gen_;
   bool initialize = false;
   bool modern = false;
+  bool call = false;
   switch (purpose) {
     case Purpose::kRequest: {
       auto it = requests_.find(rpc_id);
@@ -87,6 +88,7 @@ TransferId Session::Impl::StartHttp(Purpose purpose, HttpMethod method, std::str
         t.deadline = it->second.deadline;
         initialize = it->second.kind == Kind::kInitialize;
         modern = it->second.modern;
+        call = it->second.kind == Kind::kCall;
       }
       break;
     }
@@ -107,7 +109,8 @@ TransferId Session::Impl::StartHttp(Purpose purpose, HttpMethod method, std::str
                       &server_,
                       RequestHeaders(t, last_event_id, initialize),
                       {},
-                      /*long_lived=*/purpose == Purpose::kListen};
+                      /*long_lived=*/purpose == Purpose::kListen,
+                      /*at_most_once=*/call && method == HttpMethod::kPost};
   if (method == HttpMethod::kPost) start.body = std::move(body);
   if (purpose == Purpose::kNotify) ++notify_transfers_;
   transfers_.emplace(id, std::move(t));

@@ -344,7 +344,7 @@ struct HttpClient::Impl {
       if (it == self->live.end() || it->second->setup_error.empty()) continue;
       std::unique_ptr<Transfer> t = std::move(it->second);
       self->live.erase(it);
-      mcp::TransferResult result{false, t->setup_error, /*request_sent=*/false};
+      TransferResult result{false, t->setup_error, /*request_sent=*/false};
       HttpSink* sink = t->sink;
       self->Release(std::move(t));
       self->stats.finished++;
@@ -375,7 +375,7 @@ struct HttpClient::Impl {
         ReportHead(t);
         if (t->dead) continue;
       }
-      mcp::TransferResult result;
+      TransferResult result;
       if (code != CURLE_OK) {
         result.ok = false;
         result.error = FailureText(t, code);
@@ -418,7 +418,7 @@ struct HttpClient::Impl {
     long version = 0;
     curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
     t->sink->OnHttpHead(
-        t->tag, mcp::ResponseHead{status, t->head.content_type(), t->head.session_id(),
+        t->tag, ResponseHead{status, t->head.content_type(), t->head.session_id(),
                                   t->head.www_authenticate(), http::HttpVersionName(version)});
   }
 

@@ -21,37 +21,11 @@
 
 #include <uv.h>
 
-#include "daemon/mcp/session.h"
+#include "daemon/net/http_types.h"
 #include "daemon/net/proxy.h"
 #include "daemon/net/tls_trust.h"
 
 namespace mcpgw {
-
-// Receives the events of the transfers started with it. Callbacks may call
-// HttpClient::Start and HttpClient::Abort (any transfer, including the one
-// being reported) re-entrantly.
-class HttpSink {
- public:
-  virtual ~HttpSink() = default;
-  // Once per transfer, before any body bytes. Absent headers are empty.
-  virtual void OnHttpHead(uint64_t tag, const mcp::ResponseHead& head) = 0;
-  virtual void OnHttpData(uint64_t tag, std::string_view bytes) = 0;
-  // Exactly once per transfer that was not aborted.
-  virtual void OnHttpDone(uint64_t tag, const mcp::TransferResult& result) = 0;
-};
-
-struct HttpRequest {
-  mcp::HttpMethod method = mcp::HttpMethod::kPost;
-  std::string url;                                           // a revealed secret: never log it
-  std::vector<std::pair<std::string, std::string>> headers;  // revealed values: never log
-  std::string body;
-  // The url as it may be shown (config::RemoteServer::url_redacted); reasons
-  // name its host. Must outlive the transfer. Empty: no host is named.
-  std::string_view url_redacted;
-  // Open for long and receiving little (a server's stream of notifications):
-  // read through a small buffer, as one such transfer is held per server.
-  bool long_lived = false;
-};
 
 struct HttpClientOptions {
   long connect_timeout_ms = 30000;
@@ -60,18 +34,6 @@ struct HttpClientOptions {
   std::shared_ptr<const http::TlsTrust> trust;
   // Proxies per url; null: the process environment's (ProcessProxyEnv()).
   std::shared_ptr<const http::ProxyEnv> proxies;
-};
-
-// Where transfers go: HttpClient for real, a scripted fake in tests.
-class HttpTransport {
- public:
-  virtual ~HttpTransport() = default;
-  // Starts a transfer. (sink, tag) must be unique among live transfers.
-  virtual void Start(HttpSink* sink, uint64_t tag, HttpRequest request) = 0;
-  // Aborts a transfer; no further callback for it. Unknown (sink, tag) is a no-op.
-  virtual void Abort(HttpSink* sink, uint64_t tag) = 0;
-  // Aborts every transfer of `sink` (call before destroying a sink).
-  virtual void AbortAll(HttpSink* sink) = 0;
 };
 
 class HttpClient : public HttpTransport {

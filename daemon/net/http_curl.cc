@@ -123,7 +123,7 @@ CURLcode ConfigureRequest(CURL* easy, const HttpRequest& request, const std::str
   // every transfer to a host behind the first one still running.
   set(CURLOPT_PIPEWAIT, IsHttps(request.url) ? 1L : 0L);
   set(CURLOPT_PROXY, proxy.c_str());
-  const bool with_body = request.method == mcp::HttpMethod::kPost || !request.body.empty();
+  const bool with_body = request.method == HttpMethod::kPost || !request.body.empty();
   if (with_body) {
     // POSTFIELDS makes the request a POST (DELETE then renames it).
     set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
@@ -135,7 +135,7 @@ CURLcode ConfigureRequest(CURL* easy, const HttpRequest& request, const std::str
     set(CURLOPT_HTTPGET, 1L);
   }
   set(CURLOPT_CUSTOMREQUEST,
-      request.method == mcp::HttpMethod::kDelete ? "DELETE" : static_cast<const char*>(nullptr));
+      request.method == HttpMethod::kDelete ? "DELETE" : static_cast<const char*>(nullptr));
   return rc;
 }
 

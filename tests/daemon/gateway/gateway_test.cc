@@ -17,7 +17,6 @@ namespace mcpgw::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using mcp::HttpMethod;
 
 struct Reply {
   bool error = false;
@@ -218,11 +217,11 @@ TEST_CASE("gateway: a retired host's late state change never lands on the new se
   http.RespondResult(http.Post("initialize"), kInit, "sid-1");
   http.Respond(http.Post("notifications/initialized"), 202, "", "");
   FakeTransfer& list = http.Post("tools/list");
-  list.sink->OnHttpHead(list.tag, mcp::ResponseHead{200, "application/json", "", "", ""});
+  list.sink->OnHttpHead(list.tag, ResponseHead{200, "application/json", "", "", ""});
   list.sink->OnHttpData(list.tag, R"({"jsonrpc":"2.0","id":)" + std::to_string(list.RpcId()) +
                                       R"(,"result":)" + Tools({"old"}) + "}");
   list.done = true;
-  list.sink->OnHttpDone(list.tag, mcp::TransferResult{});
+  list.sink->OnHttpDone(list.tag, TransferResult{});
   // Not settled: the "ready" message is still queued for the main loop.
   h.gateway.Reload(Config({Remote("spare", "https://s.test/mcp"),
                            Remote("alpha", "https://a.test/mcp", "other-token")}));

@@ -31,7 +31,7 @@ struct Seen {
   std::string body;
   int data_calls = 0;
   int dones = 0;
-  mcp::TransferResult result;
+  TransferResult result;
   bool data_before_head = false;
   bool event_after_done = false;
   std::string www_authenticate;
@@ -44,7 +44,7 @@ class RecordingSink : public HttpSink {
   std::function<void(uint64_t, std::string_view)> on_data;
   std::function<void(uint64_t)> on_done;
 
-  void OnHttpHead(uint64_t tag, const mcp::ResponseHead& head) override {
+  void OnHttpHead(uint64_t tag, const ResponseHead& head) override {
     Seen& s = seen[tag];
     if (s.dones) s.event_after_done = true;
     s.heads++;
@@ -62,7 +62,7 @@ class RecordingSink : public HttpSink {
     s.body += bytes;
     if (on_data) on_data(tag, bytes);
   }
-  void OnHttpDone(uint64_t tag, const mcp::TransferResult& result) override {
+  void OnHttpDone(uint64_t tag, const TransferResult& result) override {
     Seen& s = seen[tag];
     if (s.dones) s.event_after_done = true;
     s.dones++;
@@ -82,14 +82,14 @@ class RecordingSink : public HttpSink {
 
 HttpRequest Get(std::string url) {
   HttpRequest r;
-  r.method = mcp::HttpMethod::kGet;
+  r.method = HttpMethod::kGet;
   r.url = std::move(url);
   return r;
 }
 
 HttpRequest Post(std::string url, std::string body) {
   HttpRequest r;
-  r.method = mcp::HttpMethod::kPost;
+  r.method = HttpMethod::kPost;
   r.url = std::move(url);
   r.body = std::move(body);
   return r;
@@ -172,7 +172,7 @@ TEST_CASE("GET and DELETE use their methods, an empty body still gets a head", "
   HttpRequest get = Get(server.Url("/stream"));
   get.headers = {{"Mcp-Session-Id", "s-1"}};
   HttpRequest del = Get(server.Url("/mcp"));
-  del.method = mcp::HttpMethod::kDelete;
+  del.method = HttpMethod::kDelete;
   f.client->Start(&f.sink, 1, get);
   f.client->Start(&f.sink, 2, del);
   REQUIRE(RunUntil(&f.loop, [&] { return f.sink.DoneCount() == 2; }));
@@ -481,7 +481,7 @@ TEST_CASE("A handle kept from one request serves the next with nothing of the la
   HttpRequest second = Get(b.Url("/events"));
   second.headers = {{"X-Second", "2"}};
   HttpRequest third;
-  third.method = mcp::HttpMethod::kDelete;
+  third.method = HttpMethod::kDelete;
   third.url = a.Url();
   HttpRequest fourth = Post(b.Url("/other"), "");
   HttpRequest fifth = Post(a.Url(), "five");

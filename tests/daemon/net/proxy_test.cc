@@ -102,10 +102,10 @@ TEST_CASE("UrlHost takes the host out of a url", "[proxy]") {
 struct Done : HttpSink {
   int status = 0;
   bool done = false;
-  mcp::TransferResult result;
-  void OnHttpHead(uint64_t, const mcp::ResponseHead& head) override { status = head.status; }
+  TransferResult result;
+  void OnHttpHead(uint64_t, const ResponseHead& head) override { status = head.status; }
   void OnHttpData(uint64_t, std::string_view) override {}
-  void OnHttpDone(uint64_t, const mcp::TransferResult& r) override {
+  void OnHttpDone(uint64_t, const TransferResult& r) override {
     done = true;
     result = r;
   }
@@ -121,7 +121,7 @@ Done Fetch(std::shared_ptr<const ProxyEnv> proxies, const std::string& url) {
     options.proxies = std::move(proxies);
     HttpClient client(&loop, options);
     HttpRequest req;
-    req.method = mcp::HttpMethod::kGet;
+    req.method = HttpMethod::kGet;
     req.url = url;
     client.Start(&sink, 1, req);
     testing::RunUntil(

@@ -124,9 +124,9 @@ class PromiseSink : public HttpSink {
   std::promise<std::pair<int, std::string>> done;
   int status = 0;
   std::string body;
-  void OnHttpHead(uint64_t, const mcp::ResponseHead& head) override { status = head.status; }
+  void OnHttpHead(uint64_t, const ResponseHead& head) override { status = head.status; }
   void OnHttpData(uint64_t, std::string_view bytes) override { body += bytes; }
-  void OnHttpDone(uint64_t, const mcp::TransferResult& r) override {
+  void OnHttpDone(uint64_t, const TransferResult& r) override {
     done.set_value({status, r.ok ? body : r.error});
   }
 };
@@ -137,7 +137,7 @@ TEST_CASE("The worker's HttpClient runs transfers on the worker thread", "[worke
   w.Start();
   PromiseSink sink;
   HttpRequest req;
-  req.method = mcp::HttpMethod::kGet;
+  req.method = HttpMethod::kGet;
   req.url = server.Url();
   w.Post([&] { w.http().Start(&sink, 1, req); });
   auto future = sink.done.get_future();
@@ -157,7 +157,7 @@ TEST_CASE("Stop with a transfer in flight ends cleanly and silently", "[worker]"
   w.Start();
   PromiseSink sink;
   HttpRequest req;
-  req.method = mcp::HttpMethod::kGet;
+  req.method = HttpMethod::kGet;
   req.url = server.Url();
   w.Post([&] { w.http().Start(&sink, 1, req); });
   for (int i = 0; i < 200 && server.request_count() == 0; i++) {

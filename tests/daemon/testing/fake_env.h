@@ -63,7 +63,7 @@ struct FakeTransfer {
   }
   // The JSON-RPC method of a POST ("" for a reply, "<not json>" otherwise).
   std::string RpcMethod() const {
-    if (request.method != mcp::HttpMethod::kPost) return "";
+    if (request.method != HttpMethod::kPost) return "";
     rapidjson::Document doc;
     doc.Parse(request.body.c_str(), request.body.size());
     if (doc.HasParseError() || !doc.IsObject()) return "<not json>";
@@ -109,23 +109,23 @@ class FakeHttp : public HttpTransport {
   }
   // The oldest live POST of `rpc_method`, or the oldest live transfer of
   // `method` when rpc_method is empty; null when there is none.
-  FakeTransfer* Find(mcp::HttpMethod method, const std::string& rpc_method = "") {
+  FakeTransfer* Find(HttpMethod method, const std::string& rpc_method = "") {
     for (FakeTransfer* t : Live()) {
       if (t->request.method != method) continue;
-      if (method == mcp::HttpMethod::kPost && t->RpcMethod() != rpc_method) continue;
+      if (method == HttpMethod::kPost && t->RpcMethod() != rpc_method) continue;
       return t;
     }
     return nullptr;
   }
   FakeTransfer& Post(const std::string& rpc_method) {
-    FakeTransfer* t = Find(mcp::HttpMethod::kPost, rpc_method);
+    FakeTransfer* t = Find(HttpMethod::kPost, rpc_method);
     if (t == nullptr) FAIL("no live POST " << rpc_method);
     return *t;
   }
-  size_t Count(mcp::HttpMethod method, const std::string& rpc_method = "") const {
+  size_t Count(HttpMethod method, const std::string& rpc_method = "") const {
     return static_cast<size_t>(std::count_if(transfers_.begin(), transfers_.end(), [&](auto& t) {
       return t->request.method == method &&
-             (method != mcp::HttpMethod::kPost || t->RpcMethod() == rpc_method);
+             (method != HttpMethod::kPost || t->RpcMethod() == rpc_method);
     }));
   }
 
@@ -133,11 +133,11 @@ class FakeHttp : public HttpTransport {
   void Respond(FakeTransfer& t, int status, std::string content_type, const std::string& body,
                std::string session_id = "") {
     REQUIRE_FALSE(t.aborted);
-    t.sink->OnHttpHead(t.tag, mcp::ResponseHead{status, content_type, session_id, "", "HTTP/1.1"});
+    t.sink->OnHttpHead(t.tag, ResponseHead{status, content_type, session_id, "", "HTTP/1.1"});
     if (!t.aborted && !body.empty()) t.sink->OnHttpData(t.tag, body);
     if (!t.aborted) {
       t.done = true;
-      t.sink->OnHttpDone(t.tag, mcp::TransferResult{});
+      t.sink->OnHttpDone(t.tag, TransferResult{});
     }
     world_->Settle();
   }
@@ -149,7 +149,7 @@ class FakeHttp : public HttpTransport {
   }
   void Fail(FakeTransfer& t, std::string error) {
     t.done = true;
-    t.sink->OnHttpDone(t.tag, mcp::TransferResult{false, std::move(error), true});
+    t.sink->OnHttpDone(t.tag, TransferResult{false, std::move(error), true});
     world_->Settle();
   }
 
@@ -160,15 +160,15 @@ class FakeHttp : public HttpTransport {
   // Answers one live probe; false when there is none (or legacy_servers is off).
   bool AnswerProbe() {
     if (!legacy_servers) return false;
-    FakeTransfer* t = Find(mcp::HttpMethod::kPost, "server/discover");
+    FakeTransfer* t = Find(HttpMethod::kPost, "server/discover");
     if (t == nullptr) return false;
     const std::string body =
         R"({"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}})";
-    t->sink->OnHttpHead(t->tag, mcp::ResponseHead{400, "application/json", "", "", "HTTP/1.1"});
+    t->sink->OnHttpHead(t->tag, ResponseHead{400, "application/json", "", "", "HTTP/1.1"});
     if (!t->aborted) t->sink->OnHttpData(t->tag, body);
     if (!t->aborted) {
       t->done = true;
-      t->sink->OnHttpDone(t->tag, mcp::TransferResult{});
+      t->sink->OnHttpDone(t->tag, TransferResult{});
     }
     return true;
   }
