@@ -20,6 +20,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 #   systemd         systemd-analyze, systemd-socket-activate (service tests)
 #   valgrind, gnuplot-nox  the benchmark's instruction counts and plot
 #   ccache          scripts/test.sh compiles through it when present
+#   universal-ctags the function-length check (tests/lint/lint.sh)
 #   curl, socat, procps, iproute2  not run by the suite: for looking at a
 #                   running daemon and its upstreams by hand
 pkgs=(
@@ -28,7 +29,7 @@ pkgs=(
   libcurl4-openssl-dev rapidjson-dev libspdlog-dev libfmt-dev catch2 libuv1-dev
   libssl-dev openssl libsystemd-dev libcli11-dev
   file man-db binutils dpkg-dev util-linux
-  python3 curl socat procps iproute2 systemd valgrind gnuplot-nox strace ccache
+  python3 curl socat procps iproute2 systemd valgrind gnuplot-nox strace ccache universal-ctags
 )
 # Node.js and npm: keep an existing installation (it may come from elsewhere
 # and clash with Debian's npm); otherwise take Debian's.

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Checks of the source tree and the built binaries that keep the codebase
+# carryable; each is one ctest (tests/lint/CMakeLists.txt).
+#
+#   lint.sh function-length   no function in base/ config/ proto/ daemon/
+#                             client/ is longer than 120 lines (Universal Ctags)
+#   lint.sh libc-symbols BIN...
+#                             no binary or library of ours defines a function
+#                             the C library exports (no interposed poll(), ...)
+#   lint.sh standalone        the repository cites only itself: code and docs
+#                             name no outside specification
+#   lint.sh layout            the folder listing in docs/ARCHITECTURE.md
+#                             matches the source folders of the tree
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+
+fail() {
+  echo "lint: $*" >&2
+  exit 1
+}
+
+# The tracked files when this is a git checkout, else every file found.
+sources() {  # folder...
+  if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git -C "$root" ls-files -- "$@"
+  else
+    find "$@" -type f | sort
+  fi
+}
+
+function_length() {
+  command -v ctags >/dev/null || fail "ctags (Universal Ctags) is not installed: scripts/install-deps.sh installs it"
+  ctags --version | grep -q "Universal Ctags" || fail "ctags is not Universal Ctags"
+  local max=120 long=0 f
+  while read -r f; do
+    # One line per function definition: name, file, ..., line:N, end:M.
+    while IFS=$'\t' read -r name _ rest; do
+      local start end
+      start=$(grep -o 'line:[0-9]*' <<<"$rest" | head -1 | cut -d: -f2)
+      end=$(grep -o 'end:[0-9]*' <<<"$rest" | head -1 | cut -d: -f2)
+      [ -n "$start" ] && [ -n "$end" ] || continue
+      if [ $((end - start + 1)) -gt "$max" ]; then
+        echo "$f:$start: $name is $((end - start + 1)) lines (at most $max)" >&2
+        long=$((long + 1))
+      fi
+    done < <(ctags --fields=+ne --kinds-c++=f --language-force=C++ -o - "$f")
+  done < <(sources base config proto daemon client | grep -E '\.(cc|h|hpp)$')
+  [ "$long" -eq 0 ] || fail "$long function(s) longer than $max lines"
+  echo "lint: every function is at most $max lines"
+}
+
+libc_symbols() {
+  [ $# -gt 0 ] || fail "libc-symbols: name the binaries"
+  local libc
+  libc=$(ldd "$1" | awk '/libc\.so/ {print $3; exit}')
+  [ -n "$libc" ] && [ -f "$libc" ] || fail "cannot find the C library $1 is linked against"
+  local exported
+  exported=$(nm -D --defined-only "$libc" | awk '$2 ~ /^[TWi]$/ {sub(/@.*/, "", $3); print $3}' | sort -u)
+  [ "$(wc -l <<<"$exported")" -gt 500 ] || fail "could not read the functions $libc exports"
+  local bin clash=0
+  for bin in "$@"; do
+    [ -f "$bin" ] || fail "$bin does not exist"
+    local ours shared
+    ours=$(nm -D --defined-only "$bin" | awk '{print $NF}' | sort -u)
+    shared=$(comm -12 <(echo "$exported") <(echo "$ours"))
+    if [ -n "$shared" ]; then
+      echo "$bin defines functions of the C library: $(echo $shared)" >&2
+      clash=1
+    fi
+  done
+  [ "$clash" -eq 0 ] || fail "a binary takes the place of a C library function"
+  echo "lint: no C library function is defined by $*"
+}
+
+standalone() {
+  local hits
+  # The pattern is split so that this file does not match itself.
+  hits=$(sources . | grep -v -E '(^|/)node_modules/|package-lock\.json$|^tests/fuzz/corpus/' |
+    xargs grep -n -I -E "SP""EC §|\.\./sha""red" 2>/dev/null || true)
+  [ -z "$hits" ] || fail "the repository cites a document it does not hold:
+$hits"
+  echo "lint: the repository cites only itself"
+}
+
+layout() {
+  local doc=docs/ARCHITECTURE.md
+  [ -f "$doc" ] || fail "$doc is missing"
+  # The listing: the fenced block after the "## Layout" heading; each line
+  # starts with a folder path ending in '/'.
+  local listed
+  listed=$(awk '/^## Layout/ {f=1; next} f && /^```/ {n++; if (n==2) exit; next} f && n==1 {print}' "$doc" |
+    grep -o -E '^[a-z_./-]+/' | sed 's#/$##' | sort -u || true)
+  [ -n "$listed" ] || fail "$doc has no folder listing (a fenced block under '## Layout')"
+  local actual
+  actual=$(sources base config proto daemon client | grep -E '\.(cc|h|hpp|c)$' | xargs -n1 dirname | sort -u)
+  local missing extra
+  missing=$(comm -13 <(echo "$listed") <(echo "$actual"))
+  extra=$(comm -23 <(echo "$listed") <(echo "$actual"))
+  [ -z "$missing" ] || fail "$doc does not list these source folders: $(echo $missing)"
+  [ -z "$extra" ] || fail "$doc lists folders that hold no source: $(echo $extra)"
+  echo "lint: $doc lists the $(wc -l <<<"$actual") source folders of the tree"
+}
+
+case "${1:-}" in
+  function-length) function_length ;;
+  libc-symbols) shift; libc_symbols "$@" ;;
+  standalone) standalone ;;
+  layout) layout ;;
+  *) fail "usage: lint.sh function-length | libc-symbols BIN... | standalone | layout" ;;
+esac
