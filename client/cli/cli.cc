@@ -40,7 +40,7 @@ double WallClock() {
 }
 
 int RunStdio(const std::string& socket) {
-  LibAsyncDaemonApi api(socket, static_cast<long>(kCallDeadline.count()));
+  LibAsyncDaemonApi api(socket);
   StdioLoop loop(api, STDIN_FILENO, STDOUT_FILENO, [](const std::string& line) {
     std::fprintf(stderr, "%s\n", line.c_str());
     std::fflush(stderr);
