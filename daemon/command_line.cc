@@ -46,7 +46,9 @@ Signals:
                     unchanged servers keep their sessions, removed ones are
                     closed (DELETE); a broken file keeps the previous
                     configuration (see `mcpgw status`). Saving mcp.json or
-                    settings.json reloads as well.
+                    settings.json reloads as well. Other settings (limits,
+                    ipc, workers, call_log) apply at the next start; a
+                    reload that sees them changed says so in the log.
   SIGTERM, SIGINT   stop: calls in flight fail with "gateway shutting down",
                     sessions are closed (DELETE, 3 s grace), exit 0. A second
                     signal exits at once.
