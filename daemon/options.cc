@@ -72,12 +72,13 @@ OptionsResult LoadOptions(const CommandLine& command_line, const GetEnv& get_env
   return result;
 }
 
-std::vector<std::string_view> RestartOnlyChanges(const Settings& running, const Settings& read) {
+std::vector<std::string_view> RestartOnlyChanges(const DaemonOptions& running,
+                                                 const DaemonOptions& read) {
   std::vector<std::string_view> changed;
-  if (!(running.limits == read.limits)) changed.push_back("limits");
-  if (!(running.ipc == read.ipc)) changed.push_back("ipc");
+  if (!(running.settings.limits == read.settings.limits)) changed.push_back("limits");
+  if (!(running.settings.ipc == read.settings.ipc)) changed.push_back("ipc");
   if (running.workers != read.workers) changed.push_back("workers");
-  if (!(running.call_log == read.call_log)) changed.push_back("call_log");
+  if (!(running.settings.call_log == read.settings.call_log)) changed.push_back("call_log");
   return changed;
 }
 

@@ -38,8 +38,8 @@ struct DaemonOptions {
   std::string token_dir;  // where OAuth tokens live (docs/AUTH.md)
   // Calls in flight at shutdown get this long before sessions are closed.
   uint64_t shutdown_grace_ms = 3000;
-  // What the options were made from: a reload compares the settings it read
-  // with these (RestartOnlyChanges).
+  // What the options were made from: a reload compares what it read with
+  // these (RestartOnlyChanges).
   Settings settings;
 };
 
@@ -70,9 +70,11 @@ DaemonOptions MakeOptions(const CommandLine& command_line, const Settings& setti
 // XDG_STATE_HOME or HOME. Every error names the file.
 OptionsResult LoadOptions(const CommandLine& command_line, const GetEnv& get_env);
 
-// The settings sections that differ between `running` and `read` and that
-// only a restart applies: "limits", "ipc", "workers", "call_log". (The
-// policy and the tls keys apply at a reload.)
-std::vector<std::string_view> RestartOnlyChanges(const Settings& running, const Settings& read);
+// The settings sections that differ between the `running` options and those
+// a reload `read`, and that only a restart applies: "limits", "ipc",
+// "workers" (the number in effect: --workers wins over the file), "call_log".
+// The policy and the tls keys apply at a reload.
+std::vector<std::string_view> RestartOnlyChanges(const DaemonOptions& running,
+                                                 const DaemonOptions& read);
 
 }  // namespace mcpgw

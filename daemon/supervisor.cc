@@ -239,7 +239,7 @@ void Supervisor::ApplySettings(std::string_view why, const OptionsResult& read) 
   } else {
     spdlog::error("reload ({}): keeping the previous TLS trust: {}", why, read.trust_error);
   }
-  if (auto changed = RestartOnlyChanges(options_.settings, next.settings); !changed.empty()) {
+  if (auto changed = RestartOnlyChanges(options_, next); !changed.empty()) {
     spdlog::warn("reload ({}): {} changed in {}; {} when mcpgwd restarts", why, Join(changed),
                  options_.settings_path, changed.size() == 1 ? "it applies" : "they apply");
   }

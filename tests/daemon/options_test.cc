@@ -137,16 +137,27 @@ TEST_CASE("options: an unreadable CA file fails the trust alone", "[options]") {
 }
 
 TEST_CASE("options: a reload names the settings only a restart applies", "[options]") {
-  const Settings running = Parsed(R"({"policy": {"deny": ["a"]}})");
+  const CommandLine cl;
+  auto options = [&](const std::string& text) { return MakeOptions(cl, Parsed(text), 4); };
+  const DaemonOptions running = options(R"({"policy": {"deny": ["a"]}})");
   CHECK(RestartOnlyChanges(running, running).empty());
-  CHECK(RestartOnlyChanges(running, Parsed(R"({"policy": {"deny": ["b"]},
-                                                "tls": {"ca_dir": "/etc/ca"}})"))
+  CHECK(RestartOnlyChanges(running, options(R"({"policy": {"deny": ["b"]},
+                                                 "tls": {"ca_dir": "/etc/ca"}})"))
             .empty());
-  CHECK(RestartOnlyChanges(running, Parsed(R"({"limits": {"call_timeout_s": 600}})")) ==
+  CHECK(RestartOnlyChanges(running, options(R"({"limits": {"call_timeout_s": 600}})")) ==
         std::vector<std::string_view>{"limits"});
-  CHECK(RestartOnlyChanges(running, Parsed(R"({"workers": 2, "ipc": {"allowed_uids": [7]},
-                                                "call_log": {"path": "/tmp/c.jsonl"}})")) ==
+  CHECK(RestartOnlyChanges(running, options(R"({"workers": 2, "ipc": {"allowed_uids": [7]},
+                                                 "call_log": {"path": "/tmp/c.jsonl"}})")) ==
         std::vector<std::string_view>{"ipc", "workers", "call_log"});
+  // The file's `workers` spelling out the cores in use changes nothing.
+  CHECK(RestartOnlyChanges(running, options(R"({"workers": 4})")).empty());
+}
+
+TEST_CASE("options: with --workers, the file's workers cannot change the count", "[options]") {
+  CommandLine cl;
+  cl.workers = 2;
+  const DaemonOptions running = MakeOptions(cl, Parsed("{}"), 4);
+  CHECK(RestartOnlyChanges(running, MakeOptions(cl, Parsed(R"({"workers": 8})"), 4)).empty());
 }
 
 }  // namespace
