@@ -221,7 +221,7 @@ TEST_CASE("stdio: no thread per call: many calls in flight on the one loop threa
 // The daemon owns the call deadline (limits.call_timeout_s may be a day). The bridge used to
 // give up on a call after 5 min 30 s of its own, cutting short calls the daemon was still
 // running: now a call in flight leaves its poll loop nothing to wake up for but the daemon.
-TEST_CASE("stdio: the bridge never cuts a call short; the daemon's answer ends it, however late",
+TEST_CASE("stdio: the bridge never cuts a call short: the daemon's answer ends it, however late",
           "[stdio][deadline]") {
   Daemon d;
   LibAsyncDaemonApi api(d.path);  // the one way `mcpgw stdio` opens the daemon
