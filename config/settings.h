@@ -21,13 +21,15 @@ namespace mcpgw {
 
 // Bounds on what upstream servers may send and how long they may take.
 struct LimitsSettings {
-  size_t max_response_bytes = 16u << 20;   // per HTTP response body
-  int max_json_depth = 128;                // nesting of any JSON message
-  int call_timeout_s = 300;                // one tools/call, end to end
+  size_t max_response_bytes = 16u << 20;  // per HTTP response body
+  int max_json_depth = 128;               // nesting of any JSON message
+  // One tools/call, end to end: the daemon's deadline, which clients do not cut short.
+  int call_timeout_s = static_cast<int>(proto::kDefaultCallTimeout.count());
   int listing_timeout_s = 120;             // connect, handshake and every tools/list page
   size_t max_tools_per_server = 10000;     // tools kept per server
   int max_list_pages = 1000;               // tools/list pages per listing
   size_t max_sse_event_bytes = 16u << 20;  // one SSE event's data
+  bool operator==(const LimitsSettings&) const = default;
 };
 
 // The local socket (BEHAVIOR.md §7).
@@ -36,6 +38,7 @@ struct IpcSettings {
   size_t max_connections_per_uid = 64;
   size_t max_in_flight_per_connection = 1024;
   size_t max_frame_bytes = proto::kMaxFrameBytes;
+  bool operator==(const IpcSettings&) const = default;
 };
 
 // The JSON-lines audit log (BEHAVIOR.md §8); off unless a path is set.
@@ -43,6 +46,7 @@ struct CallLogSettings {
   std::string path;                // empty: no call log
   uint64_t max_bytes = 64u << 20;  // rotate before the file would grow past this
   int keep = 3;                    // rotated files kept: path.1 .. path.<keep>
+  bool operator==(const CallLogSettings&) const = default;
 };
 
 // Policy patterns (enforced by daemon/guard/policy.h; docs/SETTINGS.md):

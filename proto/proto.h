@@ -1,8 +1,10 @@
 // The local wire protocol shared by mcpgwd and its clients (libmcpgw, mcpgw):
 // constants, error kinds and the frame codec. The protocol itself is written
-// down in proto/PROTOCOL.md; change both together.
+// down in proto/PROTOCOL.md; change both together. The method table is
+// methods.h; the MCP revisions both MCP ends speak are mcp_versions.h.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string_view>
@@ -13,7 +15,14 @@ inline constexpr int kProtocolVersion = 1;
 // Largest frame either side accepts (one JSON text plus its newline).
 inline constexpr size_t kMaxFrameBytes = 32u << 20;
 
-// Request methods.
+// The daemon's deadline for one call_dynamic_tool, end to end, unless the
+// settings change it (limits.call_timeout_s, docs/SETTINGS.md). The daemon owns
+// it: it answers every call by then (a `transport` error when the server has
+// not), so clients set no deadline of their own on a call; they notice a dead
+// daemon by its connection closing (docs/BEHAVIOR.md §5).
+inline constexpr std::chrono::seconds kDefaultCallTimeout{300};
+
+// Method names; methods.h says what each one is.
 inline constexpr std::string_view kHello = "hello";
 inline constexpr std::string_view kGetDynamicTools = "get_dynamic_tools";
 inline constexpr std::string_view kCallDynamicTool = "call_dynamic_tool";

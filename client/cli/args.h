@@ -1,5 +1,6 @@
-// Command-line parsing for `mcpgw` (BEHAVIOR.md §7), a CLI11 command table. Parsing is pure: it
-// returns what to run, or the exit code and the text to print (help, version, misuse).
+// Command-line parsing for `mcpgw` (BEHAVIOR.md §7): CLI11 over the subcommand table
+// (subcommands.h), which names every command once. Parsing is pure: it returns what to run,
+// or the exit code and the text to print (help, version, misuse).
 #pragma once
 
 #include <optional>
@@ -7,6 +8,8 @@
 #include <vector>
 
 namespace mcpgw::cli {
+
+struct Subcommand;
 
 // Exit code for command-line misuse (BEHAVIOR.md §7).
 inline constexpr int kExitMisuse = 2;
@@ -17,11 +20,10 @@ inline constexpr double kDefaultWaitTimeoutS = 30;
 // consent timeout (5 min) and a margin.
 inline constexpr double kDefaultLoginTimeoutS = 330;
 
-enum class Command { kTools, kCall, kStatus, kWait, kStdio, kLogin, kLogout };
-
+// One command line, parsed. Each subcommand fills the fields it declares.
 struct Invocation {
-  Command command = Command::kStatus;
-  std::string socket;  // empty: libmcpgw's default
+  const Subcommand* command = nullptr;  // never null in a ParseResult's invocation
+  std::string socket;                   // empty: libmcpgw's default
   std::optional<std::string> ns;
   std::optional<std::string> tool;
   std::optional<std::string> arguments;     // call: the ARGUMENTS_JSON text, or "-"

@@ -41,8 +41,10 @@ class AsyncDaemonApi {
 // Owns one mcpgw_client handle, used through the pollable interface only.
 class LibAsyncDaemonApi : public AsyncDaemonApi {
  public:
-  // socket_path empty: libmcpgw's default. Every request ends by `timeout_ms` (0: never).
-  LibAsyncDaemonApi(const std::string& socket_path, long timeout_ms);
+  // socket_path empty: libmcpgw's default. A request has no deadline on this side: it ends
+  // when the daemon answers it (the daemon owns the call deadline, proto/proto.h), when it is
+  // cancelled, or when the connection to the daemon is lost.
+  explicit LibAsyncDaemonApi(const std::string& socket_path);
   ~LibAsyncDaemonApi() override;
   LibAsyncDaemonApi(const LibAsyncDaemonApi&) = delete;
   LibAsyncDaemonApi& operator=(const LibAsyncDaemonApi&) = delete;

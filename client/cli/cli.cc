@@ -12,13 +12,10 @@
 #include <vector>
 
 #include "client/cli/args.h"
-#include "client/cli/async_api.h"
 #include "client/cli/commands.h"
 #include "client/cli/daemon_api.h"
-#include "client/cli/interrupt.h"
-#include "client/cli/login.h"
 #include "client/cli/status_view.h"
-#include "client/stdio/stdio_loop.h"
+#include "client/cli/subcommands.h"
 
 namespace mcpgw::cli {
 namespace {
@@ -37,15 +34,6 @@ size_t TerminalColumns() {
 
 double WallClock() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-int RunStdio(const std::string& socket) {
-  LibAsyncDaemonApi api(socket, static_cast<long>(kCallDeadline.count()));
-  StdioLoop loop(api, STDIN_FILENO, STDOUT_FILENO, [](const std::string& line) {
-    std::fprintf(stderr, "%s\n", line.c_str());
-    std::fflush(stderr);
-  });
-  return loop.Run();
 }
 
 }  // namespace
@@ -70,32 +58,8 @@ int Main(int argc, char** argv) {
   io.width = tty ? TerminalColumns() : 0;
   io.now_unix = WallClock;
 
-  switch (inv.command) {
-    case Command::kTools:
-      return RunTools(api, inv, io);
-    case Command::kCall: {
-      CancelToken cancel;
-      InterruptWatcher watcher(&cancel);
-      const int code = RunCall(api, inv, io, &cancel);
-      return watcher.interrupted() ? kExitInterrupted : code;
-    }
-    case Command::kStatus:
-      return RunStatus(api, inv, io);
-    case Command::kWait:
-      return RunWait(api, inv, io, WaitClock::Real());
-    case Command::kStdio:
-      return RunStdio(inv.socket);
-    case Command::kLogin: {
-      RawClient auth(inv.socket);
-      SystemUrlOpener opener;
-      return RunLogin(auth, api, inv, io, opener, WaitClock::Real());
-    }
-    case Command::kLogout: {
-      RawClient auth(inv.socket);
-      return RunLogout(auth, inv, io);
-    }
-  }
-  return kExitMisuse;
+  Context context{api, io};
+  return inv.command->run(inv, context);
 }
 
 }  // namespace mcpgw::cli

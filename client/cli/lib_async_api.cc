@@ -23,10 +23,8 @@ AsyncDaemonApi::RequestId Start(AsyncDaemonApi::Done done, StartFn&& start) {
 
 }  // namespace
 
-LibAsyncDaemonApi::LibAsyncDaemonApi(const std::string& socket_path, long timeout_ms)
-    : client_(mcpgw_open(socket_path.empty() ? nullptr : socket_path.c_str())) {
-  if (client_ != nullptr) mcpgw_set_timeout_ms(client_, timeout_ms);
-}
+LibAsyncDaemonApi::LibAsyncDaemonApi(const std::string& socket_path)
+    : client_(mcpgw_open(socket_path.empty() ? nullptr : socket_path.c_str())) {}
 
 LibAsyncDaemonApi::~LibAsyncDaemonApi() {
   if (client_ != nullptr) mcpgw_close(client_);

@@ -16,6 +16,7 @@
 #include "client/cli/sanitize.h"
 #include "client/cli/status_view.h"
 #include "proto/messages.h"
+#include "proto/proto.h"
 
 extern char** environ;
 
@@ -135,7 +136,7 @@ int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo&
   daemon.SetTimeoutMs(2000);
   if (const ApiResult st = daemon.Status(nullptr); st.status == MCPGW_OK)
     before = FindRow(st.text, ns);
-  const ApiResult started = auth.Request("login", Params(ns), 60);
+  const ApiResult started = auth.Request(proto::kLogin, Params(ns), 60);
   if (started.status != MCPGW_OK) return Fail(io, started);
   rapidjson::Document doc;
   doc.Parse(started.text.c_str());
@@ -163,8 +164,8 @@ int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo&
   }
   io.err << "mcpgw: waiting for the authorization of " << shown << "...\n";
   const double waited_from = clock.now_s();
-  const ApiResult done =
-      auth.Request("login_wait", Params(ns, ",\"login\":" + std::to_string(login)), inv.timeout_s);
+  const ApiResult done = auth.Request(
+      proto::kLoginWait, Params(ns, ",\"login\":" + std::to_string(login)), inv.timeout_s);
   if (done.status != MCPGW_OK) {
     // Our own wait ran out (the daemon would have said why otherwise).
     const bool gave_up =
@@ -209,7 +210,7 @@ int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo&
 }
 
 int RunLogout(AuthApi& auth, const Invocation& inv, CommandIo& io) {
-  const ApiResult r = auth.Request("logout", Params(*inv.ns), 60);
+  const ApiResult r = auth.Request(proto::kLogout, Params(*inv.ns), 60);
   if (r.status != MCPGW_OK) return Fail(io, r);
   io.out << StripControls(*inv.ns) << ": logged out\n";
   return 0;

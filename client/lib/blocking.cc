@@ -51,8 +51,7 @@ int PollTimeoutMs(std::optional<Clock::time_point> deadline) {
 
 }  // namespace
 
-Outcome Core::Run(std::string_view method, std::string_view params, bool want_json,
-                  mcpgw_cancel* cancel) {
+Outcome Core::Run(std::string_view method, std::string_view params, mcpgw_cancel* cancel) {
   auto cancelled = [cancel] { return cancel != nullptr && cancel->triggered.load(); };
   if (cancelled()) return {MCPGW_CANCELLED, "cancelled"};
   Waiter self;
@@ -63,7 +62,7 @@ Outcome Core::Run(std::string_view method, std::string_view params, bool want_js
   std::optional<Clock::time_point> deadline;
   if (timeout_ms > 0) deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   blocked_.push_back(&self);
-  const uint64_t id = StartLocked(method, params, want_json, &self, nullptr, nullptr);
+  const uint64_t id = StartLocked(method, params, &self, nullptr, nullptr);
 
   enum { kWaiting, kCancelled, kClosing, kTimedOut } why = kWaiting;
   while (!self.done) {

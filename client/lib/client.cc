@@ -172,7 +172,7 @@ mcpgw_status mcpgw_get_dynamic_tools(mcpgw_client* client, const char* ns, const
   if (out != nullptr) *out = nullptr;
   if (client == nullptr) return client::Finish({MCPGW_INVALID_REQUEST, "no client handle"}, out);
   return client::Finish(
-      client->core.Run(proto::kGetDynamicTools, client::ToolsParams(ns, tool), false, cancel), out);
+      client->core.Run(proto::kGetDynamicTools, client::ToolsParams(ns, tool), cancel), out);
 }
 
 mcpgw_status mcpgw_call_dynamic_tool(mcpgw_client* client, const char* ns, const char* tool,
@@ -182,13 +182,13 @@ mcpgw_status mcpgw_call_dynamic_tool(mcpgw_client* client, const char* ns, const
   std::string error;
   const std::string params = client::CallParams(ns, tool, arguments_json, &error);
   if (!error.empty()) return client::Finish({MCPGW_INVALID_REQUEST, error}, out);
-  return client::Finish(client->core.Run(proto::kCallDynamicTool, params, false, cancel), out);
+  return client::Finish(client->core.Run(proto::kCallDynamicTool, params, cancel), out);
 }
 
 mcpgw_status mcpgw_status_json(mcpgw_client* client, mcpgw_cancel* cancel, char** out) {
   if (out != nullptr) *out = nullptr;
   if (client == nullptr) return client::Finish({MCPGW_INVALID_REQUEST, "no client handle"}, out);
-  return client::Finish(client->core.Run(proto::kStatus, "{}", true, cancel), out);
+  return client::Finish(client->core.Run(proto::kStatus, "{}", cancel), out);
 }
 
 int mcpgw_fd(mcpgw_client* client, int* events) {
@@ -205,7 +205,7 @@ int mcpgw_process(mcpgw_client* client) { return client == nullptr ? 0 : client-
 mcpgw_request mcpgw_start_get_dynamic_tools(mcpgw_client* client, const char* ns, const char* tool,
                                             mcpgw_done done, void* user_data) {
   if (client == nullptr) return 0;
-  return client->core.Start(proto::kGetDynamicTools, client::ToolsParams(ns, tool), false, done,
+  return client->core.Start(proto::kGetDynamicTools, client::ToolsParams(ns, tool), done,
                             user_data);
 }
 
@@ -216,12 +216,12 @@ mcpgw_request mcpgw_start_call_dynamic_tool(mcpgw_client* client, const char* ns
   std::string error;
   const std::string params = client::CallParams(ns, tool, arguments_json, &error);
   if (!error.empty()) return client->core.Refuse(MCPGW_INVALID_REQUEST, error, done, user_data);
-  return client->core.Start(proto::kCallDynamicTool, params, false, done, user_data);
+  return client->core.Start(proto::kCallDynamicTool, params, done, user_data);
 }
 
 mcpgw_request mcpgw_start_status(mcpgw_client* client, mcpgw_done done, void* user_data) {
   if (client == nullptr) return 0;
-  return client->core.Start(proto::kStatus, "{}", true, done, user_data);
+  return client->core.Start(proto::kStatus, "{}", done, user_data);
 }
 
 int mcpgw_cancel_request(mcpgw_client* client, mcpgw_request request) {

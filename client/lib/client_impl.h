@@ -47,10 +47,12 @@ struct Waiter {
 };
 
 struct Request {
-  uint64_t id = 0;         // also its id on the wire (decimal)
-  bool want_json = false;  // status: the whole result object; else result.text
-  bool started = false;    // a byte of its frame reached the socket
-  bool retried = false;    // re-queued once on a new connection already
+  uint64_t id = 0;  // also its id on the wire (decimal)
+  // The method's result is an object handed over whole (status); else its "text"
+  // (proto/methods.h says which).
+  bool want_json = false;
+  bool started = false;  // a byte of its frame reached the socket
+  bool retried = false;  // re-queued once on a new connection already
   // How it completes: a blocked caller, or a callback (pollable interface).
   Waiter* waiter = nullptr;
   mcpgw_done done = nullptr;
@@ -96,8 +98,8 @@ class Core {
   void SetTimeoutMs(long ms) { timeout_ms_ = ms < 0 ? 0 : ms; }
 
   // The pollable interface (mcpgw.h).
-  mcpgw_request Start(std::string_view method, std::string_view params, bool want_json,
-                      mcpgw_done done, void* user_data);
+  mcpgw_request Start(std::string_view method, std::string_view params, mcpgw_done done,
+                      void* user_data);
   // A request refused before it was sent: its callback runs with `status`.
   mcpgw_request Refuse(mcpgw_status status, std::string message, mcpgw_done done, void* user_data);
   bool Cancel(mcpgw_request id);
@@ -108,8 +110,7 @@ class Core {
 
   // The classic interface (blocking.cc): runs one request to its end, the
   // token's trigger, the handle's timeout or Close().
-  Outcome Run(std::string_view method, std::string_view params, bool want_json,
-              mcpgw_cancel* cancel);
+  Outcome Run(std::string_view method, std::string_view params, mcpgw_cancel* cancel);
   // Called by a cancel token for a caller blocked in Run().
   void Interrupt(Waiter* waiter);
 
@@ -123,8 +124,8 @@ class Core {
 
   // Everything below runs with mu_ held (the Locked suffix says so where it
   // matters; Lock& parameters may be released and taken again inside).
-  uint64_t StartLocked(std::string_view method, std::string_view params, bool want_json,
-                       Waiter* waiter, mcpgw_done done, void* user_data);
+  uint64_t StartLocked(std::string_view method, std::string_view params, Waiter* waiter,
+                       mcpgw_done done, void* user_data);
   bool EnsureConnectedLocked(std::string* error);
   void QueueLocked(std::string frame, uint64_t request);
   // Writes what the socket takes now; never blocks.

@@ -11,6 +11,7 @@
 
 #include "client/lib/client_impl.h"
 #include "proto/messages.h"
+#include "proto/methods.h"
 
 namespace mcpgw::client {
 namespace {
@@ -30,12 +31,13 @@ Core::~Core() = default;
 
 // ---- starting and ending requests ------------------------------------------
 
-uint64_t Core::StartLocked(std::string_view method, std::string_view params, bool want_json,
-                           Waiter* waiter, mcpgw_done done, void* user_data) {
+uint64_t Core::StartLocked(std::string_view method, std::string_view params, Waiter* waiter,
+                           mcpgw_done done, void* user_data) {
   const uint64_t id = next_id_++;
   Request& r = requests_[id];
   r.id = id;
-  r.want_json = want_json;
+  const proto::Method* known = proto::FindMethod(method);
+  r.want_json = known != nullptr && known->result == proto::ResultShape::kObject;
   r.waiter = waiter;
   r.done = done;
   r.user_data = user_data;
@@ -319,11 +321,11 @@ bool Core::ReadAvailable(Lock& lock) {
 
 // ---- the pollable interface ----------------------------------------------------
 
-mcpgw_request Core::Start(std::string_view method, std::string_view params, bool want_json,
-                          mcpgw_done done, void* user_data) {
+mcpgw_request Core::Start(std::string_view method, std::string_view params, mcpgw_done done,
+                          void* user_data) {
   std::lock_guard lock(mu_);
   if (closing_) return 0;
-  return StartLocked(method, params, want_json, nullptr, done, user_data);
+  return StartLocked(method, params, nullptr, done, user_data);
 }
 
 mcpgw_request Core::Refuse(mcpgw_status status, std::string message, mcpgw_done done,

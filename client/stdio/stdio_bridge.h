@@ -8,7 +8,6 @@
 // Methods are dispatched through a table.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -29,9 +28,10 @@ inline constexpr size_t kMaxStdioLineBytes = 32u << 20;
 inline constexpr int kMaxStdioDepth = 512;
 // Calls running at once; past it a tools/call is refused with kServerBusy.
 inline constexpr size_t kMaxConcurrentCalls = 256;
-// Every call is answered within this time, even if the daemon never answers: the daemon's
-// own deadline (5 minutes, BEHAVIOR.md §5) plus a margin so its clearer message normally wins.
-inline constexpr std::chrono::milliseconds kCallDeadline{5 * 60 * 1000 + 30 * 1000};
+// The bridge sets no deadline of its own on a call: the daemon owns it (proto::
+// kDefaultCallTimeout, limits.call_timeout_s) and answers every call by then, however long
+// it is configured to be. A daemon that dies closes its socket, which ends the calls it had
+// at once, as `unavailable`.
 
 // What to tell the host's log (stderr) when the daemon cannot be reached; `error` comes
 // from libmcpgw and names the socket it tried.

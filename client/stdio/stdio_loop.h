@@ -2,8 +2,9 @@
 // (AsyncDaemonApi::fd). Lines read from stdin go to a StdioBridge; its answers are written to
 // stdout as they come, buffered while the host is slow to read, and past kMaxPendingOutput
 // stdin is left unread until the host catches up, so memory stays bounded. At the end of
-// stdin the calls already read are still answered (each within kCallDeadline), then Run()
-// returns. Owns the bridge; the caller owns the api and the descriptors.
+// stdin the calls already read are still answered (each when the daemon answers it, by its
+// own deadline), then Run() returns. Owns the bridge; the caller owns the api and the
+// descriptors.
 #pragma once
 
 #include <cstddef>

@@ -6,6 +6,7 @@
 #include <rapidjson/writer.h>
 
 #include "client/cli/sanitize.h"
+#include "proto/mcp_versions.h"
 
 #ifndef MCPGW_VERSION
 #define MCPGW_VERSION "0.0.0"
@@ -16,7 +17,6 @@ namespace {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
-constexpr std::string_view kAcceptedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
 constexpr std::string_view kMetaVersion = "io.modelcontextprotocol/protocolVersion";
 constexpr std::string_view kMetaCapabilities = "io.modelcontextprotocol/clientCapabilities";
 constexpr std::string_view kMetaSubscription = "io.modelcontextprotocol/subscriptionId";
@@ -119,6 +119,29 @@ const rapidjson::Value* Find(const rapidjson::Value* object, std::string_view ke
   return it == object->MemberEnd() ? nullptr : &it->value;
 }
 
+// Every revision the bridge speaks, the modern one first.
+void SupportedVersions(JsonWriter& w) {
+  w.StartArray();
+  Str(w, proto::kMcpModernVersion);
+  for (std::string_view v : proto::kMcpLegacyVersions) Str(w, v);
+  w.EndArray();
+}
+
+// "Unsupported protocol version (this server speaks 2026-07-28 per request, or 2025-11-25,
+// 2025-06-18 and 2025-03-26 after initialize)".
+std::string UnsupportedVersionText() {
+  std::string text = "Unsupported protocol version (this server speaks ";
+  text.append(proto::kMcpModernVersion);
+  text.append(" per request, or ");
+  const size_t n = proto::kMcpLegacyVersions.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0) text.append(i + 1 == n ? " and " : ", ");
+    text.append(proto::kMcpLegacyVersions[i]);
+  }
+  text.append(" after initialize)");
+  return text;
+}
+
 std::string UnsupportedVersion(std::string_view id_json, const rapidjson::Value& requested) {
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
@@ -130,18 +153,13 @@ std::string UnsupportedVersion(std::string_view id_json, const rapidjson::Value&
   Key(w, "error");
   w.StartObject();
   Key(w, "code");
-  w.Int(kUnsupportedProtocolVersion);
+  w.Int(proto::kMcpUnsupportedVersionCode);
   Key(w, "message");
-  Str(w,
-      "Unsupported protocol version (this server speaks 2026-07-28 per request, or "
-      "2025-11-25, 2025-06-18 and 2025-03-26 after initialize)");
+  Str(w, UnsupportedVersionText());
   Key(w, "data");
   w.StartObject();
   Key(w, "supported");
-  w.StartArray();
-  Str(w, kModernProtocolVersion);
-  for (std::string_view v : kAcceptedVersions) Str(w, v);
-  w.EndArray();
+  SupportedVersions(w);
   Key(w, "requested");
   Str(w, ValidUtf8(std::string_view(requested.GetString(), requested.GetStringLength())));
   w.EndObject();
@@ -153,10 +171,10 @@ std::string UnsupportedVersion(std::string_view id_json, const rapidjson::Value&
 }  // namespace
 
 std::string_view NegotiateProtocolVersion(std::string_view requested) {
-  for (std::string_view v : kAcceptedVersions) {
+  for (std::string_view v : proto::kMcpLegacyVersions) {
     if (v == requested) return v;
   }
-  return kLatestProtocolVersion;
+  return proto::kMcpLegacyVersion;
 }
 
 std::string ResultMessage(std::string_view id_json, std::string_view result_json) {
@@ -304,7 +322,7 @@ HostRequest ClassifyHostRequest(std::string_view id_json, const rapidjson::Value
                                "Invalid params: _meta[\"io.modelcontextprotocol/protocolVersion\"] "
                                "must be a string");
   } else if (std::string_view(version->GetString(), version->GetStringLength()) !=
-             kModernProtocolVersion) {
+             proto::kMcpModernVersion) {
     out.refusal = UnsupportedVersion(id_json, *version);
   } else if (const rapidjson::Value* caps = Find(meta, kMetaCapabilities);
              caps == nullptr || !caps->IsObject()) {
@@ -321,10 +339,7 @@ std::string DiscoverResult() {
   w.StartObject();
   Complete(w, true);
   Key(w, "supportedVersions");
-  w.StartArray();
-  Str(w, kModernProtocolVersion);
-  for (std::string_view v : kAcceptedVersions) Str(w, v);
-  w.EndArray();
+  SupportedVersions(w);
   ToolsCapability(w);
   Key(w, "_meta");
   w.StartObject();

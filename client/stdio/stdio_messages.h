@@ -11,8 +11,7 @@
 
 namespace mcpgw::cli {
 
-// MCP revision this bridge speaks, and the older ones it also accepts from a client.
-inline constexpr std::string_view kLatestProtocolVersion = "2025-11-25";
+// The revisions the bridge speaks are the daemon's: proto/mcp_versions.h.
 
 // JSON-RPC 2.0 error codes.
 inline constexpr int kParseError = -32700;
@@ -21,7 +20,8 @@ inline constexpr int kMethodNotFound = -32601;
 inline constexpr int kInvalidParams = -32602;
 inline constexpr int kServerBusy = -32000;
 
-// The protocol version to answer for the client's request (empty: client sent none).
+// The protocol version to answer for the client's initialize: the legacy revision it asks
+// for, else proto::kMcpLegacyVersion (also when it sent none).
 std::string_view NegotiateProtocolVersion(std::string_view requested);
 
 // `id_json` is the request id as JSON text ("7", "\"abc\"", or "null").
@@ -37,16 +37,12 @@ std::string ToolCallResult(std::string_view text, bool is_error, bool modern = f
 // {} (ping), or {"resultType":"complete"} for a modern request.
 std::string EmptyResult(bool modern);
 
-// --- revision 2026-07-28: stateless hosts ---
-
-// The modern revision the bridge serves; legacy hosts still initialize (above).
-inline constexpr std::string_view kModernProtocolVersion = "2026-07-28";
-inline constexpr int kUnsupportedProtocolVersion = -32022;
+// --- revision 2026-07-28 (proto::kMcpModernVersion): stateless hosts ---
 
 // A host request is modern when its params carry _meta["io.modelcontextprotocol/
 // protocolVersion"]; it is then served without any initialize. `refusal` is the complete
 // error message to answer instead when that _meta is unusable: a version other than
-// kModernProtocolVersion (-32022 with the supported versions), or a version or
+// proto::kMcpModernVersion (-32022 with the supported versions), or a version or
 // clientCapabilities of the wrong type or missing (-32602).
 struct HostRequest {
   bool modern = false;

@@ -24,6 +24,7 @@
 #include "daemon/ipc/peer_cred.h"
 #include "proto/frame.h"
 #include "proto/messages.h"
+#include "proto/methods.h"
 #include "proto/socket_path.h"
 
 namespace mcpgw {
@@ -276,15 +277,12 @@ struct IpcServer::Impl {
                     "send hello first: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"hello\","
                     "\"params\":{\"version\":1,\"client\":\"<name>\"}}");
     }
-    if (m.method != proto::kGetDynamicTools && m.method != proto::kCallDynamicTool &&
-        m.method != proto::kStatus && m.method != proto::kLogin && m.method != proto::kLoginWait &&
-        m.method != proto::kLogout) {
+    if (const proto::Method* known = proto::FindMethod(m.method);
+        known == nullptr || known->kind != proto::MethodKind::kRequest) {
       std::string quoted;
       proto::AppendJsonString(&quoted, m.method);
       return refuse(proto::kCodeMethodNotFound,
-                    "unknown method " + quoted +
-                        "; methods: hello, get_dynamic_tools, call_dynamic_tool, status, login, "
-                        "login_wait, logout");
+                    "unknown method " + quoted + "; methods: " + proto::RequestNames());
     }
     if (conn->in_flight.count(m.id) != 0) {
       return refuse(

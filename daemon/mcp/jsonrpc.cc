@@ -27,7 +27,7 @@ void AppendId(std::string& out, const rapidjson::Value& id) {
 }  // namespace
 
 bool IsSupportedProtocolVersion(std::string_view version) {
-  return version == "2025-11-25" || version == "2025-06-18" || version == "2025-03-26";
+  return proto::IsMcpLegacyVersion(version);
 }
 
 std::string BuildInitialize(RpcId id, std::string_view client_version) {

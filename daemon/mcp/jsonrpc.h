@@ -11,12 +11,15 @@
 
 #include <rapidjson/document.h>
 
+#include "proto/mcp_versions.h"
+
 namespace mcpgw::mcp {
 
 using RpcId = int64_t;
 
-// The revision the client asks for, and the ones it accepts in answer (§6).
-inline constexpr std::string_view kProtocolVersion = "2025-11-25";
+// The revision the client asks for, and the ones it accepts in answer (§6);
+// written once in proto/mcp_versions.h, which the stdio bridge shares.
+inline constexpr std::string_view kProtocolVersion = proto::kMcpLegacyVersion;
 bool IsSupportedProtocolVersion(std::string_view version);
 
 // JSON-RPC error codes the client sends.

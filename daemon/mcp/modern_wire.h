@@ -16,16 +16,18 @@
 
 #include <rapidjson/document.h>
 
+#include "proto/mcp_versions.h"
+
 namespace mcpgw::mcp {
 
 // The modern revision this client speaks.
-inline constexpr std::string_view kModernProtocolVersion = "2026-07-28";
+inline constexpr std::string_view kModernProtocolVersion = proto::kMcpModernVersion;
 bool IsModernProtocolVersion(std::string_view version);
 
 // Error codes the revision defines (basic/index "Error Codes").
 inline constexpr int kHeaderMismatch = -32020;
 inline constexpr int kMissingRequiredClientCapability = -32021;
-inline constexpr int kUnsupportedProtocolVersion = -32022;
+inline constexpr int kUnsupportedProtocolVersion = proto::kMcpUnsupportedVersionCode;
 // One of the three codes above (the sub-range the revision reserves for itself).
 bool IsModernErrorCode(int64_t code);
 

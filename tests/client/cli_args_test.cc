@@ -5,6 +5,7 @@
 
 #include "client/cli/args.h"
 #include "client/cli/commands.h"
+#include "client/cli/subcommands.h"
 
 namespace mcpgw::cli {
 namespace {
@@ -65,7 +66,7 @@ int MisuseCode(std::vector<std::string> args, std::string* err = nullptr) {
 
 TEST_CASE("tools takes an optional namespace and tool", "[cli][args]") {
   Invocation all = Parse({"tools"});
-  CHECK(all.command == Command::kTools);
+  CHECK(all.command->name == "tools");
   CHECK_FALSE(all.ns);
   CHECK_FALSE(all.tool);
   Invocation one = Parse({"tools", "alpha", "add"});
@@ -84,7 +85,7 @@ TEST_CASE("The --socket option is accepted before and after the command", "[cli]
 
 TEST_CASE("call needs a namespace and a tool, arguments are optional", "[cli][args]") {
   Invocation inv = Parse({"call", "alpha", "add", "{\"a\":1}"});
-  CHECK(inv.command == Command::kCall);
+  CHECK(inv.command->name == "call");
   CHECK(inv.ns == "alpha");
   CHECK(inv.tool == "add");
   CHECK(inv.arguments == "{\"a\":1}");
@@ -129,6 +130,48 @@ TEST_CASE("The --help and --version options print to stdout and exit 0", "[cli][
   ParseResult version = ParseArgs({"--version"});
   CHECK(version.exit_code == 0);
   CHECK(version.out == std::string(MCPGW_VERSION) + "\n");
+}
+
+TEST_CASE("every command of the table has its help, its parse and its place in the errors",
+          "[cli][args]") {
+  ParseResult help = ParseArgs({"--help"});
+  std::string unknown;
+  CHECK(MisuseCode({"frobnicate"}, &unknown) == kExitMisuse);
+  REQUIRE(Subcommands().size() == 7);
+  for (const Subcommand& command : Subcommands()) {
+    const std::string name(command.name);
+    INFO(name);
+    CHECK(help.out.find(name) != std::string::npos);
+    CHECK(help.out.find(std::string(command.help)) != std::string::npos);
+    CHECK(unknown.find(name) != std::string::npos);
+    ParseResult own = ParseArgs({name, "--help"});
+    CHECK(own.exit_code == 0);
+    CHECK(own.out.find("mcpgw " + name) != std::string::npos);
+    CHECK(FindSubcommand(name) == &command);
+  }
+  CHECK(unknown ==
+        "mcpgw: unknown command 'frobnicate' (commands: tools, call, status, wait, stdio, login, "
+        "logout)\nRun 'mcpgw --help' for usage.\n");
+  CHECK(Parse({"logout", "a"}).command->name == "logout");
+  CHECK(Parse({"stdio"}).command->name == "stdio");
+}
+
+TEST_CASE("each command keeps its own defaults", "[cli][args]") {
+  CHECK(Parse({"wait"}).timeout_s == kDefaultWaitTimeoutS);
+  CHECK(Parse({"login", "a"}).timeout_s == kDefaultLoginTimeoutS);
+  CHECK(Parse({"login", "a", "--timeout", "7"}).timeout_s == 7);
+  CHECK(Parse({"wait", "--timeout", "7"}).timeout_s == 7);
+}
+
+TEST_CASE("the parsed command's handler runs it", "[cli][args]") {
+  ScriptedApi api;
+  api.next = {MCPGW_OK, "{\"servers\":[]}"};
+  Io io;
+  Context context{api, io.io};
+  const Invocation inv = Parse({"tools", "alpha"});
+  CHECK(inv.command->run(inv, context) == 0);
+  CHECK(api.seen_ns == "alpha");
+  CHECK(io.out.str() == "{\"servers\":[]}\n");
 }
 
 TEST_CASE("ARGUMENTS_JSON: not JSON is misuse, JSON but not an object is invalid_request",

@@ -9,6 +9,7 @@
 #include "client/cli/args.h"
 #include "client/cli/login.h"
 #include "client/cli/status_view.h"
+#include "client/cli/subcommands.h"
 
 namespace mcpgw::cli {
 namespace {
@@ -91,7 +92,7 @@ int Login(FakeAuth& auth, FakeDaemon& daemon, FakeOpener& opener, Run& run, bool
   clock.now_s = [&] { return run.now; };
   clock.sleep_s = [&](double s) { run.now += s; };
   Invocation inv;
-  inv.command = Command::kLogin;
+  inv.command = FindSubcommand("login");
   inv.ns = "notion";
   inv.no_browser = no_browser;
   inv.timeout_s = timeout_s;
@@ -238,7 +239,7 @@ TEST_CASE("logout asks the daemon and says so", "[cli][login]") {
 TEST_CASE("login and logout parse their arguments", "[cli][args][login]") {
   ParseResult r = ParseArgs({"login", "notion", "--no-browser"});
   REQUIRE(r.invocation);
-  CHECK(r.invocation->command == Command::kLogin);
+  CHECK(r.invocation->command->name == "login");
   CHECK(r.invocation->ns == "notion");
   CHECK(r.invocation->no_browser);
   CHECK(r.invocation->timeout_s == kDefaultLoginTimeoutS);
@@ -248,7 +249,7 @@ TEST_CASE("login and logout parse their arguments", "[cli][args][login]") {
   CHECK_FALSE(r.invocation->no_browser);
   r = ParseArgs({"logout", "notion"});
   REQUIRE(r.invocation);
-  CHECK(r.invocation->command == Command::kLogout);
+  CHECK(r.invocation->command->name == "logout");
   CHECK_FALSE(ParseArgs({"login"}).invocation);
   CHECK(ParseArgs({"login"}).exit_code == kExitMisuse);
   CHECK_FALSE(ParseArgs({"logout"}).invocation);

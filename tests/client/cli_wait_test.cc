@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "client/cli/commands.h"
+#include "client/cli/subcommands.h"
 
 namespace mcpgw::cli {
 namespace {
@@ -60,7 +61,7 @@ void Wait(PollingApi& api, double timeout_s, Run* run) {
   clock.now_s = [&api] { return api.now; };
   clock.sleep_s = [&api](double s) { api.now += s; };
   Invocation inv;
-  inv.command = Command::kWait;
+  inv.command = FindSubcommand("wait");
   inv.timeout_s = timeout_s;
   run->code = RunWait(api, inv, io, clock);
 }

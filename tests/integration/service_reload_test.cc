@@ -208,3 +208,29 @@ TEST_CASE("reload: settings.json saved on disk is picked up without SIGHUP", "[s
   CHECK(WaitFor(refused, std::chrono::seconds(10)));
   CHECK(denied());
 }
+
+TEST_CASE("reload: settings only a restart applies are named in the log and left as they run",
+          "[service][reload]") {
+  TempDir dir;
+  Upstream a(dir, "a");
+  REQUIRE_UPSTREAM(a);
+  const std::string settings = dir / "settings.json";
+  WriteFile(settings, R"({"limits": {"call_timeout_s": 5}})");
+  Daemon d(dir, Config({{"a", Remote(a)}}), {"--settings", settings});
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "a"));
+
+  // One save changes a reloadable setting (the policy) and one a restart applies.
+  SaveByRename(settings, R"({"limits": {"call_timeout_s": 1}, "policy": {"deny": ["a/echo"]}})");
+  auto denied = [&] {
+    auto r = d.Cli({"call", "a", "echo", R"({"text":"x"})"});
+    return r.code != 0 && r.err.find("deny rule \"a/echo\"") != std::string::npos;
+  };
+  CHECK(WaitFor(denied, std::chrono::seconds(10)));
+  CHECK(d.Log().find("reload (file): limits changed in " + settings +
+                     "; it applies when mcpgwd restarts") != std::string::npos);
+  // The running deadline is still the start's 5 s: a 2 s call completes.
+  auto slow = d.Cli({"call", "a", "slow", R"({"ms":2000})"});
+  CHECK(slow.code == 0);
+  CHECK(slow.out == "slept 2000 ms\n");
+}

@@ -164,3 +164,32 @@ TEST_CASE("mcpgw stdio: calls in flight run on the bridge's one thread", "[stdio
   for (int i = 0; i < 20; ++i) CHECK(bridge.ReadLine().find("slept 1500 ms") != std::string::npos);
   CHECK(bridge.Wait() == 0);
 }
+
+// The daemon owns the call deadline: what the host sees when a call runs past it is the
+// daemon's answer, at the daemon's limits.call_timeout_s, whatever it is set to.
+TEST_CASE("mcpgw stdio: a call past the daemon's deadline ends with the daemon's error",
+          "[stdio][deadline]") {
+  TempDir dir;
+  Upstream up(dir, "up");
+  REQUIRE_UPSTREAM(up);
+  WriteFile(dir / "settings.json", R"({"limits": {"call_timeout_s": 1}})");
+  Daemon d(dir, OneServer(up), {"--settings", dir / "settings.json"});
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "up"));
+
+  StdioProcess bridge(d.socket());
+  const auto start = std::chrono::steady_clock::now();
+  bridge.Write(CallLine(1, R"({"namespace":"up","toolName":"slow","arguments":{"ms":4000}})"));
+  const std::string line = bridge.ReadLine();
+  const auto took = std::chrono::steady_clock::now() - start;
+  rapidjson::Document doc = ParseJson(line);
+  REQUIRE(doc.IsObject());
+  CHECK(doc["result"]["isError"].GetBool());
+  const std::string text = doc["result"]["content"][0]["text"].GetString();
+  CHECK(text.rfind("transport: ", 0) == 0);
+  CHECK(text.find("timed out") != std::string::npos);
+  CHECK(took >= std::chrono::milliseconds(900));
+  CHECK(took < std::chrono::milliseconds(3500));
+  bridge.CloseInput();
+  CHECK(bridge.Wait() == 0);
+}

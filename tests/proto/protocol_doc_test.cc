@@ -4,10 +4,12 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "proto/messages.h"
+#include "proto/methods.h"
 
 namespace mcpgw::proto {
 namespace {
@@ -68,6 +70,40 @@ TEST_CASE("the documented status example is one valid object", "[proto][doc]") {
   REQUIRE(!parsed.HasParseError());
   CHECK(parsed["servers"][0]["latency_p50_ms"].IsNumber());
   CHECK(parsed["daemon"]["last_reload_unix"].IsNull());
+}
+
+TEST_CASE("PROTOCOL.md documents every method of the table, and no other", "[proto][doc]") {
+  const std::string doc = ReadProtocolDoc();
+  std::istringstream lines(doc);
+  std::string line;
+  std::vector<std::string> documented;
+  while (std::getline(lines, line)) {
+    if (line.rfind("### `", 0) != 0) continue;
+    const size_t end = line.find('`', 5);
+    REQUIRE(end != std::string::npos);
+    documented.push_back(line.substr(5, end - 5));
+  }
+  std::vector<std::string> table;
+  for (const Method& method : kMethods) {
+    table.emplace_back(method.name);
+    INFO(method.name);
+    const std::string kind =
+        method.kind == MethodKind::kRequest ? "| request |" : "| notification |";
+    CHECK(doc.find("| `" + std::string(method.name) + "` " + kind) != std::string::npos);
+  }
+  CHECK(documented == table);
+  // The unknown-method example lists the requests as the daemon does.
+  CHECK(doc.find("; methods: " + RequestNames() + "\"") != std::string::npos);
+}
+
+TEST_CASE("the method table: requests and the shape of their results", "[proto]") {
+  CHECK(RequestNames() ==
+        "hello, get_dynamic_tools, call_dynamic_tool, status, login, login_wait, logout");
+  REQUIRE(FindMethod("status"));
+  CHECK(FindMethod("status")->result == ResultShape::kObject);
+  CHECK(FindMethod("call_dynamic_tool")->result == ResultShape::kText);
+  CHECK(FindMethod("cancel")->kind == MethodKind::kNotification);
+  CHECK(FindMethod("frobnicate") == nullptr);
 }
 
 }  // namespace

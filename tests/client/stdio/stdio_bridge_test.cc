@@ -10,6 +10,7 @@
 
 #include "client/stdio/stdio_bridge.h"
 #include "client/stdio/stdio_messages.h"
+#include "proto/mcp_versions.h"
 
 namespace mcpgw::cli {
 namespace {
@@ -271,7 +272,7 @@ TEST_CASE("a request at an unsupported version is refused with the supported one
        R"("io.modelcontextprotocol/clientCapabilities":{}}}})");
   const auto refused = out.At(0);
   CHECK(refused["id"].GetInt() == 7);
-  CHECK(refused["error"]["code"].GetInt() == kUnsupportedProtocolVersion);
+  CHECK(refused["error"]["code"].GetInt() == proto::kMcpUnsupportedVersionCode);
   CHECK(std::string(refused["error"]["data"]["supported"][0].GetString()) == "2026-07-28");
   CHECK(std::string(refused["error"]["data"]["requested"].GetString()) == "2099-01-01");
   // Without the required capabilities the request is malformed.

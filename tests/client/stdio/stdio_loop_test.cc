@@ -13,8 +13,9 @@
 #include <rapidjson/document.h>
 #include <catch2/catch.hpp>
 
-#include "client/stdio/stdio_loop.h"
 #include "client/libmcpgw_fixture.h"
+#include "client/stdio/stdio_bridge.h"
+#include "client/stdio/stdio_loop.h"
 
 namespace mcpgw::cli {
 namespace {
@@ -32,7 +33,7 @@ class Bridge {
     REQUIRE(pipe(out_) == 0);
     fcntl(out_[0], F_SETFL, O_NONBLOCK);
     result_ = std::async(std::launch::async, [this, socket] {
-      LibAsyncDaemonApi api(socket, 60000);
+      LibAsyncDaemonApi api(socket);  // as `mcpgw stdio` makes it
       StdioLoop loop(api, in_[0], out_[1], [this](const std::string& line) {
         std::lock_guard lock(mu_);
         notes_.push_back(line);
@@ -215,6 +216,39 @@ TEST_CASE("stdio: no thread per call: many calls in flight on the one loop threa
     CHECK(Text(doc).rfind("unavailable: lost the connection", 0) == 0);
   }
   CHECK(bridge.Wait() == 0);
+}
+
+// The daemon owns the call deadline (limits.call_timeout_s may be a day). The bridge used to
+// give up on a call after 5 min 30 s of its own, cutting short calls the daemon was still
+// running: now a call in flight leaves its poll loop nothing to wake up for but the daemon.
+TEST_CASE("stdio: the bridge never cuts a call short: the daemon's answer ends it, however late",
+          "[stdio][deadline]") {
+  Daemon d;
+  LibAsyncDaemonApi api(d.path);  // the one way `mcpgw stdio` opens the daemon
+  std::vector<std::string> answers;
+  StdioBridge bridge(api, [&](std::string message) { answers.push_back(std::move(message)); });
+  bridge.HandleLine(CallLine(1, "call_dynamic_tool", R"({"namespace":"slow","toolName":"t"})"));
+  REQUIRE(d.handler.WaitRequests(1));
+  // No deadline on this side: the loop may sleep for as long as the daemon runs the call.
+  CHECK(api.timeout_ms() == -1);
+  api.Process();
+  CHECK(api.timeout_ms() == -1);
+  CHECK(bridge.in_flight() == 1);
+
+  // The daemon answers, whenever it does: the host gets that answer.
+  const auto requests = d.handler.requests();
+  d.server->Run([&](IpcServer& s) { s.ReplyText(requests[0].ticket, "done at last"); });
+  for (int i = 0; i < 500 && answers.empty(); ++i) {
+    pollfd p{api.fd(), POLLIN, 0};
+    poll(&p, 1, 20);
+    api.Process();
+  }
+  REQUIRE(answers.size() == 1);
+  const auto doc = Json(answers[0]);
+  CHECK(doc["id"].GetInt() == 1);
+  CHECK_FALSE(doc["result"]["isError"].GetBool());
+  CHECK(Text(doc) == "done at last");
+  CHECK(bridge.in_flight() == 0);
 }
 
 TEST_CASE("stdio: an unreachable daemon is reported on stderr at start and at the first failure",

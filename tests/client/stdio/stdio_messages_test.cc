@@ -5,7 +5,9 @@
 #include <rapidjson/document.h>
 #include <catch2/catch.hpp>
 
+#include "daemon/mcp/jsonrpc.h"
 #include "daemon/mcp/modern_wire.h"
+#include "proto/mcp_versions.h"
 
 namespace mcpgw::cli {
 namespace {
@@ -49,7 +51,10 @@ TEST_CASE("stdio messages: an unusable _meta is refused with the revision's erro
   REQUIRE_FALSE(old.refusal.empty());
   rapidjson::Document error = Json(old.refusal);
   CHECK(error["id"].GetInt() == 7);
-  CHECK(error["error"]["code"].GetInt() == kUnsupportedProtocolVersion);
+  CHECK(error["error"]["code"].GetInt() == proto::kMcpUnsupportedVersionCode);
+  CHECK(std::string(error["error"]["message"].GetString()) ==
+        "Unsupported protocol version (this server speaks 2026-07-28 per request, or 2025-11-25, "
+        "2025-06-18 and 2025-03-26 after initialize)");
   CHECK(std::string(error["error"]["data"]["requested"].GetString()) == "2025-11-25");
   CHECK(error["error"]["data"]["supported"][0] == "2026-07-28");
   // The gateway's own client recognises the refusal and would retry at 2026-07-28.
@@ -63,6 +68,21 @@ TEST_CASE("stdio messages: an unusable _meta is refused with the revision's erro
   HostRequest bad_version =
       Classify(R"({"_meta":{"io.modelcontextprotocol/protocolVersion":20260728}})");
   CHECK(Json(bad_version.refusal)["error"]["code"].GetInt() == kInvalidParams);
+}
+
+TEST_CASE("stdio messages: the bridge accepts from hosts what the daemon accepts from servers",
+          "[stdio_messages]") {
+  for (std::string_view version : {"2025-11-25", "2025-06-18", "2025-03-26"}) {
+    CHECK(NegotiateProtocolVersion(version) == version);
+    CHECK(mcp::IsSupportedProtocolVersion(version));
+  }
+  // A revision neither end knows: the bridge answers with the one the daemon asks for.
+  for (std::string_view version : {"2024-11-05", "", "2026-07-28"}) {
+    CHECK(NegotiateProtocolVersion(version) == mcp::kProtocolVersion);
+    CHECK_FALSE(mcp::IsSupportedProtocolVersion(version));
+  }
+  rapidjson::Document discover = Json(DiscoverResult());
+  CHECK(std::string(discover["supportedVersions"][0].GetString()) == mcp::kModernProtocolVersion);
 }
 
 TEST_CASE("stdio messages: the discover result is one the gateway judges modern",

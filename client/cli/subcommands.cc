@@ -1,0 +1,147 @@
+// The subcommand table and each command's usage and handler (see subcommands.h).
+#include "client/cli/subcommands.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "client/cli/async_api.h"
+#include "client/cli/interrupt.h"
+#include "client/cli/login.h"
+#include "client/cli/raw_client.h"
+#include "client/stdio/stdio_loop.h"
+
+namespace mcpgw::cli {
+namespace {
+
+std::string CheckSeconds(const std::string& text) {
+  char* end = nullptr;
+  const double d = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(d) || d < 0) {
+    return "needs a number of seconds, 0 or more (got '" + text + "')";
+  }
+  return {};
+}
+
+// A positional argument stored in an optional field: set only when given.
+CLI::Option* Positional(CLI::App& app, const std::string& name, std::optional<std::string>* field,
+                        const std::string& description) {
+  return app.add_option_function<std::string>(
+      name, [field](const std::string& value) { *field = value; }, description);
+}
+
+// ---- usage: each command's positionals and options --------------------------------------
+
+void ToolsUsage(CLI::App& app, Invocation& inv) {
+  Positional(app, "NAMESPACE", &inv.ns, "A server's namespace");
+  Positional(app, "TOOL", &inv.tool, "A tool of that server");
+  app.add_flag("--json", inv.json,
+               "Print the daemon's JSON text even on a terminal (a pipe always gets it)");
+}
+
+void CallUsage(CLI::App& app, Invocation& inv) {
+  Positional(app, "NAMESPACE", &inv.ns, "The server's namespace")->required();
+  Positional(app, "TOOL", &inv.tool, "The tool's name")->required();
+  Positional(app, "ARGUMENTS_JSON", &inv.arguments,
+             "The arguments as a JSON object (default {}); '-' reads them from stdin");
+}
+
+void StatusUsage(CLI::App& app, Invocation& inv) {
+  app.add_flag("--json", inv.json, "Print the daemon's status object as JSON");
+}
+
+void WaitUsage(CLI::App& app, Invocation& inv) {
+  inv.timeout_s = kDefaultWaitTimeoutS;
+  app.add_option("--timeout", inv.timeout_s, "Seconds to wait (default 30)")
+      ->type_name("SECONDS")
+      ->check(CheckSeconds);
+}
+
+void NoArguments(CLI::App&, Invocation&) {}
+
+void LoginUsage(CLI::App& app, Invocation& inv) {
+  inv.timeout_s = kDefaultLoginTimeoutS;
+  Positional(app, "NAMESPACE", &inv.ns, "The server's namespace")->required();
+  app.add_flag("--no-browser", inv.no_browser,
+               "Print the URL instead of opening it (for SSH sessions)");
+  app.add_option("--timeout", inv.timeout_s, "Seconds to wait for the authorization (default 330)")
+      ->type_name("SECONDS")
+      ->check(CheckSeconds);
+}
+
+void LogoutUsage(CLI::App& app, Invocation& inv) {
+  Positional(app, "NAMESPACE", &inv.ns, "The server's namespace")->required();
+}
+
+// ---- handlers -----------------------------------------------------------------------------
+
+int Tools(const Invocation& inv, Context& c) { return RunTools(c.api, inv, c.io); }
+
+// Ctrl-C cancels the call at the daemon: exit 130.
+int Call(const Invocation& inv, Context& c) {
+  CancelToken cancel;
+  InterruptWatcher watcher(&cancel);
+  const int code = RunCall(c.api, inv, c.io, &cancel);
+  return watcher.interrupted() ? kExitInterrupted : code;
+}
+
+int Status(const Invocation& inv, Context& c) { return RunStatus(c.api, inv, c.io); }
+
+int Wait(const Invocation& inv, Context& c) { return RunWait(c.api, inv, c.io, WaitClock::Real()); }
+
+// The MCP server on stdin/stdout. Its calls have no deadline on this side: the daemon owns it.
+int Stdio(const Invocation& inv, Context&) {
+  LibAsyncDaemonApi api(inv.socket);
+  StdioLoop loop(api, STDIN_FILENO, STDOUT_FILENO, [](const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
+  });
+  return loop.Run();
+}
+
+int Login(const Invocation& inv, Context& c) {
+  RawClient auth(inv.socket);
+  SystemUrlOpener opener;
+  return RunLogin(auth, c.api, inv, c.io, opener, WaitClock::Real());
+}
+
+int Logout(const Invocation& inv, Context& c) {
+  RawClient auth(inv.socket);
+  return RunLogout(auth, inv, c.io);
+}
+
+constexpr Subcommand kSubcommands[] = {
+    {"tools", ToolsUsage,
+     "Print the get_dynamic_tools answer: all servers, one server's tools, or one tool with its "
+     "arguments; tables on a terminal, the JSON text into a pipe",
+     Tools},
+    {"call", CallUsage, "Call a server's tool and print the result text", Call},
+    {"status", StatusUsage, "Show the daemon and a row per server", Status},
+    {"wait", WaitUsage,
+     "Wait until the daemon answers and no server is loading (exit 0), else exit 4", Wait},
+    {"stdio", NoArguments,
+     "Serve MCP on stdin/stdout with the two gateway tools, bridged to the daemon", Stdio},
+    {"login", LoginUsage,
+     "Authorize mcpgw for a server that needs a login (OAuth): opens the browser, waits, exit 0 "
+     "when the server is ready",
+     Login},
+    {"logout", LogoutUsage, "Forget a server's OAuth tokens (and revoke them)", Logout},
+};
+
+}  // namespace
+
+std::span<const Subcommand> Subcommands() { return kSubcommands; }
+
+const Subcommand* FindSubcommand(std::string_view name) {
+  for (const Subcommand& command : kSubcommands) {
+    if (command.name == name) return &command;
+  }
+  return nullptr;
+}
+
+}  // namespace mcpgw::cli

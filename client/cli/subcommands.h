@@ -1,0 +1,42 @@
+// The `mcpgw` subcommands, each listed once in kSubcommands: its name, its usage (the
+// arguments and options it declares), its one-line help and its handler. The parser
+// (args.cc) builds the help text, the dispatch and the unknown-command error from the table;
+// Main (cli.cc) runs the handler of the command parsed. Like ninja's kTools.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "client/cli/args.h"
+#include "client/cli/commands.h"
+#include "client/cli/daemon_api.h"
+
+namespace CLI {
+class App;
+}
+
+namespace mcpgw::cli {
+
+// What a handler runs with: the daemon through libmcpgw, and the process's terminal.
+struct Context {
+  DaemonApi& api;
+  CommandIo& io;
+};
+
+struct Subcommand {
+  std::string_view name;
+  // Declares the command's positionals and options on `app`, bound into `inv` (whose
+  // defaults it sets): what `mcpgw NAME --help` shows as its usage.
+  void (*usage)(CLI::App& app, Invocation& inv);
+  std::string_view help;  // one line, as `mcpgw --help` lists it
+  // Runs the command; returns the process exit code (BEHAVIOR.md §7).
+  int (*run)(const Invocation& inv, Context& context);
+};
+
+// Every subcommand, in the order `mcpgw --help` lists them.
+std::span<const Subcommand> Subcommands();
+
+// The entry named `name`, or nullptr.
+const Subcommand* FindSubcommand(std::string_view name);
+
+}  // namespace mcpgw::cli

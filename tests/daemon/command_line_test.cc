@@ -1,0 +1,99 @@
+// mcpgwd's command line: what each option sets, the defaults taken from the environment,
+// and every misuse refused with exit 2 and a message naming the help.
+#include "daemon/command_line.h"
+
+#include <map>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+namespace mcpgw {
+namespace {
+
+GetEnv Env(std::map<std::string, std::string> vars) {
+  return [vars](std::string_view name) -> std::optional<std::string> {
+    auto it = vars.find(std::string(name));
+    return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+}
+
+CommandLine Parse(std::vector<std::string> args,
+                  std::map<std::string, std::string> vars = {{"HOME", "/home/u"}}) {
+  CommandLineResult r = ParseCommandLine(args, Env(vars));
+  INFO(r.err);
+  REQUIRE(r.command_line);
+  return *r.command_line;
+}
+
+CommandLineResult Misuse(std::vector<std::string> args) {
+  CommandLineResult r = ParseCommandLine(args, Env({{"HOME", "/home/u"}}));
+  CHECK_FALSE(r.command_line);
+  CHECK(r.exit_code == kExitMisuse);
+  CHECK(r.out.empty());
+  return r;
+}
+
+TEST_CASE("mcpgwd command line: the files default to the user's configuration directory",
+          "[command_line]") {
+  CommandLine home = Parse({});
+  CHECK(home.config_path == "/home/u/.config/mcpgw/mcp.json");
+  CHECK(home.settings_path == "/home/u/.config/mcpgw/settings.json");
+  CHECK_FALSE(home.settings_named);
+  CHECK(home.socket_path.empty());
+  CHECK(home.workers == 0);
+  CHECK_FALSE(home.check);
+
+  CommandLine xdg = Parse({}, {{"HOME", "/home/u"}, {"XDG_CONFIG_HOME", "/cfg"}});
+  CHECK(xdg.config_path == "/cfg/mcpgw/mcp.json");
+  CHECK(xdg.settings_path == "/cfg/mcpgw/settings.json");
+}
+
+TEST_CASE("mcpgwd command line: options set what they name, paths made absolute",
+          "[command_line]") {
+  CommandLine cl = Parse({"--config", "/etc/m/../mcp.json", "--settings", "/etc/s.json", "--socket",
+                          "/run/x.sock", "--workers", "3", "--log-level", "debug", "--check"});
+  CHECK(cl.config_path == "/etc/mcp.json");
+  CHECK(cl.settings_path == "/etc/s.json");
+  CHECK(cl.settings_named);
+  CHECK(cl.socket_path == "/run/x.sock");
+  CHECK(cl.workers == 3);
+  CHECK(cl.log_level == "debug");
+  CHECK(cl.check);
+  CHECK(Parse({"--config", "relative.json"}).config_path.front() == '/');
+}
+
+TEST_CASE("mcpgwd command line: misuse exits 2 and points at --help", "[command_line]") {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--bogus"},
+                                                                {"--workers", "0"},
+                                                                {"--workers", "1025"},
+                                                                {"--log-level", "loud"},
+                                                                {"stray"}}) {
+    const CommandLineResult r = Misuse(args);
+    CHECK(r.err.rfind("mcpgwd: ", 0) == 0);
+    CHECK(r.err.find("Run 'mcpgwd --help' for usage.") != std::string::npos);
+  }
+  const CommandLineResult empty = Misuse({"--settings", ""});
+  CHECK(empty.err ==
+        "mcpgwd: --settings needs a non-empty value\nRun 'mcpgwd --help' for usage.\n");
+}
+
+TEST_CASE("mcpgwd command line: --help and --version print to stdout and exit 0",
+          "[command_line]") {
+  CommandLineResult help = ParseCommandLine({"--help"}, Env({}));
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("--check") != std::string::npos);
+  CHECK(help.out.find("SIGHUP") != std::string::npos);
+  CHECK(help.err.empty());
+  CommandLineResult version = ParseCommandLine({"--version"}, Env({}));
+  CHECK(version.exit_code == 0);
+  CHECK(version.out == std::string("mcpgwd ") + MCPGW_VERSION + "\n");
+}
+
+TEST_CASE("mcpgwd command line: fatal lines carry the error priority under systemd",
+          "[command_line]") {
+  CHECK(FatalLine("no socket", Env({})) == "mcpgwd: no socket\n");
+  CHECK(FatalLine("no socket", Env({{"JOURNAL_STREAM", "8:123"}})) == "<3>mcpgwd: no socket\n");
+}
+
+}  // namespace
+}  // namespace mcpgw
