@@ -5,7 +5,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "client/cli/sanitize.h"
+#include "base/utf8.h"
 
 #ifndef MCPGW_VERSION
 #define MCPGW_VERSION "0.0.0"
@@ -143,7 +143,7 @@ std::string UnsupportedVersion(std::string_view id_json, const rapidjson::Value&
   for (std::string_view v : kAcceptedVersions) Str(w, v);
   w.EndArray();
   Key(w, "requested");
-  Str(w, ValidUtf8(std::string_view(requested.GetString(), requested.GetStringLength())));
+  Str(w, base::Utf8Replacing(std::string_view(requested.GetString(), requested.GetStringLength())));
   w.EndObject();
   w.EndObject();
   w.EndObject();
@@ -174,7 +174,7 @@ std::string ResultMessage(std::string_view id_json, std::string_view result_json
 }
 
 std::string ErrorMessage(std::string_view id_json, int code, std::string_view message) {
-  const std::string text = ValidUtf8(message);
+  const std::string text = base::Utf8Replacing(message);
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   w.StartObject();
@@ -271,7 +271,7 @@ std::string ToolsListResult(bool modern) {
 }
 
 std::string ToolCallResult(std::string_view text, bool is_error, bool modern) {
-  const std::string valid = ValidUtf8(text);
+  const std::string valid = base::Utf8Replacing(text);
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   w.StartObject();

@@ -6,8 +6,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/base64.h"
+#include "base/clean_text.h"
 #include "base/text.h"
-#include "daemon/mcp/jsonrpc.h"
 
 namespace mcpgw::mcp {
 namespace {
@@ -32,7 +33,7 @@ bool IsDataKeyword(std::string_view key) {
 }
 
 // A quoted, cleaned, bounded piece of server text for a reason.
-std::string Quote(std::string_view s) { return "\"" + CleanServerText(s, 64) + "\""; }
+std::string Quote(std::string_view s) { return "\"" + base::CleanServerText(s, 64) + "\""; }
 
 std::string PathText(const std::vector<std::string>& path) {
   std::string out;
@@ -192,29 +193,6 @@ bool ValueText(const rapidjson::Value& v, std::string& out) {
   return true;
 }
 
-void AppendBase64(std::string& out, std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const uint32_t n = (static_cast<unsigned char>(bytes[i]) << 16) |
-                       (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                       static_cast<unsigned char>(bytes[i + 2]);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
-  }
-  const size_t rest = bytes.size() - i;
-  if (rest == 0) return;
-  uint32_t n = static_cast<unsigned char>(bytes[i]) << 16;
-  if (rest == 2) n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-  out += kAlphabet[(n >> 18) & 63];
-  out += kAlphabet[(n >> 12) & 63];
-  out += rest == 2 ? kAlphabet[(n >> 6) & 63] : '=';
-  out += '=';
-}
-
 }  // namespace
 
 std::variant<ParamHeaders, std::string> ReadParamHeaders(const rapidjson::Value& input_schema) {
@@ -246,7 +224,7 @@ std::string EncodeHeaderValue(std::string_view value) {
                              value.substr(value.size() - kSentinelSuffix.size()) == kSentinelSuffix;
   if (plain && !looks_encoded) return std::string(value);
   std::string out(kSentinelPrefix);
-  AppendBase64(out, value);
+  out += base::Base64(value);
   out += kSentinelSuffix;
   return out;
 }
