@@ -19,7 +19,7 @@ namespace mcpgw::base {
 struct Url {
   std::string scheme;    // "http" or "https"
   std::string userinfo;  // "user:password" as written; "" when absent. A credential.
-  std::string host;      // lower case; an IPv6 literal keeps its brackets
+  std::string host;      // lower case; an IPv6 literal keeps its brackets (and zone id)
   std::string port;      // "" for the default port
   std::string path;      // "/" at least
   std::string query;     // without the '?'; "" when absent

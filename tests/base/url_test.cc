@@ -23,6 +23,7 @@ TEST_CASE("urls parse into lower-case origins without default ports", "[base][ur
   CHECK(u.query == "key=1");
   CHECK(u.Origin() == "https://example.com");
   CHECK(U("http://[::1]:8080").Origin() == "http://[::1]:8080");
+  CHECK(U("http://[FE80::1%25eth0]:8080/").host == "[fe80::1%25eth0]");  // a zone id kept
   CHECK(U("http://Example.com:80/").Origin() == "http://example.com");
   CHECK(U("https://x:8443/p").Origin() == "https://x:8443");
   CHECK(U("http://localhost:3000").path == "/");
