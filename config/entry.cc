@@ -159,7 +159,7 @@ std::string ParseHeader(std::string_view name, const Value& value, const ParseEn
                         std::vector<std::string>& secrets, std::unordered_set<std::string>& seen,
                         std::vector<Header>& out, std::vector<Note>& notes) {
   std::string key = "headers." + DisplayName(name);
-  if (!IsHttpToken(name)) return key + ": not a valid HTTP header name";
+  if (!base::IsHttpToken(name)) return key + ": not a valid HTTP header name";
   if (IsClientOwnedHeader(name))
     return key + ": the client sets this header; it cannot be configured";
   std::string lower(name);

@@ -1,6 +1,5 @@
 #include "daemon/auth/token.h"
 
-#include <cctype>
 #include <cmath>
 
 #include <rapidjson/document.h>
@@ -8,6 +7,7 @@
 #include "base/base64.h"
 #include "base/bounded_json.h"
 #include "base/clean_text.h"
+#include "base/text.h"
 
 namespace mcpgw::auth {
 namespace {
@@ -19,8 +19,7 @@ std::string MediaType(std::string_view content_type) {
   content_type = content_type.substr(0, content_type.find(';'));
   std::string out;
   for (char c : content_type) {
-    if (c != ' ' && c != '\t')
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c != ' ' && c != '\t') out += base::ToLowerAscii(c);
   }
   return out;
 }
@@ -132,8 +131,7 @@ TokenOutcome ParseTokenResponse(int http_status, std::string_view content_type,
     *error = "token endpoint answered no access_token";
     return TokenOutcome::kFailed;
   }
-  std::string type = Str(doc, "token_type");
-  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string type = base::ToLowerAscii(Str(doc, "token_type"));
   if (!type.empty() && type != "bearer") {
     *error = "token endpoint issued a \"" + base::CleanServerText(type, 32) +
              "\" token; mcpgw uses Bearer tokens only";

@@ -22,11 +22,6 @@ std::string_view View(const rapidjson::Value& s) {
   return std::string_view(s.GetString(), s.GetStringLength());
 }
 
-bool IsTchar(unsigned char c) {
-  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
-}
-
 // Keywords whose values are instances (data), not subschemas.
 bool IsDataKeyword(std::string_view key) {
   return key == "const" || key == "enum" || key == "default" || key == "examples";
@@ -118,11 +113,9 @@ class Reader {
       return Fail("x-mcp-header on " + where + " is longer than " +
                   std::to_string(kMaxParamHeaderNameBytes) + " bytes");
     }
-    for (char c : name) {
-      if (!IsTchar(static_cast<unsigned char>(c))) {
-        return Fail("x-mcp-header " + Quote(name) + " on " + where +
-                    " is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)");
-      }
+    if (!base::IsHttpToken(name)) {
+      return Fail("x-mcp-header " + Quote(name) + " on " + where +
+                  " is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)");
     }
     if (!reachable) {
       return Fail("x-mcp-header " + Quote(name) + " on " + where +
@@ -227,14 +220,6 @@ std::string EncodeHeaderValue(std::string_view value) {
   out += base::Base64(value);
   out += kSentinelSuffix;
   return out;
-}
-
-bool IsHttpToken(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!IsTchar(static_cast<unsigned char>(c))) return false;
-  }
-  return true;
 }
 
 }  // namespace mcpgw::mcp

@@ -62,7 +62,7 @@ void CheckEntry(std::string_view input, const Entry& entry) {
   Require(mcpgw::base::ParseUrl(entry.remote->url.Reveal()).has_value());
   for (size_t i = 0; i < entry.remote->headers.size(); ++i) {
     const auto& header = entry.remote->headers[i];
-    Require(mcpgw::config::IsHttpToken(header.name));
+    Require(mcpgw::base::IsHttpToken(header.name));
     Require(!mcpgw::config::IsClientOwnedHeader(header.name));
     Require(!mcpgw::config::HasForbiddenHeaderByte(header.value.Reveal()));
     for (size_t j = 0; j < i; ++j) {

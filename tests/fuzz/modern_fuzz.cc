@@ -13,6 +13,7 @@
 
 #include "base/base64.h"
 #include "base/bounded_json.h"
+#include "base/text.h"
 #include "base/utf8.h"
 #include "daemon/mcp/modern_wire.h"
 #include "daemon/mcp/param_headers.h"
@@ -52,7 +53,7 @@ void CheckSchema(const rapidjson::Value& schema, const rapidjson::Value& argumen
   const auto& params = std::get<mcpgw::mcp::ParamHeaders>(read);
   FUZZ_CHECK(params.size() <= mcpgw::mcp::kMaxParamHeaders);
   for (size_t i = 0; i < params.size(); ++i) {
-    FUZZ_CHECK(mcpgw::mcp::IsHttpToken(params[i].name));
+    FUZZ_CHECK(mcpgw::base::IsHttpToken(params[i].name));
     FUZZ_CHECK(params[i].name.size() <= mcpgw::mcp::kMaxParamHeaderNameBytes);
     for (size_t j = 0; j < i; ++j) {
       std::string a = params[i].name, b = params[j].name;
@@ -62,7 +63,7 @@ void CheckSchema(const rapidjson::Value& schema, const rapidjson::Value& argumen
     }
   }
   for (const auto& [name, value] : mcpgw::mcp::ParamHeaderValues(params, arguments)) {
-    FUZZ_CHECK(name.rfind("Mcp-Param-", 0) == 0 && mcpgw::mcp::IsHttpToken(name));
+    FUZZ_CHECK(name.rfind("Mcp-Param-", 0) == 0 && mcpgw::base::IsHttpToken(name));
     for (char c : value) {
       const auto byte = static_cast<unsigned char>(c);
       FUZZ_CHECK(byte >= 0x20 && byte <= 0x7E);

@@ -223,14 +223,5 @@ TEST_CASE("param headers: EncodeHeaderValue keeps plain ASCII and wraps the rest
   CHECK(EncodeHeaderValue("=?base64?=") == "=?base64?=");  // too short to be the sentinel
 }
 
-TEST_CASE("param headers: IsHttpToken", "[param_headers]") {
-  CHECK(IsHttpToken("Region"));
-  CHECK(IsHttpToken("a-b_c.d~e!f#g$h%i&j'k*l+m^n`o|p"));
-  CHECK_FALSE(IsHttpToken(""));
-  CHECK_FALSE(IsHttpToken("a b"));
-  CHECK_FALSE(IsHttpToken("a:b"));
-  CHECK_FALSE(IsHttpToken("a\"b"));
-}
-
 }  // namespace
 }  // namespace mcpgw::mcp
