@@ -1,11 +1,12 @@
-// Bounded JSON: the one reader of untrusted JSON text. A message is parsed
-// into a RapidJSON tree only after its size is known to be within the byte
-// bound, and the parse itself stops at the nesting-depth bound (counted by a
-// SAX filter in front of the DOM builder, so a hostile depth never reaches
-// recursive code). Also the raw-member finder (the bytes of one member,
-// forwarded untouched) and the compact writer. Used by the session, the
-// gateway and catalog, the OAuth client, the policy and the call log. In the
-// mcpgw_base_json target (RapidJSON), not in mcpgw_base.
+// Bounded JSON: the reader of JSON that remote servers and OAuth endpoints
+// send (and the token store reads back). A message is parsed into a RapidJSON
+// tree only after its size is known to be within the byte bound, and the
+// parse itself stops at the nesting-depth bound (counted by a SAX filter in
+// front of the DOM builder, so a hostile depth never reaches recursive code).
+// Also the raw-member finder (the bytes of one member, forwarded untouched)
+// and the compact writer. Used by the MCP session and its codecs, the gateway
+// and catalog, and the OAuth client. In the mcpgw_base_json target
+// (RapidJSON), not in mcpgw_base.
 #pragma once
 
 #include <cstddef>
