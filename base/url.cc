@@ -73,9 +73,8 @@ std::optional<Url> ParseUrl(std::string_view text) {
   std::optional<std::string> host = Part(u, CURLUPART_HOST);
   if (!host || host->empty()) return std::nullopt;
   url.host = ToLowerAscii(*host);
-  if (std::optional<std::string> zone = Part(u, CURLUPART_ZONEID)) {
-    url.host.insert(url.host.size() - 1, "%25" + *zone);  // inside the brackets
-  }
+  std::optional<std::string> zone = Part(u, CURLUPART_ZONEID);
+  if (zone && url.host.back() == ']') url.host.insert(url.host.size() - 1, "%25" + *zone);
   url.port = Part(u, CURLUPART_PORT).value_or("");
   if (url.port == "0") return std::nullopt;  // libcurl allows it; nothing listens there
   std::optional<std::string> user = Part(u, CURLUPART_USER);
