@@ -52,4 +52,17 @@ bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && EqualsIgnoreCase(s.substr(0, prefix.size()), prefix);
 }
 
+bool IsTchar(char c) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+bool IsHttpToken(std::string_view s) {
+  if (s.empty()) return false;
+  for (const char c : s) {
+    if (!IsTchar(c)) return false;
+  }
+  return true;
+}
+
 }  // namespace mcpgw::base

@@ -1,6 +1,6 @@
 // Small text helpers: sizes and durations as people read them in messages,
-// and ASCII case-insensitive comparison (HTTP header names, URL schemes,
-// media types). Pure functions.
+// ASCII case-insensitive comparison (HTTP header names, URL schemes, media
+// types) and the HTTP token rule. Pure functions.
 #pragma once
 
 #include <chrono>
@@ -25,5 +25,10 @@ char ToLowerAscii(char c);
 std::string ToLowerAscii(std::string_view s);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix);
+
+// RFC 9110 §5.6.2: tchar is a letter, a digit or one of !#$%&'*+-.^_`|~;
+// token = 1*tchar (header names, auth schemes and parameters).
+bool IsTchar(char c);
+bool IsHttpToken(std::string_view s);
 
 }  // namespace mcpgw::base

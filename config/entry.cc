@@ -1,15 +1,16 @@
 #include "config/entry.h"
 
+#include <optional>
 #include <unordered_set>
 #include <utility>
 
 #include "base/text.h"
+#include "base/url.h"
 #include "config/display.h"
 #include "config/document.h"
 #include "config/headers.h"
 #include "config/host_forms.h"
 #include "config/interpolate.h"
-#include "config/url.h"
 
 namespace mcpgw::config {
 namespace {
@@ -136,12 +137,13 @@ std::string ParseUrl(std::string_view key, const Value& url, const ParseEnv& env
   Interpolated expanded = Interpolate(StringOf(url), env);
   Keep(expanded.env_values, secrets);
   if (!expanded.ok()) return std::string(key) + ": " + expanded.error;
-  if (!IsServerUrl(expanded.value)) {
+  const std::optional<base::Url> parsed = base::ParseUrl(expanded.value);
+  if (!parsed) {
     return std::string(key) + ": not an http:// or https:// URL with a host";
   }
   // A password written in the url is as secret as an interpolated value: kept
   // for the scrubber (with the user name, and alone) and never shown.
-  if (std::string_view userinfo = UrlUserinfo(expanded.value); !userinfo.empty()) {
+  if (std::string_view userinfo = parsed->userinfo; !userinfo.empty()) {
     secrets.emplace_back(userinfo);
     size_t colon = userinfo.find(':');
     if (colon != std::string_view::npos && colon + 1 < userinfo.size()) {
@@ -149,7 +151,7 @@ std::string ParseUrl(std::string_view key, const Value& url, const ParseEnv& env
     }
   }
   out.url = Secret(std::move(expanded.value));
-  out.url_redacted = RedactUserinfo(expanded.redacted);
+  out.url_redacted = base::ReplaceUserinfo(expanded.redacted, Secret::kRedacted);
   return "";
 }
 
@@ -157,7 +159,7 @@ std::string ParseHeader(std::string_view name, const Value& value, const ParseEn
                         std::vector<std::string>& secrets, std::unordered_set<std::string>& seen,
                         std::vector<Header>& out, std::vector<Note>& notes) {
   std::string key = "headers." + DisplayName(name);
-  if (!IsHttpToken(name)) return key + ": not a valid HTTP header name";
+  if (!base::IsHttpToken(name)) return key + ": not a valid HTTP header name";
   if (IsClientOwnedHeader(name))
     return key + ": the client sets this header; it cannot be configured";
   std::string lower(name);
@@ -218,9 +220,8 @@ std::string ParseOAuth(const Value* oauth, const ParseEnv& env, std::vector<std:
     return "oauth.clientSecret: needs oauth.clientId";
   }
   const std::string& cimd = out.client_metadata_url;
-  const size_t path = cimd.find('/', 8);
-  if (!cimd.empty() && (cimd.rfind("https://", 0) != 0 || !IsServerUrl(cimd) ||
-                        path == std::string::npos || path + 1 >= cimd.size())) {
+  const std::optional<base::Url> cimd_url = base::ParseUrl(cimd);
+  if (!cimd.empty() && (!cimd_url || cimd_url->scheme != "https" || cimd_url->path == "/")) {
     return "oauth.clientMetadataUrl: must be an https:// URL with a path";
   }
   return "";

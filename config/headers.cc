@@ -12,20 +12,7 @@ constexpr std::array<std::string_view, 6> kClientOwned = {
 // Revision 2026-07-28 mirrors tool arguments into Mcp-Param-{Name}.
 constexpr std::string_view kParamPrefix = "Mcp-Param-";
 
-bool IsTchar(unsigned char c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
-}
-
 }  // namespace
-
-bool IsHttpToken(std::string_view name) {
-  if (name.empty()) return false;
-  for (unsigned char c : name) {
-    if (!IsTchar(c)) return false;
-  }
-  return true;
-}
 
 bool IsClientOwnedHeader(std::string_view name) {
   for (std::string_view owned : kClientOwned) {

@@ -1,4 +1,5 @@
-// The rules for configured HTTP headers (BEHAVIOR.md §2): names are RFC 9110 tokens,
+// The rules for configured HTTP headers (BEHAVIOR.md §2): names are RFC 9110 tokens
+// (base::IsHttpToken),
 // values carry no CR, LF or NUL, and the headers the MCP client sets itself
 // cannot be configured. Used by the entry parser; pure functions.
 #pragma once
@@ -6,9 +7,6 @@
 #include <string_view>
 
 namespace mcpgw::config {
-
-// RFC 9110 §5.6.2: token = 1*tchar.
-bool IsHttpToken(std::string_view name);
 
 // Accept, Mcp-Session-Id, Last-Event-Id, MCP-Protocol-Version, and the
 // headers of revision 2026-07-28 (Mcp-Method, Mcp-Name, Mcp-Param-*), any case.

@@ -8,8 +8,8 @@
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 
+#include "base/clean_text.h"
 #include "client/cli/hints.h"
-#include "client/cli/sanitize.h"
 #include "client/cli/status_view.h"
 #include "client/cli/tools_view.h"
 
@@ -28,7 +28,7 @@ constexpr double kFirstPollCallS = 10.0;
 // else a server wrote (BEHAVIOR.md §8), keeping line breaks.
 void PrintResult(CommandIo& io, const std::string& text) {
   if (io.stdout_is_tty) {
-    io.out << StripControls(text, {.keep_newlines = true}) << "\n";
+    io.out << base::StripControls(text, {.keep_newlines = true}) << "\n";
   } else {
     io.out << text << "\n";
   }
@@ -41,8 +41,8 @@ int Fail(CommandIo& io, const ApiResult& result) {
     return kExitInterrupted;
   }
   // The daemon's hints are for a model; a person gets the command to run.
-  io.err << "mcpgw: " << StripControls(PersonHints(ErrorText(result)), {.keep_newlines = true})
-         << "\n";
+  io.err << "mcpgw: "
+         << base::StripControls(PersonHints(ErrorText(result)), {.keep_newlines = true}) << "\n";
   return ExitCodeFor(result.status);
 }
 
@@ -155,7 +155,7 @@ int RunWait(DaemonApi& api, const Invocation& inv, CommandIo& io, const WaitCloc
         for (const std::string& name : loading) why += " " + name;
       }
     } else if (why.rfind("the daemon never answered", 0) == 0) {
-      why = "the daemon never answered (" + StripControls(ErrorText(result)) + ")";
+      why = "the daemon never answered (" + base::StripControls(ErrorText(result)) + ")";
     }
     if (clock.now_s() >= deadline) break;
     clock.sleep_s(std::min(kWaitPollIntervalS, std::max(0.0, deadline - clock.now_s())));

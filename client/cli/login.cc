@@ -13,7 +13,7 @@
 
 #include <rapidjson/document.h>
 
-#include "client/cli/sanitize.h"
+#include "base/clean_text.h"
 #include "client/cli/status_view.h"
 #include "proto/messages.h"
 #include "proto/proto.h"
@@ -37,7 +37,7 @@ std::string Params(const std::string& ns, const std::string& extra = "") {
 }
 
 int Fail(CommandIo& io, const ApiResult& r) {
-  io.err << "mcpgw: " << StripControls(ErrorText(r), {.keep_newlines = true}) << "\n";
+  io.err << "mcpgw: " << base::StripControls(ErrorText(r), {.keep_newlines = true}) << "\n";
   return ExitCodeFor(r.status);
 }
 
@@ -130,7 +130,7 @@ bool SystemUrlOpener::Open(const std::string& url, std::string* why) {
 int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo& io,
              UrlOpener& opener, const WaitClock& clock) {
   const std::string ns = *inv.ns;
-  const std::string shown = StripControls(ns);
+  const std::string shown = base::StripControls(ns);
   // The server's row before: a failure it already showed is not the outcome.
   std::optional<Row> before;
   daemon.SetTimeoutMs(2000);
@@ -153,7 +153,7 @@ int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo&
   } else {
     if (!inv.no_browser) io.err << "mcpgw: " << why << "\n";
     io.out << "To authorize " << shown << ", open this URL in a browser:\n\n  "
-           << StripControls(url) << "\n\n";
+           << base::StripControls(url) << "\n\n";
     const std::string port = CallbackPort(url);
     if (!port.empty()) {
       io.out << "The browser must reach 127.0.0.1:" << port
@@ -176,7 +176,7 @@ int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo&
            << (gave_up ? std::string("no authorization within ") + waited +
                              " s (the browser did not come back to mcpgwd); run \"mcpgw login " +
                              shown + "\" again"
-                       : StripControls(done.text, {.keep_newlines = false}))
+                       : base::StripControls(done.text, {.keep_newlines = false}))
            << "\n";
     return ExitCodeFor(done.status);
   }
@@ -198,12 +198,12 @@ int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo&
   }
   if (row && row->status == "ready") {
     io.out << shown << ": logged in"
-           << (row->subject.empty() ? "" : " as " + StripControls(row->subject)) << "\n";
+           << (row->subject.empty() ? "" : " as " + base::StripControls(row->subject)) << "\n";
     return 0;
   }
   io.err << "mcpgw: " << shown << " is authorized but not ready: "
-         << (row ? StripControls(row->status) +
-                       (row->reason.empty() ? "" : ": " + StripControls(row->reason))
+         << (row ? base::StripControls(row->status) +
+                       (row->reason.empty() ? "" : ": " + base::StripControls(row->reason))
                  : std::string("no status"))
          << "\n";
   return static_cast<int>(MCPGW_NOT_READY);
@@ -212,7 +212,7 @@ int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo&
 int RunLogout(AuthApi& auth, const Invocation& inv, CommandIo& io) {
   const ApiResult r = auth.Request(proto::kLogout, Params(*inv.ns), 60);
   if (r.status != MCPGW_OK) return Fail(io, r);
-  io.out << StripControls(*inv.ns) << ": logged out\n";
+  io.out << base::StripControls(*inv.ns) << ": logged out\n";
   return 0;
 }
 

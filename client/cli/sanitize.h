@@ -1,6 +1,6 @@
-// Text hygiene for anything the daemon or a remote server sent before it reaches a
-// terminal or a JSON writer: control characters and escape sequences are removed, invalid
-// UTF-8 is replaced, and long cells are cut to a display width. Pure functions.
+// Laying out text on a terminal: display widths, cutting a cell to a width, wrapping a line.
+// The text is cleaned first with base::StripControls (base/clean_text.h), the same rule the
+// daemon applies to server text. Pure functions.
 #pragma once
 
 #include <string>
@@ -8,19 +8,6 @@
 #include <vector>
 
 namespace mcpgw::cli {
-
-struct StripOptions {
-  // Keep '\n' and '\t' (multi-line results); otherwise they are dropped too.
-  bool keep_newlines = false;
-};
-
-// Removes C0 controls, DEL, C1 controls (U+0080–U+009F, the UTF-8 encoded form), and whole
-// escape sequences (ESC [ ... final, ESC ] ... BEL/ST, DCS/SOS/PM/APC strings, and their
-// single-character C1 introducers). Invalid UTF-8 bytes become U+FFFD.
-std::string StripControls(std::string_view text, StripOptions options = {});
-
-// Replaces every invalid UTF-8 sequence with U+FFFD; everything else is kept byte for byte.
-std::string ValidUtf8(std::string_view text);
 
 // Number of code points (the display width this tool assumes for one line).
 size_t DisplayWidth(std::string_view text);

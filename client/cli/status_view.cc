@@ -9,6 +9,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/clean_text.h"
 #include "client/cli/sanitize.h"
 
 namespace mcpgw::cli {
@@ -124,20 +125,21 @@ std::string Details(const ServerRow& row, const RenderOptions& options) {
     out += Labelled(kDetailLabelWidth, std::string(kDetailIndent) + std::string(label), text,
                     options.width);
   };
-  if (!row.reason.empty()) add("reason:", StripControls(row.reason));
+  if (!row.reason.empty()) add("reason:", base::StripControls(row.reason));
   if (!row.url.empty()) {
-    std::string url = StripControls(row.url);
+    std::string url = base::StripControls(row.url);
     std::string how;
-    if (!row.protocol_version.empty()) how = "protocol " + StripControls(row.protocol_version);
+    if (!row.protocol_version.empty())
+      how = "protocol " + base::StripControls(row.protocol_version);
     if (!row.http_version.empty()) {
-      how += (how.empty() ? "" : ", ") + StripControls(row.http_version);
+      how += (how.empty() ? "" : ", ") + base::StripControls(row.http_version);
     }
     if (!how.empty()) url += " (" + how + ")";
     add("url:", url);
   }
-  if (!row.proxy.empty()) add("proxy:", StripControls(row.proxy));
+  if (!row.proxy.empty()) add("proxy:", base::StripControls(row.proxy));
   if (!row.last_error.empty()) {
-    std::string error = StripControls(row.last_error);
+    std::string error = base::StripControls(row.last_error);
     if (row.last_error_unix)
       error += " (" + RelativeTime(*row.last_error_unix, options.now_unix) + ")";
     add("last error:", error);
@@ -150,24 +152,24 @@ std::string RenderOAuth(const StatusView& view, const RenderOptions& options) {
   size_t name_width = 0;
   for (const ServerRow& row : view.servers) {
     if (row.oauth)
-      name_width =
-          std::max(name_width, DisplayWidth(Truncate(StripControls(row.ns), kMaxNamespaceWidth)));
+      name_width = std::max(
+          name_width, DisplayWidth(Truncate(base::StripControls(row.ns), kMaxNamespaceWidth)));
   }
   if (name_width == 0) return "";
   std::string out = "\nOAUTH\n";
   for (const ServerRow& row : view.servers) {
     if (!row.oauth) continue;
     std::string line =
-        Pad({Truncate(StripControls(row.ns), kMaxNamespaceWidth)}, name_width, false) + kGap +
-        StripControls(row.oauth_state);
-    if (!row.oauth_subject.empty()) line += " as " + StripControls(row.oauth_subject);
-    if (!row.oauth_scopes.empty()) line += ", scopes " + StripControls(row.oauth_scopes);
+        Pad({Truncate(base::StripControls(row.ns), kMaxNamespaceWidth)}, name_width, false) + kGap +
+        base::StripControls(row.oauth_state);
+    if (!row.oauth_subject.empty()) line += " as " + base::StripControls(row.oauth_subject);
+    if (!row.oauth_scopes.empty()) line += ", scopes " + base::StripControls(row.oauth_scopes);
     if (row.oauth_expires_unix) {
       const double left = *row.oauth_expires_unix - options.now_unix;
       line +=
           left > 0 ? ", token expires in " + HumanDuration(left) : std::string(", token expired");
     }
-    if (!row.oauth_error.empty()) line += ": " + StripControls(row.oauth_error);
+    if (!row.oauth_error.empty()) line += ": " + base::StripControls(row.oauth_error);
     if (options.width > 0) line = Truncate(line, options.width);
     out += line + "\n";
   }
@@ -238,7 +240,7 @@ std::optional<std::string> SafeStatusJson(std::string_view json) {
 std::vector<std::string> LoadingServers(const StatusView& view) {
   std::vector<std::string> names;
   for (const ServerRow& row : view.servers) {
-    if (row.status == "loading") names.push_back(StripControls(row.ns));
+    if (row.status == "loading") names.push_back(base::StripControls(row.ns));
   }
   return names;
 }
@@ -285,23 +287,24 @@ std::string RenderStatus(const StatusView& view, const RenderOptions& options) {
   std::string out;
   // Header block: one fact per line; values from the daemon are stripped.
   std::string uptime = view.uptime_s ? HumanDuration(*view.uptime_s) : "-";
-  out += "mcpgwd " + Truncate(StripControls(view.version), kMaxVersionWidth) + "  pid " + view.pid +
-         "  up " + uptime + "\n";
-  out += Labelled(kHeaderLabelWidth, "config:", StripControls(view.config), options.width);
+  out += "mcpgwd " + Truncate(base::StripControls(view.version), kMaxVersionWidth) + "  pid " +
+         view.pid + "  up " + uptime + "\n";
+  out += Labelled(kHeaderLabelWidth, "config:", base::StripControls(view.config), options.width);
   if (!view.settings.empty()) {
-    out += Labelled(kHeaderLabelWidth, "settings:", StripControls(view.settings), options.width);
+    out +=
+        Labelled(kHeaderLabelWidth, "settings:", base::StripControls(view.settings), options.width);
   }
-  out += Labelled(kHeaderLabelWidth, "socket:", StripControls(view.socket), options.width);
+  out += Labelled(kHeaderLabelWidth, "socket:", base::StripControls(view.socket), options.width);
   out += Labelled(kHeaderLabelWidth, "last reload:",
                   view.last_reload_unix ? RelativeTime(*view.last_reload_unix, options.now_unix)
                                         : std::string("never"),
                   options.width);
   if (!view.reload_error.empty()) {
-    out += Labelled(kHeaderLabelWidth, "reload error:", StripControls(view.reload_error),
+    out += Labelled(kHeaderLabelWidth, "reload error:", base::StripControls(view.reload_error),
                     options.width, color ? kRed : nullptr);
   }
   if (!view.settings_error.empty()) {
-    out += Labelled(kHeaderLabelWidth, "settings error:", StripControls(view.settings_error),
+    out += Labelled(kHeaderLabelWidth, "settings error:", base::StripControls(view.settings_error),
                     options.width, color ? kRed : nullptr);
   }
   out += "\n";
@@ -316,9 +319,9 @@ std::string RenderStatus(const StatusView& view, const RenderOptions& options) {
   constexpr size_t kColumns = sizeof kHeaders / sizeof kHeaders[0];
   std::vector<std::vector<Cell>> rows;
   for (const ServerRow& row : view.servers) {
-    const std::string status = Truncate(StripControls(row.status), kMaxStatusWidth);
+    const std::string status = Truncate(base::StripControls(row.status), kMaxStatusWidth);
     rows.push_back({
-        {Truncate(StripControls(row.ns), kMaxNamespaceWidth)},
+        {Truncate(base::StripControls(row.ns), kMaxNamespaceWidth)},
         {status, false, StatusColor(status)},
         {Truncate(row.tools, kMaxNumberWidth), true},
         {Truncate(row.in_flight, kMaxNumberWidth), true},

@@ -5,6 +5,7 @@
 
 #include <rapidjson/document.h>
 
+#include "base/clean_text.h"
 #include "client/cli/hints.h"
 #include "client/cli/sanitize.h"
 
@@ -30,13 +31,13 @@ std::string_view Raw(const Value* v) {
 
 // A string member, stripped; "" when absent or not a string.
 std::string Text(const Value& object, const char* name) {
-  return StripControls(Raw(Member(object, name)));
+  return base::StripControls(Raw(Member(object, name)));
 }
 
 // The first line of a string member, stripped.
 std::string FirstLine(const Value& object, const char* name) {
   std::string_view text = Raw(Member(object, name));
-  return StripControls(text.substr(0, text.find('\n')));
+  return base::StripControls(text.substr(0, text.find('\n')));
 }
 
 // A table whose last column wraps under itself. Cells are already stripped.
@@ -94,7 +95,7 @@ std::string Listing(const Value& servers, size_t width) {
     if (const Value* list = Member(server, "tools"); list != nullptr && list->IsArray()) {
       for (const Value& tool : list->GetArray()) {
         if (!tool.IsString()) continue;
-        tools += (n++ == 0 ? "" : ", ") + StripControls(Raw(&tool));
+        tools += (n++ == 0 ? "" : ", ") + base::StripControls(Raw(&tool));
       }
     }
     const std::string reason = Text(server, "reason");
@@ -123,13 +124,13 @@ std::string Namespace(const Value& answer, const Value& tools, size_t width) {
 
 std::string TypeOf(const Value& schema) {
   const Value* type = Member(schema, "type");
-  if (type != nullptr && type->IsString()) return StripControls(Raw(type));
+  if (type != nullptr && type->IsString()) return base::StripControls(Raw(type));
   if (type != nullptr && type->IsArray()) {
     std::string out;
     for (const Value& t : type->GetArray()) {
       if (!t.IsString()) continue;
       if (!out.empty()) out += '|';
-      out += StripControls(Raw(&t));
+      out += base::StripControls(Raw(&t));
     }
     return out.empty() ? "-" : out;
   }
@@ -144,7 +145,7 @@ std::string Tool(const Value& answer, const Value& tool, size_t width) {
   const std::string name = Text(tool, "name");
   std::string out = ns + " " + name + "\n";
   const std::string description =
-      StripControls(Raw(Member(tool, "description")), {.keep_newlines = true});
+      base::StripControls(Raw(Member(tool, "description")), {.keep_newlines = true});
   size_t start = 0;
   while (start < description.size()) {
     size_t end = std::min(description.find('\n', start), description.size());
@@ -171,7 +172,7 @@ std::string Tool(const Value& answer, const Value& tool, size_t width) {
     for (const auto& p : properties->GetObject()) {
       const std::string key(p.name.GetString(), p.name.GetStringLength());
       const bool is_required = std::find(required.begin(), required.end(), key) != required.end();
-      table.Add({Truncate(StripControls(key), kMaxNameWidth),
+      table.Add({Truncate(base::StripControls(key), kMaxNameWidth),
                  Truncate(TypeOf(p.value), kMaxTypeWidth), is_required ? "yes" : "no",
                  FirstLine(p.value, "description")});
     }

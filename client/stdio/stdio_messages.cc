@@ -5,7 +5,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "client/cli/sanitize.h"
+#include "base/utf8.h"
 #include "proto/mcp_versions.h"
 
 #ifndef MCPGW_VERSION
@@ -161,7 +161,7 @@ std::string UnsupportedVersion(std::string_view id_json, const rapidjson::Value&
   Key(w, "supported");
   SupportedVersions(w);
   Key(w, "requested");
-  Str(w, ValidUtf8(std::string_view(requested.GetString(), requested.GetStringLength())));
+  Str(w, base::Utf8Replacing(std::string_view(requested.GetString(), requested.GetStringLength())));
   w.EndObject();
   w.EndObject();
   w.EndObject();
@@ -192,7 +192,7 @@ std::string ResultMessage(std::string_view id_json, std::string_view result_json
 }
 
 std::string ErrorMessage(std::string_view id_json, int code, std::string_view message) {
-  const std::string text = ValidUtf8(message);
+  const std::string text = base::Utf8Replacing(message);
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   w.StartObject();
@@ -289,7 +289,7 @@ std::string ToolsListResult(bool modern) {
 }
 
 std::string ToolCallResult(std::string_view text, bool is_error, bool modern) {
-  const std::string valid = ValidUtf8(text);
+  const std::string valid = base::Utf8Replacing(text);
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   w.StartObject();

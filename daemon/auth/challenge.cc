@@ -3,24 +3,14 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/text.h"
+
 namespace mcpgw::auth {
 namespace {
-
-// RFC 7230 tchar.
-bool IsTokenChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
 
 bool IsToken68Char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) ||
          std::string_view("-._~+/").find(c) != std::string_view::npos;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 class Parser {
@@ -38,7 +28,7 @@ class Parser {
         continue;
       }
       Challenge challenge;
-      challenge.scheme = Lower(scheme);
+      challenge.scheme = base::ToLowerAscii(scheme);
       ReadParams(challenge);
       out.push_back(std::move(challenge));
     }
@@ -65,7 +55,7 @@ class Parser {
   }
   std::string Token() {
     const size_t start = pos_;
-    while (!AtEnd() && IsTokenChar(Peek())) ++pos_;
+    while (!AtEnd() && base::IsTchar(Peek())) ++pos_;
     return std::string(s_.substr(start, pos_ - start));
   }
   std::string QuotedString() {
@@ -124,7 +114,7 @@ class Parser {
         while (!AtEnd() && Peek() != ',' && Peek() != ' ' && Peek() != '\t') ++pos_;
         value = std::string(s_.substr(start, pos_ - start));
       }
-      challenge.params.emplace_back(Lower(name), std::move(value));
+      challenge.params.emplace_back(base::ToLowerAscii(name), std::move(value));
       SkipSpaces();
       if (!AtEnd() && Peek() != ',') SkipPiece();
     }

@@ -1,8 +1,9 @@
 #include "daemon/auth/flow.h"
 
+#include "base/clean_text.h"
+#include "base/url.h"
 #include "daemon/auth/pkce.h"
 #include "daemon/auth/token.h"
-#include "daemon/mcp/jsonrpc.h"
 
 namespace mcpgw::auth {
 namespace {
@@ -36,7 +37,7 @@ struct AuthFlow::Impl {
   RedirectOpener open_redirect;
   FlowLimits limits;
   std::string redirect_uri;
-  Url server_url;
+  base::Url server_url;
   Step step = Step::kResource;
   std::vector<std::string> candidates;
   size_t candidate = 0;
@@ -88,7 +89,7 @@ struct AuthFlow::Impl {
   }
 
   void Start(TimePoint now) {
-    std::optional<Url> url = ParseUrl(start.server.url.Reveal());
+    std::optional<base::Url> url = base::ParseUrl(start.server.url.Reveal());
     if (!url) return Fail("the server URL is not an http(s) URL");
     server_url = *url;
     resource = CanonicalResource(server_url);
@@ -122,7 +123,7 @@ struct AuthFlow::Impl {
         return Fail("protected resource metadata names authorization server " + why);
       }
       discovery = Discovery::kIssuer;
-      return BeginServerDiscovery(*ParseUrl(issuer), now);
+      return BeginServerDiscovery(*base::ParseUrl(issuer), now);
     }
     const bool not_there = r.ok && r.status >= 400 && r.status < 500;
     if (!not_there || prm_from_header) {
@@ -133,10 +134,10 @@ struct AuthFlow::Impl {
     // authorization server lives at its own origin.
     discovery = Discovery::kLegacy;
     issuer = server_url.Origin();
-    BeginServerDiscovery(*ParseUrl(issuer), now);
+    BeginServerDiscovery(*base::ParseUrl(issuer), now);
   }
 
-  void BeginServerDiscovery(const Url& issuer_url, TimePoint now) {
+  void BeginServerDiscovery(const base::Url& issuer_url, TimePoint now) {
     step = Step::kServer;
     candidates = AuthorizationServerMetadataUrls(issuer_url);
     candidate = 0;
@@ -161,7 +162,7 @@ struct AuthFlow::Impl {
       as = DefaultServerMetadata(server_url);
       return SettleClient(now);
     }
-    Fail("no authorization server metadata found for " + mcp::CleanServerText(issuer, 200));
+    Fail("no authorization server metadata found for " + base::CleanServerText(issuer, 200));
   }
 
   void SettleClient(TimePoint now) {
@@ -172,7 +173,8 @@ struct AuthFlow::Impl {
     if (plan.kind != IdentityPlan::kImpossible) {
       int port = 0;
       if (plan.kind == IdentityPlan::kUse && !plan.identity.redirect_uri.empty()) {
-        if (std::optional<Url> u = ParseUrl(plan.identity.redirect_uri); u && !u->port.empty()) {
+        if (std::optional<base::Url> u = base::ParseUrl(plan.identity.redirect_uri);
+            u && !u->port.empty()) {
           port = std::stoi(u->port);
         }
       }
@@ -238,9 +240,9 @@ struct AuthFlow::Impl {
     const std::optional<std::string> code = FindParam(params, "code");
     if (code) Learn(*code);
     if (std::optional<std::string> error = FindParam(params, "error")) {
-      std::string reason = "authorization denied: " + mcp::CleanServerText(*error, 64);
+      std::string reason = "authorization denied: " + base::CleanServerText(*error, 64);
       if (auto desc = FindParam(params, "error_description"); desc && !desc->empty()) {
-        reason += ": " + mcp::CleanServerText(*desc, 200);
+        reason += ": " + base::CleanServerText(*desc, 200);
       }
       return Fail(reason);
     }
@@ -248,8 +250,8 @@ struct AuthFlow::Impl {
     const std::optional<std::string> iss = FindParam(params, "iss");
     if (iss && *iss != as.issuer) {
       return Fail("the authorization response came from issuer \"" +
-                  mcp::CleanServerText(*iss, 200) + "\", not from " +
-                  mcp::CleanServerText(as.issuer, 200));
+                  base::CleanServerText(*iss, 200) + "\", not from " +
+                  base::CleanServerText(as.issuer, 200));
     }
     if (!iss && as.authorization_response_iss_parameter_supported) {
       return Fail("the authorization response lacks the iss parameter its server promised");

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/url.h"
 #include "daemon/auth/browser.h"
 
 namespace mcpgw::auth {
@@ -471,7 +472,7 @@ void AuthManager::Impl::Logout(const std::string& name,
 void AuthManager::Impl::Revoke(ServerAuth& s, const StoredGrant& grant) {
   if (grant.revocation_endpoint.empty()) return;
   std::string why;
-  std::optional<Url> server_url = ParseUrl(s.url);
+  std::optional<base::Url> server_url = base::ParseUrl(s.url);
   if (!server_url || !EndpointAllowed(grant.revocation_endpoint, *server_url, &why)) return;
   const bool refresh = !grant.tokens.refresh_token.empty();
   HttpCall call;

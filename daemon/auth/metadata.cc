@@ -4,8 +4,9 @@
 
 #include <rapidjson/document.h>
 
-#include "daemon/mcp/bounded_json.h"
-#include "daemon/mcp/jsonrpc.h"
+#include "base/bounded_json.h"
+#include "base/clean_text.h"
+#include "base/url.h"
 
 namespace mcpgw::auth {
 namespace {
@@ -15,7 +16,7 @@ constexpr int kMaxDepth = 16;
 bool ParseObject(std::string_view body, std::string_view what, rapidjson::Document* doc,
                  std::string* error) {
   std::string why;
-  if (!mcp::ParseBoundedJson(body, {kMaxDocumentBytes, kMaxDepth}, *doc, why)) {
+  if (!base::ParseBoundedJson(body, {kMaxDocumentBytes, kMaxDepth}, *doc, why)) {
     *error = std::string(what) + " is not valid JSON";
     return false;
   }
@@ -52,7 +53,7 @@ bool Contains(const std::optional<std::vector<std::string>>& list, std::string_v
 }
 
 std::string Quoted(std::string_view untrusted) {
-  return "\"" + mcp::CleanServerText(untrusted, 200) + "\"";
+  return "\"" + base::CleanServerText(untrusted, 200) + "\"";
 }
 
 std::string WithoutTrailingSlash(std::string_view s) {
@@ -73,7 +74,7 @@ bool ParseResourceMetadata(std::string_view body, ResourceMetadata* out, std::st
   }
   for (std::string& s :
        Strings(doc, "authorization_servers").value_or(std::vector<std::string>{})) {
-    if (ParseUrl(s)) out->authorization_servers.push_back(std::move(s));
+    if (base::ParseUrl(s)) out->authorization_servers.push_back(std::move(s));
   }
   if (out->authorization_servers.empty()) {
     *error = "protected resource metadata names no authorization server";
@@ -83,8 +84,8 @@ bool ParseResourceMetadata(std::string_view body, ResourceMetadata* out, std::st
   return true;
 }
 
-bool CheckResource(const ResourceMetadata& prm, const Url& server, std::string* error) {
-  const std::optional<Url> resource = ParseUrl(prm.resource);
+bool CheckResource(const ResourceMetadata& prm, const base::Url& server, std::string* error) {
+  const std::optional<base::Url> resource = base::ParseUrl(prm.resource);
   if (!resource || !ResourceCovers(*resource, server)) {
     *error = "protected resource metadata is for " + Quoted(prm.resource) + ", not for " +
              CanonicalResource(server);
@@ -127,8 +128,8 @@ bool ParseServerMetadata(std::string_view body, ServerMetadata* out, std::string
   return true;
 }
 
-bool EndpointAllowed(std::string_view url, const Url& mcp_server, std::string* why) {
-  const std::optional<Url> parsed = ParseUrl(url);
+bool EndpointAllowed(std::string_view url, const base::Url& mcp_server, std::string* why) {
+  const std::optional<base::Url> parsed = base::ParseUrl(url);
   if (!parsed) {
     *why = Quoted(url) + " is not an http(s) URL";
     return false;
@@ -142,7 +143,7 @@ bool EndpointAllowed(std::string_view url, const Url& mcp_server, std::string* w
 }
 
 bool CheckServerMetadata(const ServerMetadata& as, Discovery how, std::string_view expected,
-                         const Url& mcp_server, std::string* error) {
+                         const base::Url& mcp_server, std::string* error) {
   if (how == Discovery::kIssuer) {
     if (WithoutTrailingSlash(as.issuer) != WithoutTrailingSlash(expected)) {
       *error = "authorization server metadata names issuer " + Quoted(as.issuer) + ", not the " +
@@ -150,7 +151,7 @@ bool CheckServerMetadata(const ServerMetadata& as, Discovery how, std::string_vi
       return false;
     }
   } else {
-    const std::optional<Url> issuer = ParseUrl(as.issuer);
+    const std::optional<base::Url> issuer = base::ParseUrl(as.issuer);
     if (!issuer || issuer->Origin() != mcp_server.Origin()) {
       *error = "authorization server metadata names issuer " + Quoted(as.issuer) + ", not one on " +
                mcp_server.Origin();
@@ -175,7 +176,7 @@ bool CheckServerMetadata(const ServerMetadata& as, Discovery how, std::string_vi
   return true;
 }
 
-ServerMetadata DefaultServerMetadata(const Url& mcp_server) {
+ServerMetadata DefaultServerMetadata(const base::Url& mcp_server) {
   ServerMetadata as;
   const std::string origin = mcp_server.Origin();
   as.issuer = origin;

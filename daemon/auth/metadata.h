@@ -30,7 +30,7 @@ bool ParseResourceMetadata(std::string_view body, ResourceMetadata* out, std::st
 
 // Whether the metadata describes `server` (ResourceCovers); `error` says
 // which resource it named instead.
-bool CheckResource(const ResourceMetadata& prm, const Url& server, std::string* error);
+bool CheckResource(const ResourceMetadata& prm, const base::Url& server, std::string* error);
 
 struct ServerMetadata {
   std::string issuer;
@@ -63,14 +63,14 @@ enum class Discovery {
 // Checks issuer, PKCE S256 and endpoint URLs. `expected` is the issuer looked
 // up (kIssuer) or the MCP server's origin (kLegacy).
 bool CheckServerMetadata(const ServerMetadata& as, Discovery how, std::string_view expected,
-                         const Url& mcp_server, std::string* error);
+                         const base::Url& mcp_server, std::string* error);
 
 // The endpoints a 2025-03-26 client falls back to when the server's origin
 // serves no metadata: /authorize, /token and /register there.
-ServerMetadata DefaultServerMetadata(const Url& mcp_server);
+ServerMetadata DefaultServerMetadata(const base::Url& mcp_server);
 
 // Whether the OAuth client may send requests (and secrets) to `url`: http(s),
 // and https unless the host is loopback or the MCP server's own origin.
-bool EndpointAllowed(std::string_view url, const Url& mcp_server, std::string* why);
+bool EndpointAllowed(std::string_view url, const base::Url& mcp_server, std::string* why);
 
 }  // namespace mcpgw::auth

@@ -1,9 +1,10 @@
-// The random values and encodings of the authorization code flow: PKCE
-// verifiers and their S256 challenges (RFC 7636), `state` values, base64 and
-// base64url, and the SHA-256 names of the token files. Randomness comes from
-// OpenSSL's CSPRNG; everything else is a pure function.
+// The random values of the authorization code flow: PKCE verifiers and their
+// S256 challenges (RFC 7636) and `state` values. Randomness comes from
+// OpenSSL's CSPRNG; the encodings and the digest are base/'s (base64.h,
+// sha256.h).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -15,13 +16,5 @@ std::string RandomToken(size_t bytes);
 std::string NewCodeVerifier();
 // BASE64URL(SHA256(ASCII(verifier))), RFC 7636 §4.2.
 std::string CodeChallengeS256(std::string_view verifier);
-
-std::string Base64(std::string_view bytes);
-std::string Base64Url(std::string_view bytes);  // no padding
-// Decodes base64url or base64 (padding optional) into *out; false when malformed.
-bool DecodeBase64Url(std::string_view text, std::string* out);
-
-// Lower-case hex SHA-256 of `text`.
-std::string Sha256Hex(std::string_view text);
 
 }  // namespace mcpgw::auth

@@ -4,9 +4,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "daemon/auth/pkce.h"
-#include "daemon/mcp/bounded_json.h"
-#include "daemon/mcp/jsonrpc.h"
+#include "base/base64.h"
+#include "base/bounded_json.h"
+#include "base/clean_text.h"
 
 namespace mcpgw::auth {
 namespace {
@@ -16,17 +16,17 @@ constexpr std::string_view kClientName = "mcpgw";
 std::string ErrorFromBody(std::string_view body) {
   rapidjson::Document doc;
   std::string why;
-  if (!mcp::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc, why) || !doc.IsObject()) {
+  if (!base::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc, why) || !doc.IsObject()) {
     return "";
   }
   std::string out;
   auto error = doc.FindMember("error");
   if (error != doc.MemberEnd() && error->value.IsString()) {
-    out = mcp::CleanServerText(error->value.GetString(), 100);
+    out = base::CleanServerText(error->value.GetString(), 100);
   }
   auto desc = doc.FindMember("error_description");
   if (desc != doc.MemberEnd() && desc->value.IsString()) {
-    std::string d = mcp::CleanServerText(desc->value.GetString(), 200);
+    std::string d = base::CleanServerText(desc->value.GetString(), 200);
     if (!d.empty()) out += (out.empty() ? "" : ": ") + d;
   }
   return out;
@@ -138,7 +138,7 @@ bool ParseRegistration(int http_status, std::string_view body, std::string_view 
   }
   rapidjson::Document doc;
   std::string why;
-  if (!mcp::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc, why) || !doc.IsObject()) {
+  if (!base::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc, why) || !doc.IsObject()) {
     *error = "client registration answered something that is not a JSON object";
     return false;
   }
@@ -163,7 +163,7 @@ bool ParseRegistration(int http_status, std::string_view body, std::string_view 
   if (!named && out->client_secret.empty()) method = "none";
   if (method != "none" && method != "client_secret_basic" && method != "client_secret_post") {
     *error = "client registration chose token endpoint authentication \"" +
-             mcp::CleanServerText(method, 64) + "\", which mcpgw does not support";
+             base::CleanServerText(method, 64) + "\", which mcpgw does not support";
     return false;
   }
   if (method != "none" && out->client_secret.empty()) {
@@ -184,7 +184,7 @@ void AuthenticateClient(const ClientIdentity& client, HttpCall* call, std::strin
   if (client.auth_method == "client_secret_basic" && !client.client_secret.empty()) {
     const std::string pair =
         FormEncode(client.client_id) + ":" + FormEncode(client.client_secret.Reveal());
-    call->headers.emplace_back("Authorization", "Basic " + Base64(pair));
+    call->headers.emplace_back("Authorization", "Basic " + base::Base64(pair));
     return;
   }
   add("client_id", client.client_id);

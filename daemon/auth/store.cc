@@ -11,8 +11,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/bounded_json.h"
+#include "base/sha256.h"
 #include "daemon/auth/pkce.h"
-#include "daemon/mcp/bounded_json.h"
 
 namespace mcpgw::auth {
 namespace {
@@ -88,7 +89,7 @@ std::optional<rapidjson::Document> ReadDocument(const std::string& path, const s
   close(fd);
   rapidjson::Document doc;
   std::string why;
-  if (text.size() > kMaxFileBytes || !mcp::ParseBoundedJson(text, {kMaxFileBytes, 16}, doc, why) ||
+  if (text.size() > kMaxFileBytes || !base::ParseBoundedJson(text, {kMaxFileBytes, 16}, doc, why) ||
       !doc.IsObject() || Get(doc, "key") != key) {
     *error = path + " is damaged or not mcpgw's; delete it (mcpgw logout) to start over";
     return std::nullopt;
@@ -111,11 +112,11 @@ std::string MakeDirs(const std::string& dir) {
 TokenStore::TokenStore(std::string dir) : dir_(std::move(dir)) {}
 
 std::string TokenStore::GrantPath(std::string_view server_url) const {
-  return dir_ + "/server-" + Sha256Hex(server_url).substr(0, 32) + ".json";
+  return dir_ + "/server-" + base::Sha256Hex(server_url).substr(0, 32) + ".json";
 }
 
 std::string TokenStore::ClientPath(std::string_view issuer) const {
-  return dir_ + "/client-" + Sha256Hex(issuer).substr(0, 32) + ".json";
+  return dir_ + "/client-" + base::Sha256Hex(issuer).substr(0, 32) + ".json";
 }
 
 std::string TokenStore::EnsureDir() {
@@ -169,7 +170,7 @@ std::string TokenStore::WriteAtomically(const std::string& path, const std::stri
 std::optional<StoredGrant> TokenStore::LoadGrant(std::string_view server_url,
                                                  std::string* error) const {
   const std::string path = GrantPath(server_url);
-  std::optional<rapidjson::Document> doc = ReadDocument(path, Sha256Hex(server_url), error);
+  std::optional<rapidjson::Document> doc = ReadDocument(path, base::Sha256Hex(server_url), error);
   if (!doc) return std::nullopt;
   StoredGrant g;
   g.tokens.access_token = Secret(Get(*doc, "access_token"));
@@ -197,7 +198,7 @@ std::string TokenStore::SaveGrant(std::string_view server_url, const StoredGrant
   w.StartObject();
   w.Key("version");
   w.Int(kFormatVersion);
-  Put(w, "key", Sha256Hex(server_url));
+  Put(w, "key", base::Sha256Hex(server_url));
   Put(w, "issuer", g.issuer);
   Put(w, "token_endpoint", g.token_endpoint);
   Put(w, "revocation_endpoint", g.revocation_endpoint);
@@ -229,7 +230,7 @@ std::string TokenStore::DeleteGrant(std::string_view server_url) {
 std::optional<ClientIdentity> TokenStore::LoadClient(std::string_view issuer,
                                                      std::string* error) const {
   std::optional<rapidjson::Document> doc =
-      ReadDocument(ClientPath(issuer), Sha256Hex(issuer), error);
+      ReadDocument(ClientPath(issuer), base::Sha256Hex(issuer), error);
   if (!doc) return std::nullopt;
   ClientIdentity c = GetClient(*doc);
   if (c.client_id.empty()) {
@@ -245,7 +246,7 @@ std::string TokenStore::SaveClient(const ClientIdentity& c) {
   w.StartObject();
   w.Key("version");
   w.Int(kFormatVersion);
-  Put(w, "key", Sha256Hex(c.issuer));
+  Put(w, "key", base::Sha256Hex(c.issuer));
   PutClient(w, c);
   w.EndObject();
   return WriteAtomically(ClientPath(c.issuer), std::string(buf.GetString(), buf.GetSize()) + "\n");

@@ -1,13 +1,13 @@
 #include "daemon/auth/token.h"
 
-#include <cctype>
 #include <cmath>
 
 #include <rapidjson/document.h>
 
-#include "daemon/auth/pkce.h"
-#include "daemon/mcp/bounded_json.h"
-#include "daemon/mcp/jsonrpc.h"
+#include "base/base64.h"
+#include "base/bounded_json.h"
+#include "base/clean_text.h"
+#include "base/text.h"
 
 namespace mcpgw::auth {
 namespace {
@@ -19,8 +19,7 @@ std::string MediaType(std::string_view content_type) {
   content_type = content_type.substr(0, content_type.find(';'));
   std::string out;
   for (char c : content_type) {
-    if (c != ' ' && c != '\t')
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c != ' ' && c != '\t') out += base::ToLowerAscii(c);
   }
   return out;
 }
@@ -110,15 +109,15 @@ TokenOutcome ParseTokenResponse(int http_status, std::string_view content_type,
   rapidjson::Document doc;
   std::string why;
   const bool json = IsJsonMedia(media) &&
-                    mcp::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc, why) &&
+                    base::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc, why) &&
                     doc.IsObject();
   if (http_status < 200 || http_status >= 300) {
-    const std::string code = json ? mcp::CleanServerText(Str(doc, "error"), 64) : "";
+    const std::string code = json ? base::CleanServerText(Str(doc, "error"), 64) : "";
     if (code.empty()) {
       *error = "token endpoint answered HTTP " + std::to_string(http_status);
       return TokenOutcome::kFailed;
     }
-    const std::string desc = mcp::CleanServerText(Str(doc, "error_description"), 200);
+    const std::string desc = base::CleanServerText(Str(doc, "error_description"), 200);
     *error = "token endpoint refused: " + code + (desc.empty() ? "" : ": " + desc);
     return code == "invalid_grant" ? TokenOutcome::kInvalidGrant : TokenOutcome::kFailed;
   }
@@ -132,10 +131,9 @@ TokenOutcome ParseTokenResponse(int http_status, std::string_view content_type,
     *error = "token endpoint answered no access_token";
     return TokenOutcome::kFailed;
   }
-  std::string type = Str(doc, "token_type");
-  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string type = base::ToLowerAscii(Str(doc, "token_type"));
   if (!type.empty() && type != "bearer") {
-    *error = "token endpoint issued a \"" + mcp::CleanServerText(type, 32) +
+    *error = "token endpoint issued a \"" + base::CleanServerText(type, 32) +
              "\" token; mcpgw uses Bearer tokens only";
     return TokenOutcome::kFailed;
   }
@@ -167,12 +165,12 @@ std::string JwtSubject(std::string_view jwt) {
   if (a == std::string_view::npos) return "";
   const size_t b = jwt.find('.', a + 1);
   if (b == std::string_view::npos || jwt.find('.', b + 1) != std::string_view::npos) return "";
-  std::string payload;
-  if (!DecodeBase64Url(jwt.substr(a + 1, b - a - 1), &payload)) return "";
+  const std::optional<std::string> payload = base::DecodeBase64(jwt.substr(a + 1, b - a - 1));
+  if (!payload) return "";
   rapidjson::Document doc;
   std::string why;
-  if (!mcp::ParseBoundedJson(payload, {64u << 10, 16}, doc, why) || !doc.IsObject()) return "";
-  return mcp::CleanServerText(Str(doc, "sub"), 128);
+  if (!base::ParseBoundedJson(*payload, {64u << 10, 16}, doc, why) || !doc.IsObject()) return "";
+  return base::CleanServerText(Str(doc, "sub"), 128);
 }
 
 }  // namespace mcpgw::auth

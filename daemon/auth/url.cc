@@ -5,12 +5,6 @@
 namespace mcpgw::auth {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool Unreserved(unsigned char c) {
   return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
 }
@@ -30,69 +24,6 @@ std::string WithoutTrailingSlash(std::string path) {
 
 }  // namespace
 
-std::string Url::Origin() const {
-  std::string out = scheme + "://" + host;
-  if (!port.empty()) out += ":" + port;
-  return out;
-}
-
-std::string Url::ToString() const {
-  std::string out = Origin() + path;
-  if (!query.empty()) out += "?" + query;
-  return out;
-}
-
-std::optional<Url> ParseUrl(std::string_view text) {
-  for (unsigned char c : text) {
-    if (c <= 0x20 || c == 0x7f) return std::nullopt;
-  }
-  const size_t sep = text.find("://");
-  if (sep == std::string_view::npos) return std::nullopt;
-  Url url;
-  url.scheme = Lower(text.substr(0, sep));
-  if (url.scheme != "http" && url.scheme != "https") return std::nullopt;
-  std::string_view rest = text.substr(sep + 3);
-  rest = rest.substr(0, rest.find('#'));
-  const size_t authority_end = rest.find_first_of("/?");
-  std::string_view authority = rest.substr(0, authority_end);
-  rest = authority_end == std::string_view::npos ? std::string_view() : rest.substr(authority_end);
-  if (const size_t at = authority.rfind('@'); at != std::string_view::npos) {
-    authority = authority.substr(at + 1);
-  }
-  std::string_view host = authority, port;
-  if (!authority.empty() && authority.front() == '[') {
-    const size_t close = authority.find(']');
-    if (close == std::string_view::npos || close < 2) return std::nullopt;
-    host = authority.substr(0, close + 1);
-    std::string_view after = authority.substr(close + 1);
-    if (!after.empty()) {
-      if (after.front() != ':') return std::nullopt;
-      port = after.substr(1);
-    }
-  } else if (const size_t colon = authority.find(':'); colon != std::string_view::npos) {
-    host = authority.substr(0, colon);
-    port = authority.substr(colon + 1);
-  }
-  if (host.empty()) return std::nullopt;
-  if (!port.empty()) {
-    if (port.size() > 5) return std::nullopt;
-    unsigned value = 0;
-    for (char c : port) {
-      if (c < '0' || c > '9') return std::nullopt;
-      value = value * 10 + static_cast<unsigned>(c - '0');
-    }
-    if (value == 0 || value > 65535) return std::nullopt;
-    const bool default_port =
-        (url.scheme == "http" && value == 80) || (url.scheme == "https" && value == 443);
-    if (!default_port) url.port = std::to_string(value);
-  }
-  url.host = Lower(host);
-  const size_t q = rest.find('?');
-  url.path = std::string(rest.substr(0, q));
-  if (q != std::string_view::npos) url.query = std::string(rest.substr(q + 1));
-  return url;
-}
-
 bool IsLoopbackHost(std::string_view host) {
   if (host == "localhost" || host == "[::1]") return true;
   if (host.rfind("127.", 0) != 0) return false;
@@ -107,11 +38,11 @@ bool IsLoopbackHost(std::string_view host) {
   return dots == 3;
 }
 
-std::string CanonicalResource(const Url& server) {
+std::string CanonicalResource(const base::Url& server) {
   return server.Origin() + WithoutTrailingSlash(server.path);
 }
 
-bool ResourceCovers(const Url& resource, const Url& server) {
+bool ResourceCovers(const base::Url& resource, const base::Url& server) {
   if (resource.Origin() != server.Origin()) return false;
   const std::string prefix = WithoutTrailingSlash(resource.path);
   const std::string path = WithoutTrailingSlash(server.path);
@@ -120,7 +51,7 @@ bool ResourceCovers(const Url& resource, const Url& server) {
          path[prefix.size()] == '/';
 }
 
-std::vector<std::string> ProtectedResourceMetadataUrls(const Url& server) {
+std::vector<std::string> ProtectedResourceMetadataUrls(const base::Url& server) {
   constexpr std::string_view kWellKnown = "/.well-known/oauth-protected-resource";
   std::vector<std::string> out;
   const std::string path = WithoutTrailingSlash(server.path);
@@ -129,7 +60,7 @@ std::vector<std::string> ProtectedResourceMetadataUrls(const Url& server) {
   return out;
 }
 
-std::vector<std::string> AuthorizationServerMetadataUrls(const Url& issuer) {
+std::vector<std::string> AuthorizationServerMetadataUrls(const base::Url& issuer) {
   const std::string origin = issuer.Origin();
   const std::string path = WithoutTrailingSlash(issuer.path);
   if (path.empty()) {

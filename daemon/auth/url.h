@@ -1,7 +1,9 @@
-// URL handling for the OAuth client (BEHAVIOR.md §9): parsing absolute http(s) URLs,
-// the canonical resource URI of RFC 8707, the well-known discovery URLs of
-// RFC 9728 and RFC 8414 in the order the MCP authorization spec gives, and
-// application/x-www-form-urlencoded encoding and decoding. Pure functions.
+// URL rules of the OAuth client (BEHAVIOR.md §9), over urls parsed by
+// base::ParseUrl (base/url.h): the canonical resource URI of RFC 8707 and
+// which resource covers which server, the well-known discovery URLs of RFC
+// 9728 and RFC 8414 in the order the MCP authorization spec gives, loopback
+// hosts, and application/x-www-form-urlencoded encoding and decoding. Pure
+// functions.
 #pragma once
 
 #include <optional>
@@ -10,25 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/url.h"
+
 namespace mcpgw::auth {
-
-// An absolute http or https URL, split. Scheme and host are lower-cased; the
-// port is kept only when it is not the scheme's default; the path is "" or
-// starts with '/'. Userinfo and fragment are dropped.
-struct Url {
-  std::string scheme;  // "http" or "https"
-  std::string host;    // lower case; an IPv6 literal keeps its brackets
-  std::string port;    // "" for the default port
-  std::string path;    // "" or "/..."
-  std::string query;   // without the '?'; "" when absent
-
-  std::string Origin() const;  // scheme://host[:port]
-  std::string ToString() const;
-};
-
-// Parses an absolute http(s) URL; nullopt for anything else (other schemes,
-// no host, a bad port, spaces or control characters).
-std::optional<Url> ParseUrl(std::string_view text);
 
 // True for localhost, 127.0.0.0/8 and [::1].
 bool IsLoopbackHost(std::string_view host);
@@ -37,22 +23,22 @@ bool IsLoopbackHost(std::string_view host);
 // scheme and host lower case, no default port, no query, no fragment, no
 // trailing slash. The query is dropped on purpose: servers that take an API
 // key in the query would otherwise hand it to the authorization server.
-std::string CanonicalResource(const Url& server);
+std::string CanonicalResource(const base::Url& server);
 
 // Whether protected resource metadata naming `resource` may describe the
 // server at `server`: same origin, and the resource's path is the server's
 // path or a whole-segment prefix of it (the root well-known document names
 // the origin alone).
-bool ResourceCovers(const Url& resource, const Url& server);
+bool ResourceCovers(const base::Url& resource, const base::Url& server);
 
 // RFC 9728 §3.1 candidates for the server's protected resource metadata, in
 // the spec's order: path-based (only when the server URL has a path), root.
-std::vector<std::string> ProtectedResourceMetadataUrls(const Url& server);
+std::vector<std::string> ProtectedResourceMetadataUrls(const base::Url& server);
 
 // Authorization server metadata candidates for `issuer` in the order of the
 // MCP authorization spec: with a path, OAuth path insertion, OpenID Connect
 // path insertion, OpenID Connect path appending; without, OAuth then OpenID.
-std::vector<std::string> AuthorizationServerMetadataUrls(const Url& issuer);
+std::vector<std::string> AuthorizationServerMetadataUrls(const base::Url& issuer);
 
 // Percent-encodes every byte but RFC 3986 unreserved ones.
 std::string FormEncode(std::string_view value);

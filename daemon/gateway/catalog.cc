@@ -7,8 +7,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/bounded_json.h"
 #include "base/json_text.h"
-#include "daemon/mcp/bounded_json.h"
 
 namespace mcpgw {
 namespace {
@@ -355,9 +355,9 @@ std::variant<CallTarget, GatewayError> Catalog::PrepareCall(const Value& params,
   } else {
     // Forwarded byte for byte as the host sent them (BEHAVIOR.md §5): numbers keep
     // their digits. Checked, never written again.
-    const std::optional<std::string_view> raw = mcp::RawMember(params_text, {"arguments"});
+    const std::optional<std::string_view> raw = base::RawMember(params_text, {"arguments"});
     std::string error;
-    if (!raw || !mcp::ValidateBoundedJson(*raw, mcp::JsonLimits{}, error)) {
+    if (!raw || !base::ValidateBoundedJson(*raw, base::JsonLimits{}, error)) {
       return Invalid("\"arguments\" is not valid JSON text: " +
                      (raw ? error : std::string("not found in the request")));
     }

@@ -10,11 +10,11 @@
 #include <rapidjson/writer.h>
 #include <spdlog/spdlog.h>
 
+#include "base/bounded_json.h"
 #include "base/utf8.h"
 #include "daemon/auth/manager.h"
 #include "daemon/guard/call_log.h"
 #include "daemon/guard/scrub.h"
-#include "daemon/mcp/bounded_json.h"
 #include "daemon/net/proxy.h"
 #include "proto/messages.h"
 
@@ -452,7 +452,7 @@ void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value
     return;
   }
   // The arguments go upstream exactly as they arrived (BEHAVIOR.md §5).
-  const std::string_view params_text = mcp::RawMember(frame, {"params"}).value_or("{}");
+  const std::string_view params_text = base::RawMember(frame, {"params"}).value_or("{}");
   auto prepared = catalog_.PrepareCall(params, params_text);
   if (auto* err = std::get_if<GatewayError>(&prepared)) {
     ReplyError(ticket, err->kind, err->message);

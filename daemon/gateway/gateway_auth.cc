@@ -5,10 +5,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/bounded_json.h"
 #include "base/json_text.h"
 #include "daemon/auth/manager.h"
 #include "daemon/gateway/gateway.h"
-#include "daemon/mcp/bounded_json.h"
 
 namespace mcpgw {
 namespace {

@@ -9,10 +9,9 @@
 #include <cstring>
 #include <ctime>
 
-#include <openssl/evp.h>
-
+#include "base/bounded_json.h"
 #include "base/json_text.h"
-#include "daemon/mcp/bounded_json.h"
+#include "base/sha256.h"
 
 namespace mcpgw {
 namespace {
@@ -41,19 +40,7 @@ std::string Errno(std::string_view what, const std::string& path) {
 
 }  // namespace
 
-std::string RequestDigest(std::string_view params) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_Digest(params.data(), params.size(), md, &len, EVP_sha256(), nullptr) != 1) return {};
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(len * 2);
-  for (unsigned int i = 0; i < len; ++i) {
-    hex += kHex[md[i] >> 4];
-    hex += kHex[md[i] & 0xF];
-  }
-  return hex;
-}
+std::string RequestDigest(std::string_view params) { return base::Sha256Hex(params); }
 
 std::string FormatCallRecord(const CallRecord& r) {
   std::string line = "{\"time\":\"" + Iso8601Utc(r.time) + "\"";

@@ -2,9 +2,9 @@
 
 #include <utility>
 
+#include "base/bounded_json.h"
 #include "base/json_text.h"
 #include "daemon/guard/glob.h"
-#include "daemon/mcp/bounded_json.h"
 
 namespace mcpgw {
 namespace {

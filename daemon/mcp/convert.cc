@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "base/bounded_json.h"
 #include "base/utf8.h"
-#include "daemon/mcp/bounded_json.h"
 
 namespace mcpgw::mcp {
 namespace {
@@ -110,7 +110,7 @@ ConvertedResult ConvertCallResult(const rapidjson::Value& result) {
     return converted;
   }
   const rapidjson::Value* structured = Member(result, "structuredContent");
-  if (structured && !structured->IsNull()) converted.text = ToCompactJson(*structured);
+  if (structured && !structured->IsNull()) converted.text = base::ToCompactJson(*structured);
   return converted;
 }
 
@@ -145,7 +145,7 @@ bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, T
     const size_t schema_start = text.size();
     const rapidjson::Value* schema = Member(t, "inputSchema");
     if (!schema || !schema->IsObject() ||
-        !AppendCompactJson(text, *schema, schema_start + limits.max_schema_bytes)) {
+        !base::AppendCompactJson(text, *schema, schema_start + limits.max_schema_bytes)) {
       text.resize(schema_start);
       text.append(kDefaultSchema);
     }

@@ -13,9 +13,9 @@
 
 namespace mcpgw::mcp {
 
-// "scheme://host:port" of an http(s) url: scheme and host lowercased, the
-// default port filled in, userinfo, path, query and fragment dropped. Empty
-// when `url` has no authority.
+// "scheme://host:port" of an http(s) url (base::ParseUrl): scheme and host
+// lowercased, the default port filled in, userinfo, path, query and fragment
+// dropped. Empty when `url` does not parse.
 std::string OriginOf(std::string_view url);
 
 class EraCache {

@@ -1,10 +1,8 @@
 #include "daemon/mcp/jsonrpc.h"
 
-#include <algorithm>
-
+#include "base/bounded_json.h"
+#include "base/clean_text.h"
 #include "base/json_text.h"
-#include "base/utf8.h"
-#include "daemon/mcp/bounded_json.h"
 
 namespace mcpgw::mcp {
 
@@ -20,7 +18,7 @@ void AppendId(std::string& out, const rapidjson::Value& id) {
   if (id.IsString()) {
     base::AppendJsonString(&out, std::string_view(id.GetString(), id.GetStringLength()));
   } else {
-    out += ToCompactJson(id);
+    out += base::ToCompactJson(id);
   }
 }
 
@@ -148,45 +146,11 @@ Message ClassifyMessage(const rapidjson::Value& value) {
   }
   const auto message = error->value.FindMember("message");
   if (message != error->value.MemberEnd() && message->value.IsString()) {
-    m.error_message = CleanServerText(
+    m.error_message = base::CleanServerText(
         std::string_view(message->value.GetString(), message->value.GetStringLength()));
   }
   m.kind = MessageKind::kResponse;
   return m;
-}
-
-std::string CleanServerText(std::string_view text, size_t max_bytes) {
-  std::string out;
-  out.reserve(std::min(text.size(), max_bytes + 3));
-  size_t i = 0;
-  while (i < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    size_t bad = 0;
-    size_t len = base::Utf8SequenceAt(text, i, &bad);
-    if (lead < 0x20 || lead == 0x7F) {
-      ++i;
-      continue;
-    }
-    // An ill-formed sequence becomes U+FFFD, so that removing controls can
-    // never join bytes into a new character.
-    std::string_view piece = text.substr(i, len);
-    if (len == 0) {
-      piece = base::kReplacementUtf8;
-      len = bad;
-    }
-    // C1 controls U+0080..U+009F are encoded as C2 80..C2 9F.
-    if (len == 2 && lead == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {
-      i += 2;
-      continue;
-    }
-    if (out.size() + piece.size() > max_bytes) {
-      out += "...";
-      break;
-    }
-    out.append(piece);
-    i += len;
-  }
-  return out;
 }
 
 }  // namespace mcpgw::mcp

@@ -59,7 +59,7 @@ struct Message {
   const rapidjson::Value* result = nullptr;
   bool is_error = false;
   int64_t error_code = 0;
-  std::string error_message;  // server text, cleaned by CleanServerText
+  std::string error_message;  // server text, cleaned by base::CleanServerText
 };
 
 // Classifies `value`. Anything that is not a single well-formed request,
@@ -67,10 +67,5 @@ struct Message {
 // not a string, an id of another type, a response with both or neither of
 // result and error) is kInvalid. A missing "jsonrpc" member is tolerated.
 Message ClassifyMessage(const rapidjson::Value& value);
-
-// Server text made fit for a reason or log: control characters (C0, DEL, C1)
-// removed, bytes outside any UTF-8 sequence replaced by U+FFFD, cut to at
-// most `max_bytes` on a UTF-8 boundary ("..." appended when cut).
-std::string CleanServerText(std::string_view text, size_t max_bytes = 200);
 
 }  // namespace mcpgw::mcp

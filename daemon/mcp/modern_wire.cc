@@ -2,8 +2,9 @@
 
 #include <algorithm>
 
+#include "base/bounded_json.h"
+#include "base/clean_text.h"
 #include "base/json_text.h"
-#include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/jsonrpc.h"
 #include "daemon/mcp/param_headers.h"
 
@@ -126,7 +127,7 @@ std::optional<ModernError> RecognizeModernError(const rapidjson::Value& message)
   out.code = code->GetInt64();
   if (!IsModernErrorCode(out.code)) return std::nullopt;
   if (const auto* text = Member(*error, "message"); text && text->IsString()) {
-    out.message = CleanServerText(View(*text));
+    out.message = base::CleanServerText(View(*text));
   }
   if (out.code == kUnsupportedProtocolVersion) {
     const rapidjson::Value* data = Member(*error, "data");
@@ -149,7 +150,7 @@ std::string DescribeVersions(const std::vector<std::string>& versions) {
   std::string out;
   for (const auto& v : versions) {
     if (!out.empty()) out += ", ";
-    out += CleanServerText(v, kMaxVersionBytes);
+    out += base::CleanServerText(v, kMaxVersionBytes);
     if (out.size() > 200) {
       out += ", ...";
       break;
@@ -218,8 +219,8 @@ std::string InputRequiredText(const rapidjson::Value& result) {
   std::vector<std::string> methods;
   for (const auto& request : requests->GetObject()) {
     const rapidjson::Value* method = Member(request.value, "method");
-    std::string name =
-        method && method->IsString() ? CleanServerText(View(*method), 64) : std::string("unknown");
+    std::string name = method && method->IsString() ? base::CleanServerText(View(*method), 64)
+                                                    : std::string("unknown");
     if (std::find(methods.begin(), methods.end(), name) == methods.end()) {
       methods.push_back(std::move(name));
     }

@@ -6,8 +6,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/base64.h"
+#include "base/clean_text.h"
 #include "base/text.h"
-#include "daemon/mcp/jsonrpc.h"
 
 namespace mcpgw::mcp {
 namespace {
@@ -21,18 +22,13 @@ std::string_view View(const rapidjson::Value& s) {
   return std::string_view(s.GetString(), s.GetStringLength());
 }
 
-bool IsTchar(unsigned char c) {
-  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
-}
-
 // Keywords whose values are instances (data), not subschemas.
 bool IsDataKeyword(std::string_view key) {
   return key == "const" || key == "enum" || key == "default" || key == "examples";
 }
 
 // A quoted, cleaned, bounded piece of server text for a reason.
-std::string Quote(std::string_view s) { return "\"" + CleanServerText(s, 64) + "\""; }
+std::string Quote(std::string_view s) { return "\"" + base::CleanServerText(s, 64) + "\""; }
 
 std::string PathText(const std::vector<std::string>& path) {
   std::string out;
@@ -117,11 +113,9 @@ class Reader {
       return Fail("x-mcp-header on " + where + " is longer than " +
                   std::to_string(kMaxParamHeaderNameBytes) + " bytes");
     }
-    for (char c : name) {
-      if (!IsTchar(static_cast<unsigned char>(c))) {
-        return Fail("x-mcp-header " + Quote(name) + " on " + where +
-                    " is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)");
-      }
+    if (!base::IsHttpToken(name)) {
+      return Fail("x-mcp-header " + Quote(name) + " on " + where +
+                  " is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)");
     }
     if (!reachable) {
       return Fail("x-mcp-header " + Quote(name) + " on " + where +
@@ -192,29 +186,6 @@ bool ValueText(const rapidjson::Value& v, std::string& out) {
   return true;
 }
 
-void AppendBase64(std::string& out, std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const uint32_t n = (static_cast<unsigned char>(bytes[i]) << 16) |
-                       (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                       static_cast<unsigned char>(bytes[i + 2]);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
-  }
-  const size_t rest = bytes.size() - i;
-  if (rest == 0) return;
-  uint32_t n = static_cast<unsigned char>(bytes[i]) << 16;
-  if (rest == 2) n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-  out += kAlphabet[(n >> 18) & 63];
-  out += kAlphabet[(n >> 12) & 63];
-  out += rest == 2 ? kAlphabet[(n >> 6) & 63] : '=';
-  out += '=';
-}
-
 }  // namespace
 
 std::variant<ParamHeaders, std::string> ReadParamHeaders(const rapidjson::Value& input_schema) {
@@ -246,17 +217,9 @@ std::string EncodeHeaderValue(std::string_view value) {
                              value.substr(value.size() - kSentinelSuffix.size()) == kSentinelSuffix;
   if (plain && !looks_encoded) return std::string(value);
   std::string out(kSentinelPrefix);
-  AppendBase64(out, value);
+  out += base::Base64(value);
   out += kSentinelSuffix;
   return out;
-}
-
-bool IsHttpToken(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!IsTchar(static_cast<unsigned char>(c))) return false;
-  }
-  return true;
 }
 
 }  // namespace mcpgw::mcp

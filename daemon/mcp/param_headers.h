@@ -48,7 +48,4 @@ std::vector<std::pair<std::string, std::string>> ParamHeaderValues(
 // itself) "=?base64?<Base64 of the UTF-8 bytes>?=". Also used for Mcp-Name.
 std::string EncodeHeaderValue(std::string_view value);
 
-// RFC 9110 token: 1*tchar.
-bool IsHttpToken(std::string_view s);
-
 }  // namespace mcpgw::mcp

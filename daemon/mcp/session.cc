@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "base/clean_text.h"
 #include "base/text.h"
 #include "daemon/mcp/modern_wire.h"
 #include "daemon/mcp/session_impl.h"
@@ -293,9 +294,9 @@ void Session::Impl::OnInitializeResponse(const Message& msg, const std::string& 
   }
   const std::string_view version(pv->value.GetString(), pv->value.GetStringLength());
   if (!IsSupportedProtocolVersion(version)) {
-    return FailAttempt(
-        "server answered unsupported protocol version \"" + CleanServerText(version, 64) + "\"",
-        now);
+    return FailAttempt("server answered unsupported protocol version \"" +
+                           base::CleanServerText(version, 64) + "\"",
+                       now);
   }
   if (!ValidSessionId(session_id)) return FailAttempt("invalid session id from server", now);
   protocol_version_ = std::string(version);

@@ -9,8 +9,9 @@
 // session.cc, requests in session_calls.cc, transfers in session_wire.cc.
 #include <algorithm>
 
+#include "base/bounded_json.h"
+#include "base/clean_text.h"
 #include "base/text.h"
-#include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/modern_wire.h"
 #include "daemon/mcp/session_impl.h"
 
@@ -28,7 +29,7 @@ constexpr auto kMinRelistInterval = std::chrono::seconds(10);
 // one up to this many per listing.
 constexpr size_t kMaxRefusalsLogged = 10;
 
-std::string Quote(std::string_view s) { return "\"" + CleanServerText(s, 64) + "\""; }
+std::string Quote(std::string_view s) { return "\"" + base::CleanServerText(s, 64) + "\""; }
 
 }  // namespace
 
@@ -201,8 +202,8 @@ void Session::Impl::BuildWire(Request& req) {
       // The values come from the host's own bytes (validated by the gateway).
       rapidjson::Document arguments;
       std::string error;
-      const JsonLimits limits{limits_.max_response_bytes, limits_.max_json_depth};
-      if (!ParseBoundedJson(req.arguments, limits, arguments, error)) return;
+      const base::JsonLimits limits{limits_.max_response_bytes, limits_.max_json_depth};
+      if (!base::ParseBoundedJson(req.arguments, limits, arguments, error)) return;
       for (auto& header : ParamHeaderValues(annotated->second, arguments)) {
         req.wire_headers.push_back(std::move(header));
       }

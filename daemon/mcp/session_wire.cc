@@ -6,9 +6,10 @@
 // request becomes is the retry table's (session_calls.cc) to decide.
 #include <algorithm>
 
+#include "base/bounded_json.h"
+#include "base/clean_text.h"
 #include "base/json_arena.h"
 #include "base/text.h"
-#include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/convert.h"
 #include "daemon/mcp/modern_wire.h"
 #include "daemon/mcp/session_impl.h"
@@ -61,7 +62,7 @@ std::string JsonReason(const std::string& error) {
 }
 
 std::string TransportReason(const TransferResult& result) {
-  std::string text = CleanServerText(result.error);
+  std::string text = base::CleanServerText(result.error);
   return text.empty() ? "transfer failed" : text;
 }
 
@@ -207,7 +208,7 @@ void Session::Impl::StartDelete(TimePoint now) {
 // reply past the queue's bound is counted and logged.
 void Session::Impl::Notify(std::string body, bool must, uint64_t gen, TimePoint now) {
   if (gen != gen_) {
-    Log(LogLevel::kDebug, "not sent: its session is gone: " + CleanServerText(body, 120));
+    Log(LogLevel::kDebug, "not sent: its session is gone: " + base::CleanServerText(body, 120));
     return;
   }
   if (!must && notices_.size() >= kMaxQueuedReplies) {
@@ -465,10 +466,10 @@ void Session::Impl::HandleEvent(TransferId id, const SseEvent& event, TimePoint 
   base::JsonArena<> arena;
   rapidjson::Document& doc = arena.doc();
   std::string error;
-  const JsonLimits limits{limits_.max_sse_event_bytes, limits_.max_json_depth};
+  const base::JsonLimits limits{limits_.max_sse_event_bytes, limits_.max_json_depth};
   auto it = transfers_.find(id);
   const uint64_t gen = it->second.gen;
-  if (!ParseBoundedJson(event.data, limits, doc, error)) {
+  if (!base::ParseBoundedJson(event.data, limits, doc, error)) {
     // A broken message fails the request whose stream carried it; on the
     // standalone stream it is skipped.
     if (it->second.purpose == Purpose::kRequest) {
@@ -494,7 +495,7 @@ void Session::Impl::HandleServerMessage(const Message& msg, uint64_t gen, TimePo
   // The modern wire has no server requests (they travel inside results) and
   // the client sends no responses: one arriving is not answered.
   if (msg.kind == MessageKind::kRequest && era_ == Era::kModern) {
-    Log(LogLevel::kDebug, "the server sent a request (" + CleanServerText(msg.method, 64) +
+    Log(LogLevel::kDebug, "the server sent a request (" + base::CleanServerText(msg.method, 64) +
                               ") on the 2026-07-28 wire; not answered");
     return;
   }
@@ -547,9 +548,9 @@ void Session::Impl::OnDone(TransferId id, const TransferResult& result, TimePoin
     // The refusal's body, when it was whole, bounded and JSON.
     rapidjson::Document doc;
     std::string error;
-    const JsonLimits limits{kMaxErrorBodyBytes, limits_.max_json_depth};
+    const base::JsonLimits limits{kMaxErrorBodyBytes, limits_.max_json_depth};
     const bool parsed = result.ok && t.body == BodyKind::kJson &&
-                        ParseBoundedJson(t.json, limits, doc, error) && doc.IsObject();
+                        base::ParseBoundedJson(t.json, limits, doc, error) && doc.IsObject();
     if (discover) return OnDiscoverAnswer(t.rpc_id, t.http_status, parsed ? &doc : nullptr, now);
     return OnErrorAnswer(t.rpc_id, t.http_status, parsed ? &doc : nullptr, now);
   }
@@ -558,8 +559,8 @@ void Session::Impl::OnDone(TransferId id, const TransferResult& result, TimePoin
     base::JsonArena<> arena;
     rapidjson::Document& doc = arena.doc();
     std::string error;
-    const JsonLimits limits{limits_.max_response_bytes, limits_.max_json_depth};
-    if (!ParseBoundedJson(t.json, limits, doc, error)) {
+    const base::JsonLimits limits{limits_.max_response_bytes, limits_.max_json_depth};
+    if (!base::ParseBoundedJson(t.json, limits, doc, error)) {
       // Whatever a 2025 server makes of the probe, it is no discover result.
       if (discover) return OnDiscoverAnswer(t.rpc_id, t.http_status, nullptr, now);
       return Lose(t.rpc_id, Loss::kFailed, JsonReason(error), now);

@@ -4,8 +4,8 @@
 #include <climits>
 #include <cstdint>
 
+#include "base/bounded_json.h"
 #include "base/utf8.h"
-#include "daemon/mcp/bounded_json.h"
 
 namespace mcpgw::mcp {
 namespace {

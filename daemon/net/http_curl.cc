@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "base/text.h"
-#include "daemon/net/proxy.h"
+#include "base/url.h"
 #include "daemon/net/tls_reason.h"
 #include "daemon/net/tls_trust.h"
 
@@ -247,7 +247,7 @@ std::string_view HttpVersionName(long curl_http_version) {
 }
 
 std::string_view ShowableHost(std::string_view url_redacted) {
-  std::string_view host = UrlHost(url_redacted);
+  std::string_view host = base::HostAsWritten(url_redacted);
   return host.find('<') == std::string_view::npos ? host : std::string_view();
 }
 

@@ -6,12 +6,13 @@
 #include <cstring>
 
 #include "base/text.h"
+#include "base/url.h"
+#include "config/secret.h"
 
 namespace mcpgw::http {
 namespace {
 
 using base::EqualsIgnoreCase;
-using base::StartsWithIgnoreCase;
 
 // The first of `names` set to a non-empty value.
 std::string FirstSet(const ProxyEnv::GetEnv& get_env, std::initializer_list<const char*> names) {
@@ -100,14 +101,11 @@ ProxyEnv ProxyEnv::FromEnv(const GetEnv& get_env) {
 const std::string& ProxyEnv::For(std::string_view url) const {
   static const std::string kDirect;
   if (empty()) return kDirect;
-  const std::string* proxy = &kDirect;
-  if (StartsWithIgnoreCase(url, "https://")) {
-    proxy = &https_;
-  } else if (StartsWithIgnoreCase(url, "http://")) {
-    proxy = &http_;
-  }
-  if (proxy->empty() || Bypassed(UrlHost(url))) return kDirect;
-  return *proxy;
+  const std::optional<base::Url> parsed = base::ParseUrl(url);
+  if (!parsed) return kDirect;
+  const std::string& proxy = parsed->scheme == "https" ? https_ : http_;
+  if (proxy.empty() || Bypassed(parsed->host)) return kDirect;
+  return proxy;
 }
 
 bool ProxyEnv::Bypassed(std::string_view host) const {
@@ -135,35 +133,10 @@ const ProxyEnv& ProcessProxyEnv() {
 
 std::string ShowProxy(std::string_view proxy) {
   if (proxy.empty()) return "";
-  std::string out(proxy);
-  size_t scheme = out.find("://");
-  if (scheme == std::string::npos) {
-    out.insert(0, "http://");
-    scheme = 4;
-  }
-  size_t start = scheme + 3;
-  size_t end = out.find_first_of("/?#", start);
-  if (end == std::string::npos) end = out.size();
-  size_t at = out.rfind('@', end == 0 ? 0 : end - 1);
-  if (at != std::string::npos && at >= start && at < end) {
-    out.replace(start, at - start, "<redacted>");
-  }
-  return out;
-}
-
-std::string_view UrlHost(std::string_view url) {
-  size_t scheme = url.find("://");
-  if (scheme == std::string_view::npos) return "";
-  std::string_view authority = url.substr(scheme + 3);
-  authority = authority.substr(0, authority.find_first_of("/?#"));
-  if (size_t at = authority.rfind('@'); at != std::string_view::npos) {
-    authority.remove_prefix(at + 1);
-  }
-  if (!authority.empty() && authority.front() == '[') {
-    size_t close = authority.find(']');
-    return close == std::string_view::npos ? "" : authority.substr(1, close - 1);
-  }
-  return authority.substr(0, authority.find(':'));
+  const std::string with_scheme = proxy.find("://") == std::string_view::npos
+                                      ? "http://" + std::string(proxy)
+                                      : std::string(proxy);
+  return base::ReplaceUserinfo(with_scheme, Secret::kRedacted);
 }
 
 }  // namespace mcpgw::http

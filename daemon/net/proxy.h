@@ -32,7 +32,8 @@ class ProxyEnv {
   ProxyEnv() = default;  // no proxy for anything
   static ProxyEnv FromEnv(const GetEnv& get_env);
 
-  // The proxy url for `url` (http or https), or "" for a direct connection.
+  // The proxy url for `url` (http or https, read by base::ParseUrl), or ""
+  // for a direct connection (and for a url that does not parse).
   const std::string& For(std::string_view url) const;
   // Whether any proxy is configured at all.
   bool empty() const { return https_.empty() && http_.empty(); }
@@ -49,11 +50,8 @@ class ProxyEnv {
 const ProxyEnv& ProcessProxyEnv();
 
 // `proxy` fit to show: "http://" added when it names no scheme, and any
-// user:password replaced by "<redacted>" ("http://<redacted>@10.0.0.1:3128").
+// user:password replaced by "<redacted>" ("http://<redacted>@10.0.0.1:3128",
+// base::ReplaceUserinfo).
 std::string ShowProxy(std::string_view proxy);
-
-// The host of an http(s) url, without brackets, userinfo or port
-// ("https://u@[::1]:8443/mcp" gives "::1"); "" when there is none.
-std::string_view UrlHost(std::string_view url);
 
 }  // namespace mcpgw::http

@@ -40,5 +40,16 @@ TEST_CASE("ASCII case-insensitive comparison", "[base][text]") {
   CHECK(ToLowerAscii("MCP-Session-Id") == "mcp-session-id");
 }
 
+TEST_CASE("HTTP tokens are 1*tchar", "[base][text]") {
+  CHECK(IsHttpToken("X-Api-Key"));
+  CHECK(IsHttpToken("a-b_c.d~e!f#g$h%i&j'k*l+m^n`o|p"));
+  CHECK(IsHttpToken("Az09"));
+  for (const char* bad : {"", "a b", "a:b", "a\"b", "a\tb", "caf\xC3\xA9", "a(b)", "a/b"}) {
+    INFO(bad);
+    CHECK_FALSE(IsHttpToken(bad));
+  }
+  CHECK_FALSE(IsHttpToken(std::string_view("a\0b", 3)));
+}
+
 }  // namespace
 }  // namespace mcpgw::base

@@ -17,8 +17,8 @@
 
 #include <rapidjson/document.h>
 
+#include "base/bounded_json.h"
 #include "daemon/gateway/catalog.h"
-#include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/convert.h"
 #include "daemon/mcp/jsonrpc.h"
 #include "daemon/mcp/sse_decoder.h"
@@ -81,7 +81,7 @@ size_t OneCall(const Catalog& catalog, bool sse, mcp::RpcId id) {
   }
   rapidjson::Document doc;
   std::string error;
-  if (!mcp::ParseBoundedJson(data, mcp::JsonLimits{}, doc, error)) std::abort();
+  if (!base::ParseBoundedJson(data, base::JsonLimits{}, doc, error)) std::abort();
   mcp::Message msg = mcp::ClassifyMessage(doc);
   if (msg.kind != mcp::MessageKind::kResponse || !msg.result) std::abort();
   mcp::ConvertedResult converted = mcp::ConvertCallResult(*msg.result);

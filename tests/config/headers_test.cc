@@ -63,9 +63,6 @@ TEST_CASE("a header name that is not an HTTP token is refused", "[config][header
 
 TEST_CASE("every tchar is accepted in a header name", "[config][headers]") {
   CHECK(WithHeaders("{\"Az09!#$%&'*+-.^_`|~\": \"v\"}").accepted());
-  CHECK(IsHttpToken("X-Api-Key"));
-  CHECK_FALSE(IsHttpToken(""));
-  CHECK_FALSE(IsHttpToken("a\"b"));
 }
 
 TEST_CASE("client-owned headers are refused in any case, naming the key as written",

@@ -1,7 +1,6 @@
-// libFuzzer target for the mcp.json parser. Self-contained: build with
-//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
-//     tests/fuzz/config_fuzz.cc config/*.cc -o /tmp/config_fuzz
-//   /tmp/config_fuzz -runs=200000 tests/fuzz/corpus/config
+// libFuzzer target for the mcp.json parser. Built with the other targets
+// (tests/fuzz/CMakeLists.txt, configure line in run.sh); run alone with
+//   build-fuzz/tests/fuzz/config_fuzz -runs=200000 tests/fuzz/corpus/config
 // (inputs it discovers land beside the seeds and are git-ignored there).
 // Besides not crashing, every parse must keep the config invariants: no value
 // from the environment in any printable string, accepted entries obey every
@@ -13,10 +12,10 @@
 #include <string_view>
 
 #include "base/text.h"
+#include "base/url.h"
 #include "config/check.h"
 #include "config/config.h"
 #include "config/headers.h"
-#include "config/url.h"
 
 namespace {
 
@@ -60,10 +59,10 @@ void CheckEntry(std::string_view input, const Entry& entry) {
   CheckNoLeak(input, entry.refusal);
   if (!entry.accepted()) return;
   CheckNoLeak(input, entry.remote->url_redacted);
-  Require(mcpgw::config::IsServerUrl(entry.remote->url.Reveal()));
+  Require(mcpgw::base::ParseUrl(entry.remote->url.Reveal()).has_value());
   for (size_t i = 0; i < entry.remote->headers.size(); ++i) {
     const auto& header = entry.remote->headers[i];
-    Require(mcpgw::config::IsHttpToken(header.name));
+    Require(mcpgw::base::IsHttpToken(header.name));
     Require(!mcpgw::config::IsClientOwnedHeader(header.name));
     Require(!mcpgw::config::HasForbiddenHeaderByte(header.value.Reveal()));
     for (size_t j = 0; j < i; ++j) {

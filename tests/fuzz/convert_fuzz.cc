@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/bounded_json.h"
 #include "base/json_text.h"
 #include "base/utf8.h"
-#include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/convert.h"
 
 namespace {
@@ -19,12 +19,6 @@ namespace {
   do {                    \
     if (!(cond)) abort(); \
   } while (0)
-
-bool IsUtf8(std::string_view s) {
-  std::string repaired;
-  mcpgw::base::AppendUtf8Replacing(s, &repaired);
-  return repaired == s;
-}
 
 // Whatever the bytes, AppendJsonString gives one JSON string literal, which
 // reads back as the bytes themselves when they were valid UTF-8.
@@ -37,13 +31,13 @@ void CheckJsonString(std::string_view bytes) {
   FUZZ_CHECK(json.find("\xE2\x80\xA8") == std::string_view::npos);
   rapidjson::Document doc;
   std::string error;
-  mcpgw::mcp::JsonLimits limits;
+  mcpgw::base::JsonLimits limits;
   limits.max_bytes = SIZE_MAX;
-  FUZZ_CHECK(mcpgw::mcp::ParseBoundedJson(json, limits, doc, error));
+  FUZZ_CHECK(mcpgw::base::ParseBoundedJson(json, limits, doc, error));
   FUZZ_CHECK(doc.IsString());
   const std::string_view back(doc.GetString(), doc.GetStringLength());
-  FUZZ_CHECK(IsUtf8(back));
-  if (IsUtf8(bytes)) FUZZ_CHECK(back == bytes);
+  FUZZ_CHECK(mcpgw::base::IsValidUtf8(back));
+  if (mcpgw::base::IsValidUtf8(bytes)) FUZZ_CHECK(back == bytes);
 }
 
 void CheckTools(const rapidjson::Value& value) {
@@ -59,10 +53,10 @@ void CheckTools(const rapidjson::Value& value) {
   for (const auto& t : tools) {
     FUZZ_CHECK(!t.name.empty() && t.name.size() <= limits.max_name_bytes);
     FUZZ_CHECK(!t.description.empty() && t.description.size() <= limits.max_description_bytes);
-    FUZZ_CHECK(IsUtf8(t.description));
+    FUZZ_CHECK(mcpgw::base::IsValidUtf8(t.description));
     FUZZ_CHECK(t.input_schema_json.size() <= limits.max_schema_bytes);
     rapidjson::Document schema;
-    FUZZ_CHECK(mcpgw::mcp::ParseBoundedJson(t.input_schema_json, {}, schema, error));
+    FUZZ_CHECK(mcpgw::base::ParseBoundedJson(t.input_schema_json, {}, schema, error));
     FUZZ_CHECK(schema.IsObject());
   }
   mcpgw::mcp::SortAndDedupTools(tools);
@@ -82,15 +76,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   CheckJsonString(text);
 
-  mcpgw::mcp::JsonLimits limits;
+  mcpgw::base::JsonLimits limits;
   limits.max_bytes = 64u << 10;
   limits.max_depth = 32;
   rapidjson::Document doc;
   std::string error;
-  if (!mcpgw::mcp::ParseBoundedJson(text, limits, doc, error)) return 0;
+  if (!mcpgw::base::ParseBoundedJson(text, limits, doc, error)) return 0;
 
   const mcpgw::mcp::ConvertedResult result = mcpgw::mcp::ConvertCallResult(doc);
-  FUZZ_CHECK(IsUtf8(result.text));
+  FUZZ_CHECK(mcpgw::base::IsValidUtf8(result.text));
   if (doc.IsObject() && doc.HasMember("isError") && doc["isError"].IsTrue()) {
     FUZZ_CHECK(result.is_error);
   } else {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "daemon/mcp/bounded_json.h"
+#include "base/bounded_json.h"
 
 #define FUZZ_CHECK(cond)  \
   do {                    \
@@ -42,23 +42,23 @@ bool Same(const rapidjson::Value& a, const rapidjson::Value& b) {
 // `raw` was found and is the text of `value`.
 bool ReadsAs(const std::optional<std::string_view>& raw, const rapidjson::Value& value) {
   if (!raw) return false;
-  mcpgw::mcp::JsonLimits loose;
+  mcpgw::base::JsonLimits loose;
   rapidjson::Document doc;
   std::string error;
-  return mcpgw::mcp::ParseBoundedJson(*raw, loose, doc, error) && Same(doc, value);
+  return mcpgw::base::ParseBoundedJson(*raw, loose, doc, error) && Same(doc, value);
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  mcpgw::mcp::JsonLimits limits;
+  mcpgw::base::JsonLimits limits;
   limits.max_bytes = 4096;
   limits.max_depth = 16;
 
   rapidjson::Document doc;
   std::string error;
-  const bool ok = mcpgw::mcp::ParseBoundedJson(text, limits, doc, error);
+  const bool ok = mcpgw::base::ParseBoundedJson(text, limits, doc, error);
   FUZZ_CHECK(ok == error.empty());
   FUZZ_CHECK(error.size() < 200);
   if (!ok) {
@@ -68,15 +68,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   FUZZ_CHECK(size <= limits.max_bytes);
 
-  const std::string compact = mcpgw::mcp::ToCompactJson(doc);
+  const std::string compact = mcpgw::base::ToCompactJson(doc);
   // Escaping may lengthen the text (U+2028 → \u2028), so reparse unbounded
   // in size; the depth is the same.
-  mcpgw::mcp::JsonLimits loose = limits;
+  mcpgw::base::JsonLimits loose = limits;
   loose.max_bytes = 1u << 20;
   rapidjson::Document again;
-  FUZZ_CHECK(mcpgw::mcp::ParseBoundedJson(compact, loose, again, error));
+  FUZZ_CHECK(mcpgw::base::ParseBoundedJson(compact, loose, again, error));
   FUZZ_CHECK(Same(again, doc));
-  FUZZ_CHECK(mcpgw::mcp::ToCompactJson(again) == compact);
+  FUZZ_CHECK(mcpgw::base::ToCompactJson(again) == compact);
 
   if (doc.IsObject()) {
     // The first member of each name (what FindMember finds), and one level
@@ -87,7 +87,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& m : root.GetObject()) {
       const std::string_view name(m.name.GetString(), m.name.GetStringLength());
       if (&*root.FindMember(m.name) != &m) continue;
-      FUZZ_CHECK(ReadsAs(mcpgw::mcp::RawMember(text, {name}), m.value));
+      FUZZ_CHECK(ReadsAs(mcpgw::base::RawMember(text, {name}), m.value));
       if (!m.value.IsObject()) continue;
       // A later member of the same name may hold the path first: only
       // unique names have one answer.
@@ -99,7 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (const auto& c : m.value.GetObject()) {
         if (&*m.value.FindMember(c.name) != &c) continue;
         const std::string_view child(c.name.GetString(), c.name.GetStringLength());
-        FUZZ_CHECK(ReadsAs(mcpgw::mcp::RawMember(text, {name, child}), c.value));
+        FUZZ_CHECK(ReadsAs(mcpgw::base::RawMember(text, {name, child}), c.value));
       }
     }
   }

@@ -6,7 +6,8 @@
 // Build by hand with
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //     -DRAPIDJSON_HAS_STDSTRING=1 tests/fuzz/jsonrpc_fuzz.cc daemon/mcp/jsonrpc.cc \
-//     daemon/mcp/bounded_json.cc -o /tmp/jsonrpc_fuzz
+//     base/bounded_json.cc base/clean_text.cc base/json_text.cc base/text.cc base/utf8.cc \
+//     -o /tmp/jsonrpc_fuzz
 //   /tmp/jsonrpc_fuzz tests/fuzz/corpus/jsonrpc
 #include <cstdint>
 #include <cstdlib>
@@ -15,7 +16,8 @@
 
 #include <rapidjson/document.h>
 
-#include "daemon/mcp/bounded_json.h"
+#include "base/bounded_json.h"
+#include "base/clean_text.h"
 #include "daemon/mcp/jsonrpc.h"
 
 namespace {
@@ -65,14 +67,15 @@ void CheckReplies(const Message& m) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
 
-  const std::string cleaned = CleanServerText(input);
+  const std::string cleaned = mcpgw::base::CleanServerText(input);
   FUZZ_CHECK(Clean(cleaned, 200));
   MustParse(BuildToolsList(1, std::string(input)));
   MustParse(BuildCancelled(2, input));
 
   rapidjson::Document doc;
   std::string error;
-  if (!ParseBoundedJson(input, JsonLimits{1u << 16, 64}, doc, error)) return 0;
+  if (!mcpgw::base::ParseBoundedJson(input, mcpgw::base::JsonLimits{1u << 16, 64}, doc, error))
+    return 0;
   const Message m = ClassifyMessage(doc);
   switch (m.kind) {
     case MessageKind::kInvalid:

@@ -11,8 +11,10 @@
 #include <string>
 #include <string_view>
 
+#include "base/base64.h"
+#include "base/bounded_json.h"
+#include "base/text.h"
 #include "base/utf8.h"
-#include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/modern_wire.h"
 #include "daemon/mcp/param_headers.h"
 
@@ -23,39 +25,6 @@ namespace {
     if (!(cond)) abort(); \
   } while (0)
 
-bool IsUtf8(std::string_view s) {
-  std::string repaired;
-  mcpgw::base::AppendUtf8Replacing(s, &repaired);
-  return repaired == s;
-}
-
-int Base64Value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-std::string DecodeBase64(std::string_view text) {
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    if (c == '=') break;
-    const int v = Base64Value(c);
-    FUZZ_CHECK(v >= 0);
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xFF);
-    }
-  }
-  return out;
-}
-
 // A header value is printable ASCII; the sentinel form decodes to `value`.
 void CheckHeaderValue(std::string_view value, std::string_view encoded) {
   for (char c : encoded) {
@@ -65,8 +34,8 @@ void CheckHeaderValue(std::string_view value, std::string_view encoded) {
   constexpr std::string_view kPrefix = "=?base64?";
   if (encoded.size() >= kPrefix.size() + 2 && encoded.substr(0, kPrefix.size()) == kPrefix &&
       encoded.substr(encoded.size() - 2) == "?=") {
-    FUZZ_CHECK(DecodeBase64(encoded.substr(kPrefix.size(), encoded.size() - kPrefix.size() - 2)) ==
-               value);
+    FUZZ_CHECK(mcpgw::base::DecodeBase64(
+                   encoded.substr(kPrefix.size(), encoded.size() - kPrefix.size() - 2)) == value);
   } else {
     FUZZ_CHECK(encoded == value);
     FUZZ_CHECK(value.empty() || (value.front() != ' ' && value.back() != ' '));
@@ -78,13 +47,13 @@ char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + '
 void CheckSchema(const rapidjson::Value& schema, const rapidjson::Value& arguments) {
   auto read = mcpgw::mcp::ReadParamHeaders(schema);
   if (auto* error = std::get_if<std::string>(&read)) {
-    FUZZ_CHECK(!error->empty() && IsUtf8(*error));
+    FUZZ_CHECK(!error->empty() && mcpgw::base::IsValidUtf8(*error));
     return;
   }
   const auto& params = std::get<mcpgw::mcp::ParamHeaders>(read);
   FUZZ_CHECK(params.size() <= mcpgw::mcp::kMaxParamHeaders);
   for (size_t i = 0; i < params.size(); ++i) {
-    FUZZ_CHECK(mcpgw::mcp::IsHttpToken(params[i].name));
+    FUZZ_CHECK(mcpgw::base::IsHttpToken(params[i].name));
     FUZZ_CHECK(params[i].name.size() <= mcpgw::mcp::kMaxParamHeaderNameBytes);
     for (size_t j = 0; j < i; ++j) {
       std::string a = params[i].name, b = params[j].name;
@@ -94,7 +63,7 @@ void CheckSchema(const rapidjson::Value& schema, const rapidjson::Value& argumen
     }
   }
   for (const auto& [name, value] : mcpgw::mcp::ParamHeaderValues(params, arguments)) {
-    FUZZ_CHECK(name.rfind("Mcp-Param-", 0) == 0 && mcpgw::mcp::IsHttpToken(name));
+    FUZZ_CHECK(name.rfind("Mcp-Param-", 0) == 0 && mcpgw::base::IsHttpToken(name));
     for (char c : value) {
       const auto byte = static_cast<unsigned char>(c);
       FUZZ_CHECK(byte >= 0x20 && byte <= 0x7E);
@@ -108,12 +77,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   CheckHeaderValue(text, mcpgw::mcp::EncodeHeaderValue(text));
 
-  mcpgw::mcp::JsonLimits limits;
+  mcpgw::base::JsonLimits limits;
   limits.max_bytes = 64u << 10;
   limits.max_depth = 32;
   rapidjson::Document doc;
   std::string error;
-  if (!mcpgw::mcp::ParseBoundedJson(text, limits, doc, error)) return 0;
+  if (!mcpgw::base::ParseBoundedJson(text, limits, doc, error)) return 0;
 
   CheckSchema(doc, doc);
   if (doc.IsObject() && doc.HasMember("arguments")) CheckSchema(doc, doc["arguments"]);
@@ -126,15 +95,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         FUZZ_CHECK(mcpgw::mcp::IsModernProtocolVersion(v.version));
       }
       if (v.kind == Kind::kRetry) FUZZ_CHECK(!retried);
-      if (v.kind == Kind::kFail) FUZZ_CHECK(!v.reason.empty() && IsUtf8(v.reason));
+      if (v.kind == Kind::kFail)
+        FUZZ_CHECK(!v.reason.empty() && mcpgw::base::IsValidUtf8(v.reason));
       if (v.kind == Kind::kModern) FUZZ_CHECK(status == 200);
     }
   }
   if (auto e = mcpgw::mcp::RecognizeModernError(doc)) {
-    FUZZ_CHECK(IsUtf8(e->message));
+    FUZZ_CHECK(mcpgw::base::IsValidUtf8(e->message));
     FUZZ_CHECK(e->supported.size() <= mcpgw::mcp::kMaxVersions);
   }
-  FUZZ_CHECK(IsUtf8(mcpgw::mcp::InputRequiredText(doc)));
+  FUZZ_CHECK(mcpgw::base::IsValidUtf8(mcpgw::mcp::InputRequiredText(doc)));
   (void)mcpgw::mcp::ResultTypeOf(doc);
   FUZZ_CHECK(mcpgw::mcp::TtlOf(doc).count() >= 0);
   return 0;

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/bounded_json.h"
 #include "base/utf8.h"
-#include "daemon/mcp/bounded_json.h"
 #include "daemon/mcp/sse_decoder.h"
 
 namespace {
@@ -41,12 +41,6 @@ Decoded Decode(std::string_view stream, const std::vector<size_t>& cuts) {
   d.last_event_id = decoder.last_event_id();
   d.retry_ms = decoder.retry_ms();
   return d;
-}
-
-bool IsUtf8(std::string_view s) {
-  std::string repaired;
-  mcpgw::base::AppendUtf8Replacing(s, &repaired);
-  return repaired == s;
 }
 
 }  // namespace
@@ -85,7 +79,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(e.data.find('\r') == std::string::npos);
     FUZZ_CHECK(e.type.find_first_of("\r\n") == std::string::npos);
     FUZZ_CHECK(e.id.find_first_of(std::string_view("\r\n\0", 3)) == std::string::npos);
-    FUZZ_CHECK(IsUtf8(e.data) && IsUtf8(e.type) && IsUtf8(e.id));
+    FUZZ_CHECK(mcpgw::base::IsValidUtf8(e.data) && mcpgw::base::IsValidUtf8(e.type) &&
+               mcpgw::base::IsValidUtf8(e.id));
   }
   FUZZ_CHECK(whole.retry_ms.value_or(0) >= 0);
   return 0;

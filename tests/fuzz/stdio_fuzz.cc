@@ -9,6 +9,8 @@
 
 #include <rapidjson/document.h>
 
+#include "base/clean_text.h"
+#include "base/utf8.h"
 #include "client/cli/async_api.h"
 #include "client/cli/sanitize.h"
 #include "client/stdio/stdio_bridge.h"
@@ -68,7 +70,7 @@ void CheckReply(const std::string& message) {
 void CheckMessage(std::string message) { CheckReply(message); }
 
 void CheckStripped(std::string_view text) {
-  const std::string stripped = mcpgw::cli::StripControls(text);
+  const std::string stripped = mcpgw::base::StripControls(text);
   for (size_t i = 0; i < stripped.size(); ++i) {
     const auto c = static_cast<unsigned char>(stripped[i]);
     if (c < 0x20 || c == 0x7F) std::abort();
@@ -77,7 +79,7 @@ void CheckStripped(std::string_view text) {
       if (next >= 0x80 && next <= 0x9F) std::abort();
     }
   }
-  if (mcpgw::cli::ValidUtf8(stripped) != stripped) std::abort();
+  if (!mcpgw::base::IsValidUtf8(stripped)) std::abort();
   if (mcpgw::cli::DisplayWidth(mcpgw::cli::Truncate(stripped, 7)) > 7) std::abort();
 }
 

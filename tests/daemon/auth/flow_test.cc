@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "base/base64.h"
 #include "daemon/auth/flow.h"
 #include "daemon/auth/pkce.h"
 
@@ -274,7 +275,7 @@ TEST_CASE("a configured client and a metadata document skip registration", "[aut
   REQUIRE(token);
   bool basic = false;
   for (const auto& [n, v] : token->headers)
-    basic |= n == "Authorization" && v == "Basic " + Base64("pre:pre-secret");
+    basic |= n == "Authorization" && v == "Basic " + base::Base64("pre:pre-secret");
   CHECK(basic);
   CHECK(std::find(h.learnt.begin(), h.learnt.end(), "pre-secret") != h.learnt.end());
 

@@ -6,7 +6,7 @@
 namespace mcpgw::auth {
 namespace {
 
-const Url kServer = *ParseUrl("http://localhost:3000/mcp");
+const base::Url kServer = *base::ParseUrl("http://localhost:3000/mcp");
 
 std::string AsJson(std::string_view issuer, std::string_view extra = "") {
   std::string out = "{\"issuer\":\"" + std::string(issuer) + "\",\"authorization_endpoint\":\"" +
@@ -95,7 +95,7 @@ TEST_CASE("endpoints must be https unless loopback or the server's own origin",
   CHECK(EndpointAllowed("https://as.example/token", kServer, &why));
   CHECK(EndpointAllowed("http://127.0.0.1:9/token", kServer, &why));
   CHECK(EndpointAllowed("http://localhost:3000/token", kServer, &why));
-  const Url lan = *ParseUrl("http://10.0.0.5/mcp");
+  const base::Url lan = *base::ParseUrl("http://10.0.0.5/mcp");
   CHECK(EndpointAllowed("http://10.0.0.5/token", lan, &why));
   CHECK_FALSE(EndpointAllowed("http://as.example/token", kServer, &why));
   CHECK(why == "\"http://as.example/token\" is not https");

@@ -7,26 +7,10 @@
 namespace mcpgw::auth {
 namespace {
 
-Url U(std::string_view text) {
-  std::optional<Url> url = ParseUrl(text);
+base::Url U(std::string_view text) {
+  std::optional<base::Url> url = base::ParseUrl(text);
   REQUIRE(url);
   return *url;
-}
-
-TEST_CASE("urls parse into lower-case origins without default ports", "[auth][url]") {
-  Url u = U("HTTPS://User:pw@Example.COM:443/MCP/x?key=1#frag");
-  CHECK(u.scheme == "https");
-  CHECK(u.host == "example.com");
-  CHECK(u.port.empty());
-  CHECK(u.path == "/MCP/x");
-  CHECK(u.query == "key=1");
-  CHECK(u.Origin() == "https://example.com");
-  CHECK(U("http://[::1]:8080").Origin() == "http://[::1]:8080");
-  CHECK(U("http://localhost:3000").path.empty());
-  for (const char* bad : {"ftp://x", "http://", "http://:80", "http://x:99999", "http://x y",
-                          "mailto:a@b", "http://x:0", "http://[::1"}) {
-    CHECK_FALSE(ParseUrl(bad));
-  }
 }
 
 TEST_CASE("the canonical resource drops query, fragment and trailing slash", "[auth][url]") {
@@ -37,7 +21,7 @@ TEST_CASE("the canonical resource drops query, fragment and trailing slash", "[a
 }
 
 TEST_CASE("a resource covers its own url and urls under its path", "[auth][url]") {
-  const Url server = U("http://localhost:3000/mcp");
+  const base::Url server = U("http://localhost:3000/mcp");
   CHECK(ResourceCovers(U("http://localhost:3000/mcp"), server));
   CHECK(ResourceCovers(U("http://localhost:3000"), server));
   CHECK(ResourceCovers(U("http://LOCALHOST:3000/"), server));

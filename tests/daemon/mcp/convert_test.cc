@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "daemon/mcp/bounded_json.h"
+#include "base/bounded_json.h"
 
 namespace mcpgw::mcp {
 namespace {
@@ -13,7 +13,7 @@ rapidjson::Document Json(std::string_view text) {
   rapidjson::Document doc;
   std::string error;
   INFO(text);
-  REQUIRE(ParseBoundedJson(text, {}, doc, error));
+  REQUIRE(base::ParseBoundedJson(text, {}, doc, error));
   return doc;
 }
 

@@ -132,23 +132,6 @@ TEST_CASE("jsonrpc: hostile shapes are invalid", "[jsonrpc]") {
   CHECK(Classify(text, doc).kind == MessageKind::kInvalid);
 }
 
-TEST_CASE("jsonrpc: server text is cleaned and bounded", "[jsonrpc]") {
-  CHECK(CleanServerText("plain text") == "plain text");
-  CHECK(CleanServerText("a\r\nb\tc\x1b[31md\x7f") == "abc[31md");
-  CHECK(CleanServerText("x\xC2\x85y\xC2\xA0z") == "xy\xC2\xA0z");  // C1 NEL gone, NBSP kept
-  // Removing a control never joins stray bytes into a C1 control.
-  CHECK(CleanServerText("\xC2\x07\x85") == "\xEF\xBF\xBD\xEF\xBF\xBD");
-  CHECK(CleanServerText(std::string(300, 'a')) == std::string(200, 'a') + "...");
-  // Never cut inside a UTF-8 sequence.
-  const std::string euros = [] {
-    std::string s;
-    for (int i = 0; i < 100; ++i) s += "\xE2\x82\xAC";
-    return s;
-  }();
-  const std::string cut = CleanServerText(euros, 10);
-  CHECK(cut == "\xE2\x82\xAC\xE2\x82\xAC\xE2\x82\xAC...");
-}
-
 TEST_CASE("jsonrpc: accepted protocol versions", "[jsonrpc]") {
   CHECK(IsSupportedProtocolVersion("2025-11-25"));
   CHECK(IsSupportedProtocolVersion("2025-06-18"));

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "daemon/mcp/bounded_json.h"
+#include "base/bounded_json.h"
 #include "daemon/mcp/jsonrpc.h"
 
 namespace mcpgw::mcp {
@@ -14,7 +14,7 @@ rapidjson::Document Json(std::string_view text) {
   rapidjson::Document doc;
   std::string error;
   INFO(text);
-  REQUIRE(ParseBoundedJson(text, {}, doc, error));
+  REQUIRE(base::ParseBoundedJson(text, {}, doc, error));
   return doc;
 }
 
@@ -36,10 +36,10 @@ TEST_CASE("modern wire: every request's params carry the revision's _meta", "[mo
   const rapidjson::Value& meta = params["_meta"];
   for (auto key : kMetaKeys) CHECK(meta.HasMember(key.data()));
   CHECK(std::string(meta["io.modelcontextprotocol/protocolVersion"].GetString()) == "2026-07-28");
-  CHECK(ToCompactJson(meta["io.modelcontextprotocol/clientInfo"]) ==
+  CHECK(base::ToCompactJson(meta["io.modelcontextprotocol/clientInfo"]) ==
         R"({"name":"mcpgw","version":"1.2.3"})");
   // The gateway declares no capabilities (BEHAVIOR.md §6).
-  CHECK(ToCompactJson(meta["io.modelcontextprotocol/clientCapabilities"]) == "{}");
+  CHECK(base::ToCompactJson(meta["io.modelcontextprotocol/clientCapabilities"]) == "{}");
 }
 
 TEST_CASE("modern wire: tools/call params keep the arguments' bytes", "[modern_wire]") {
@@ -59,7 +59,7 @@ TEST_CASE("modern wire: tools/list and subscriptions/listen params", "[modern_wi
   rapidjson::Document next = Json(ModernToolsListParams("c\"1", "2026-07-28", "1"));
   CHECK(std::string(next["cursor"].GetString()) == "c\"1");
   rapidjson::Document listen = Json(ListenParams("2026-07-28", "1"));
-  CHECK(ToCompactJson(listen["notifications"]) == R"({"toolsListChanged":true})");
+  CHECK(base::ToCompactJson(listen["notifications"]) == R"({"toolsListChanged":true})");
   // A whole request as the session sends it.
   rapidjson::Document request =
       Json(BuildRequest(7, "tools/list", ModernToolsListParams(std::nullopt, "2026-07-28", "1")));

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "daemon/mcp/bounded_json.h"
+#include "base/bounded_json.h"
 
 namespace mcpgw::mcp {
 namespace {
@@ -13,7 +13,7 @@ rapidjson::Document Json(std::string_view text) {
   rapidjson::Document doc;
   std::string error;
   INFO(text);
-  REQUIRE(ParseBoundedJson(text, {}, doc, error));
+  REQUIRE(base::ParseBoundedJson(text, {}, doc, error));
   return doc;
 }
 
@@ -221,15 +221,6 @@ TEST_CASE("param headers: EncodeHeaderValue keeps plain ASCII and wraps the rest
   CHECK(EncodeHeaderValue(std::string_view("\0", 1)) == "=?base64?AA==?=");
   CHECK(EncodeHeaderValue("\x7F") == "=?base64?fw==?=");
   CHECK(EncodeHeaderValue("=?base64?=") == "=?base64?=");  // too short to be the sentinel
-}
-
-TEST_CASE("param headers: IsHttpToken", "[param_headers]") {
-  CHECK(IsHttpToken("Region"));
-  CHECK(IsHttpToken("a-b_c.d~e!f#g$h%i&j'k*l+m^n`o|p"));
-  CHECK_FALSE(IsHttpToken(""));
-  CHECK_FALSE(IsHttpToken("a b"));
-  CHECK_FALSE(IsHttpToken("a:b"));
-  CHECK_FALSE(IsHttpToken("a\"b"));
 }
 
 }  // namespace

@@ -1,7 +1,12 @@
-// Bounded JSON parsing: a message is parsed into a RapidJSON tree only after
-// its size is known to be within the byte bound, and the parse itself stops
-// at the nesting-depth bound (counted by a SAX filter in front of the DOM
-// builder, so a hostile depth never reaches recursive code).
+// Bounded JSON: the reader of JSON that remote servers and OAuth endpoints
+// send (and the token store reads back). A message is parsed into a RapidJSON
+// tree only after its size is known to be within the byte bound, and the
+// parse itself stops at the nesting-depth bound (counted by a SAX filter in
+// front of the DOM builder, so a hostile depth never reaches recursive code).
+// Also the raw-member finder (the bytes of one member, forwarded untouched)
+// and the compact writer. Used by the MCP session and its codecs, the gateway
+// and catalog, and the OAuth client. In the mcpgw_base_json target
+// (RapidJSON), not in mcpgw_base.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +17,7 @@
 
 #include <rapidjson/document.h>
 
-namespace mcpgw::mcp {
+namespace mcpgw::base {
 
 struct JsonLimits {
   size_t max_bytes = 16u << 20;
@@ -42,8 +47,8 @@ std::string ToCompactJson(const rapidjson::Value& value);
 
 // Compact serialisation appended to `out`, giving up (false, `out` holding a
 // partial text) as soon as `out` grows past `max_bytes`. Strings go through
-// base::AppendJsonString, so the text is valid JSON even for a hand-built value.
+// AppendJsonString (base/json_text.h), so the text is valid JSON even for a hand-built value.
 bool AppendCompactJson(std::string& out, const rapidjson::Value& value,
                        size_t max_bytes = static_cast<size_t>(-1));
 
-}  // namespace mcpgw::mcp
+}  // namespace mcpgw::base

@@ -1,4 +1,4 @@
-#include "daemon/mcp/bounded_json.h"
+#include "base/bounded_json.h"
 
 #include <algorithm>
 #include <charconv>
@@ -14,7 +14,7 @@
 #include "base/json_text.h"
 #include "base/text.h"
 
-namespace mcpgw::mcp {
+namespace mcpgw::base {
 namespace {
 
 // Numbers reach the filter as text and are converted there (std::from_chars
@@ -199,7 +199,7 @@ std::string ParseFailure(bool too_deep, bool bad_surrogate, bool too_big,
 bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson::Document& doc,
                       std::string& error) {
   if (text.size() > limits.max_bytes) {
-    error = "response exceeds " + base::DescribeSize(limits.max_bytes);
+    error = "response exceeds " + DescribeSize(limits.max_bytes);
     doc.SetNull();
     return false;
   }
@@ -404,7 +404,7 @@ Scan ScanMember(std::string_view t, size_t i, const std::string_view* path, size
 
 bool ValidateBoundedJson(std::string_view text, const JsonLimits& limits, std::string& error) {
   if (text.size() > limits.max_bytes) {
-    error = "JSON text exceeds " + base::DescribeSize(limits.max_bytes);
+    error = "JSON text exceeds " + DescribeSize(limits.max_bytes);
     return false;
   }
   rapidjson::MemoryStream stream(text.data(), text.size());
@@ -460,7 +460,7 @@ bool AppendCompactJson(std::string& out, const rapidjson::Value& value, size_t m
       AppendNumber(out, value);
       break;
     case rapidjson::kStringType:
-      base::AppendJsonString(&out, std::string_view(value.GetString(), value.GetStringLength()));
+      AppendJsonString(&out, std::string_view(value.GetString(), value.GetStringLength()));
       break;
     case rapidjson::kObjectType: {
       out += '{';
@@ -468,8 +468,7 @@ bool AppendCompactJson(std::string& out, const rapidjson::Value& value, size_t m
       for (const auto& m : value.GetObject()) {
         if (!first) out += ',';
         first = false;
-        base::AppendJsonString(&out,
-                               std::string_view(m.name.GetString(), m.name.GetStringLength()));
+        AppendJsonString(&out, std::string_view(m.name.GetString(), m.name.GetStringLength()));
         out += ':';
         if (out.size() > max_bytes || !AppendCompactJson(out, m.value, max_bytes)) return false;
       }
@@ -497,4 +496,4 @@ std::string ToCompactJson(const rapidjson::Value& value) {
   return out;
 }
 
-}  // namespace mcpgw::mcp
+}  // namespace mcpgw::base

@@ -1,4 +1,6 @@
-#include "daemon/mcp/bounded_json.h"
+// base/bounded_json: the byte and depth bounds, numbers, UTF-8, the raw-member
+// finder and the compact writer.
+#include "base/bounded_json.h"
 
 #include <climits>
 #include <cmath>
@@ -7,7 +9,7 @@
 
 #include <catch2/catch.hpp>
 
-namespace mcpgw::mcp {
+namespace mcpgw::base {
 namespace {
 
 bool Parse(std::string_view text, std::string* error = nullptr, JsonLimits limits = {}) {
@@ -29,7 +31,7 @@ std::string RoundTrip(std::string_view text) {
   return ToCompactJson(doc);
 }
 
-TEST_CASE("json: a valid message parses into the document", "[json]") {
+TEST_CASE("json: a valid message parses into the document", "[base][json]") {
   rapidjson::Document doc;
   std::string error;
   REQUIRE(ParseBoundedJson(R"( {"jsonrpc":"2.0","id":1,"result":{"x":[1,2.5,"s",null,true]}} )", {},
@@ -39,7 +41,7 @@ TEST_CASE("json: a valid message parses into the document", "[json]") {
   CHECK(doc["result"]["x"][2].GetString() == std::string("s"));
 }
 
-TEST_CASE("json: the byte bound is checked before parsing", "[json]") {
+TEST_CASE("json: the byte bound is checked before parsing", "[base][json]") {
   JsonLimits limits;
   limits.max_bytes = 10;
   std::string error;
@@ -51,7 +53,8 @@ TEST_CASE("json: the byte bound is checked before parsing", "[json]") {
   CHECK(error == "response exceeds 10 bytes");
 }
 
-TEST_CASE("json: the byte bound reads in MiB or KiB when it is a whole number of them", "[json]") {
+TEST_CASE("json: the byte bound reads in MiB or KiB when it is a whole number of them",
+          "[base][json]") {
   std::string error;
   JsonLimits limits;
   limits.max_bytes = 16u << 20;
@@ -62,7 +65,7 @@ TEST_CASE("json: the byte bound reads in MiB or KiB when it is a whole number of
   CHECK(error == "response exceeds 4 KiB");
 }
 
-TEST_CASE("json: nesting exactly at the depth bound passes, one deeper fails", "[json]") {
+TEST_CASE("json: nesting exactly at the depth bound passes, one deeper fails", "[base][json]") {
   JsonLimits limits;
   limits.max_depth = 5;
   std::string error;
@@ -76,7 +79,7 @@ TEST_CASE("json: nesting exactly at the depth bound passes, one deeper fails", "
   CHECK(Parse("[" + Nested(4) + "," + Nested(4) + "," + Nested(4) + "]", &error, limits));
 }
 
-TEST_CASE("json: 100,000 levels of nesting fail cleanly", "[json]") {
+TEST_CASE("json: 100,000 levels of nesting fail cleanly", "[base][json]") {
   std::string error;
   CHECK_FALSE(Parse(Nested(100000), &error));
   CHECK(error == "JSON nested deeper than 128");
@@ -89,7 +92,7 @@ TEST_CASE("json: 100,000 levels of nesting fail cleanly", "[json]") {
   CHECK(error == "JSON nested deeper than 128");
 }
 
-TEST_CASE("json: checking and finding members stay flat on 100,000 levels", "[json]") {
+TEST_CASE("json: checking and finding members stay flat on 100,000 levels", "[base][json]") {
   std::string error;
   CHECK_FALSE(ValidateBoundedJson(Nested(100000), {}, error));
   CHECK(error == "JSON nested deeper than 128");
@@ -100,12 +103,12 @@ TEST_CASE("json: checking and finding members stay flat on 100,000 levels", "[js
   CHECK(RawMember(escaped, {"params", "arguments"}) == std::optional<std::string_view>("[]"));
 }
 
-TEST_CASE("json: the default depth bound is 128", "[json]") {
+TEST_CASE("json: the default depth bound is 128", "[base][json]") {
   CHECK(Parse(Nested(128)));
   CHECK_FALSE(Parse(Nested(129)));
 }
 
-TEST_CASE("json: syntax errors give the offset and a reason", "[json]") {
+TEST_CASE("json: syntax errors give the offset and a reason", "[base][json]") {
   std::string error;
   CHECK_FALSE(Parse(R"({"a":1 "b":2})", &error));
   CHECK(error.rfind("invalid JSON at offset 7: ", 0) == 0);
@@ -117,7 +120,7 @@ TEST_CASE("json: syntax errors give the offset and a reason", "[json]") {
   CHECK_FALSE(Parse("[Infinity]", &error));
 }
 
-TEST_CASE("json: trailing garbage is refused, trailing whitespace is not", "[json]") {
+TEST_CASE("json: trailing garbage is refused, trailing whitespace is not", "[base][json]") {
   std::string error;
   CHECK(Parse("{} \r\n\t"));
   CHECK_FALSE(Parse("{}x", &error));
@@ -129,7 +132,7 @@ TEST_CASE("json: trailing garbage is refused, trailing whitespace is not", "[jso
   CHECK_FALSE(Parse(std::string_view("{\"a\":\"x\0\"}", 10), &error));
 }
 
-TEST_CASE("json: invalid UTF-8 is refused", "[json]") {
+TEST_CASE("json: invalid UTF-8 is refused", "[base][json]") {
   std::string error;
   CHECK(Parse("\"caf\xC3\xA9 \xF0\x9F\x98\x80\""));
   CHECK_FALSE(Parse("\"\xFF\"", &error));
@@ -139,7 +142,7 @@ TEST_CASE("json: invalid UTF-8 is refused", "[json]") {
   CHECK_FALSE(Parse("{\"\xFE\":1}", &error));      // in a key
 }
 
-TEST_CASE("json: escaped surrogates must pair", "[json]") {
+TEST_CASE("json: escaped surrogates must pair", "[base][json]") {
   rapidjson::Document doc;
   std::string error;
   REQUIRE(ParseBoundedJson(R"("\ud83d\ude00")", {}, doc, error));
@@ -150,7 +153,7 @@ TEST_CASE("json: escaped surrogates must pair", "[json]") {
   CHECK_FALSE(Parse(R"({"\udc00x":1})", &error));
 }
 
-TEST_CASE("json: numbers read exactly and keep their integer types", "[json]") {
+TEST_CASE("json: numbers read exactly and keep their integer types", "[base][json]") {
   rapidjson::Document doc;
   std::string error;
   REQUIRE(
@@ -176,7 +179,7 @@ TEST_CASE("json: numbers read exactly and keep their integer types", "[json]") {
   CHECK(doc[12].GetDouble() == 1e250);
 }
 
-TEST_CASE("json: numbers too big for a double are refused", "[json]") {
+TEST_CASE("json: numbers too big for a double are refused", "[base][json]") {
   std::string error;
   CHECK_FALSE(Parse("[1e309]", &error));
   CHECK(error.find("Number too big") != std::string::npos);
@@ -185,7 +188,7 @@ TEST_CASE("json: numbers too big for a double are refused", "[json]") {
   CHECK_FALSE(Parse("-1e3092233720368", &error));
 }
 
-TEST_CASE("json: a failed parse leaves a null document", "[json]") {
+TEST_CASE("json: a failed parse leaves a null document", "[base][json]") {
   rapidjson::Document doc;
   doc.SetObject();
   std::string error;
@@ -193,7 +196,7 @@ TEST_CASE("json: a failed parse leaves a null document", "[json]") {
   CHECK(doc.IsNull());
 }
 
-TEST_CASE("json: compact serialisation", "[json]") {
+TEST_CASE("json: compact serialisation", "[base][json]") {
   CHECK(RoundTrip(R"( { "a" : [ 1 , -2 , 3.25 , true , false , null ] , "b" : { } } )") ==
         R"({"a":[1,-2,3.25,true,false,null],"b":{}})");
   CHECK(RoundTrip("[18446744073709551615,-9223372036854775808,4294967296]") ==
@@ -204,13 +207,13 @@ TEST_CASE("json: compact serialisation", "[json]") {
   CHECK(RoundTrip(R"({"z":1,"a":2})") == R"({"z":1,"a":2})");
 }
 
-TEST_CASE("json: compact serialisation reparses to the same text", "[json]") {
+TEST_CASE("json: compact serialisation reparses to the same text", "[base][json]") {
   const std::string once =
       RoundTrip(R"({"s":"\u0001\u2028\ud83d\ude00","n":[1.5e-7,12345678901234]})");
   CHECK(RoundTrip(once) == once);
 }
 
-TEST_CASE("json: AppendCompactJson stops past its bound", "[json]") {
+TEST_CASE("json: AppendCompactJson stops past its bound", "[base][json]") {
   rapidjson::Document doc;
   std::string error;
   REQUIRE(ParseBoundedJson(R"({"a":"0123456789"})", {}, doc, error));  // 18 bytes
@@ -221,7 +224,7 @@ TEST_CASE("json: AppendCompactJson stops past its bound", "[json]") {
   CHECK_FALSE(AppendCompactJson(out, doc, 17));
 }
 
-TEST_CASE("json: RawMember finds the exact bytes of a member", "[json]") {
+TEST_CASE("json: RawMember finds the exact bytes of a member", "[base][json]") {
   const std::string frame =
       R"({"jsonrpc":"2.0","id":3,"method":"call_dynamic_tool","params":{"namespace":"a",)"
       R"("x":{"arguments":{"no":1}},"list":[{"arguments":2}],)"
@@ -238,7 +241,7 @@ TEST_CASE("json: RawMember finds the exact bytes of a member", "[json]") {
   CHECK(RawMember(R"({"params":[]})", {"params"}) == std::optional<std::string_view>("[]"));
 }
 
-TEST_CASE("json: RawMember matches names the way a JSON reader decodes them", "[json]") {
+TEST_CASE("json: RawMember matches names the way a JSON reader decodes them", "[base][json]") {
   // An escaped name is the name it decodes to.
   CHECK(RawMember(R"({"par\u0061ms":{"arguments":{"a":1}}})", {"params", "arguments"}) ==
         std::optional<std::string_view>(R"({"a":1})"));
@@ -258,7 +261,7 @@ TEST_CASE("json: RawMember matches names the way a JSON reader decodes them", "[
   CHECK(RawMember(R"({"params":"arguments"})", {"params", "arguments"}) == std::nullopt);
 }
 
-TEST_CASE("json: ValidateBoundedJson checks without converting", "[json]") {
+TEST_CASE("json: ValidateBoundedJson checks without converting", "[base][json]") {
   std::string error;
   CHECK(ValidateBoundedJson(R"({"n":123456789012345678901234567890,"t":1e-400,"u":-0.0})", {},
                             error));
@@ -273,4 +276,4 @@ TEST_CASE("json: ValidateBoundedJson checks without converting", "[json]") {
 }
 
 }  // namespace
-}  // namespace mcpgw::mcp
+}  // namespace mcpgw::base

@@ -1,0 +1,30 @@
+// Text from elsewhere (a remote server, the daemon's answers) made safe to
+// show: one rule for reasons and logs in the daemon and for the terminal in
+// the CLI, so an escape sequence a server hides in an error message is removed
+// the same way wherever it ends up. Pure functions.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace mcpgw::base {
+
+struct StripOptions {
+  // Keep '\n' and '\t' (multi-line text); otherwise they are removed too.
+  bool keep_newlines = false;
+};
+
+// Removes C0 controls, DEL, C1 controls (U+0080..U+009F, the UTF-8 encoded
+// form) and whole escape sequences (ESC [ ... final, ESC ] ... BEL/ST,
+// DCS/SOS/PM/APC strings, and their single-character C1 introducers). Every
+// ill-formed UTF-8 subpart becomes U+FFFD first, so removing a control can
+// never join bytes into a new character.
+std::string StripControls(std::string_view text, StripOptions options = {});
+
+// Server text fit for one line of a reason or a log: StripControls without
+// newlines, cut to at most `max_bytes` on a UTF-8 boundary ("..." appended
+// when cut). Reads no further than it writes, so a huge message costs little.
+std::string CleanServerText(std::string_view text, size_t max_bytes = 200);
+
+}  // namespace mcpgw::base
