@@ -261,8 +261,8 @@ int RunDaemon(const DaemonOptions& options, const config::Config& config) {
 #ifdef __APPLE__
       auth_options.macos = true;
 #endif
-      st.auth = std::make_unique<auth::AuthManager>(main.loop(), &main.http(), gateway.auth_link(),
-                                                    auth_options);
+      st.auth = std::make_unique<auth::AuthManager>(auth::LoopAuthIo(&main, main.loop()),
+                                                    gateway.auth_link(), auth_options);
       gateway.SetAuthManager(st.auth.get());
     }
     std::string err = options.listen_fd >= 0 ? st.ipc->ListenFd(options.listen_fd)
