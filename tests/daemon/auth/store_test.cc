@@ -128,6 +128,19 @@ TEST_CASE("a directory others could read is made private", "[auth][store]") {
   CHECK(Mode(dir) == 0700);
 }
 
+TEST_CASE("a token directory that is a link is refused", "[auth][store]") {
+  TempDir tmp;
+  const std::string elsewhere = tmp.path + "/elsewhere";
+  REQUIRE(mkdir(elsewhere.c_str(), 0755) == 0);
+  const std::string dir = tmp.path + "/oauth";
+  REQUIRE(symlink(elsewhere.c_str(), dir.c_str()) == 0);
+  TokenStore store(&RealFiles(), dir);
+  const std::string error = store.SaveGrant("https://mcp/x", Grant());
+  CHECK(error.find(dir + " is not a directory") == 0);
+  CHECK(Names(elsewhere).empty());
+  CHECK(Mode(elsewhere) == 0755);  // untouched
+}
+
 TEST_CASE("a damaged or foreign file is an error, not a crash", "[auth][store]") {
   TempDir tmp;
   TokenStore store(&RealFiles(), tmp.path);
