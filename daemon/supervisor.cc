@@ -181,7 +181,7 @@ void Supervisor::StartAuth() {
 #ifdef __APPLE__
   auth_options.macos = true;
 #endif
-  auth_ = std::make_unique<auth::AuthManager>(main_loop().loop(), &main_loop().http(),
+  auth_ = std::make_unique<auth::AuthManager>(auth::LoopAuthIo(&main_loop(), main_loop().loop()),
                                               gateway_->auth_link(), auth_options);
   gateway_->SetAuthManager(auth_.get());
 }

@@ -27,7 +27,7 @@ std::string LoginRequiredReason(std::string_view server_name) {
   return "authorization required: run \"mcpgw login " + std::string(server_name) + "\"";
 }
 
-struct BrowserLauncher::Impl {
+struct ProgramLauncher::Impl {
   struct Run {
     uv_process_t process;
     Done done;
@@ -53,18 +53,18 @@ struct BrowserLauncher::Impl {
   }
 };
 
-BrowserLauncher::BrowserLauncher(uv_loop_t* loop) : impl_(std::make_unique<Impl>()) {
+ProgramLauncher::ProgramLauncher(uv_loop_t* loop) : impl_(std::make_unique<Impl>()) {
   impl_->loop = loop;
 }
 
-BrowserLauncher::~BrowserLauncher() {
+ProgramLauncher::~ProgramLauncher() {
   for (Impl::Run* run : impl_->runs) {
     run->owner = nullptr;
     run->done = nullptr;
   }
 }
 
-void BrowserLauncher::Launch(const BrowserChoice& browser, const std::string& url, Done done) {
+void ProgramLauncher::Launch(const BrowserChoice& browser, const std::string& url, Done done) {
   auto* run = new Impl::Run{};
   run->done = std::move(done);
   run->owner = impl_.get();

@@ -3,8 +3,10 @@
 // $BROWSER (the first of its colon-separated entries), else the desktop's
 // opener (xdg-open when a graphical session is present, `open` on macOS).
 // When none applies the daemon cannot ask for consent by itself and says
-// `authorization required: run "mcpgw login NAME"`. The launcher spawns the
-// program on a libuv loop and reports its exit; it never runs a shell.
+// `authorization required: run "mcpgw login NAME"`. BrowserLauncher is what
+// the AuthManager needs (an interface, so tests substitute a fake browser);
+// ProgramLauncher, the real one, spawns the program on a libuv loop and
+// reports its exit; it never runs a shell.
 #pragma once
 
 #include <functional>
@@ -35,12 +37,21 @@ class BrowserLauncher {
   // which (never the URL, which carries the state).
   using Done = std::function<void(bool ok, const std::string& error)>;
 
-  explicit BrowserLauncher(uv_loop_t* loop);
-  ~BrowserLauncher();  // forgets running programs (they are not killed)
-  BrowserLauncher(const BrowserLauncher&) = delete;
-  BrowserLauncher& operator=(const BrowserLauncher&) = delete;
+  virtual ~BrowserLauncher() = default;
+  // Opens `url` with `browser`. `done` runs once, on the loop, unless the
+  // launcher is destroyed first: before Launch returns when the program
+  // cannot start, else when it exits.
+  virtual void Launch(const BrowserChoice& browser, const std::string& url, Done done) = 0;
+};
 
-  void Launch(const BrowserChoice& browser, const std::string& url, Done done);
+class ProgramLauncher : public BrowserLauncher {
+ public:
+  explicit ProgramLauncher(uv_loop_t* loop);
+  ~ProgramLauncher() override;  // forgets running programs (they are not killed)
+  ProgramLauncher(const ProgramLauncher&) = delete;
+  ProgramLauncher& operator=(const ProgramLauncher&) = delete;
+
+  void Launch(const BrowserChoice& browser, const std::string& url, Done done) override;
 
  private:
   struct Impl;

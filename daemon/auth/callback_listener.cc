@@ -110,7 +110,9 @@ struct CallbackListener::Impl {
     if (method != "GET") return Answer(conn, Response(405, "Only GET is served here."));
     const size_t q = target.find('?');
     if (target.substr(0, q) != "/callback") return Answer(conn, Response(404, "Not found."));
-    const Page page = handler(q == std::string::npos ? std::string() : target.substr(q + 1));
+    // A copy: the handler may Open() the listener again, replacing its own.
+    const Handler current = handler;
+    const Page page = current(q == std::string::npos ? std::string() : target.substr(q + 1));
     Answer(conn, Response(page.status == 200 ? 200 : 400, page.message));
   }
 
@@ -190,10 +192,8 @@ struct CallbackListener::Impl {
   }
 };
 
-CallbackListener::CallbackListener(uv_loop_t* loop, Handler handler)
-    : impl_(std::make_unique<Impl>()) {
+CallbackListener::CallbackListener(uv_loop_t* loop) : impl_(std::make_unique<Impl>()) {
   impl_->loop = loop;
-  impl_->handler = std::move(handler);
 }
 
 CallbackListener::~CallbackListener() {
@@ -202,7 +202,8 @@ CallbackListener::~CallbackListener() {
   impl_->StopListening();
 }
 
-int CallbackListener::Open(int preferred_port, std::string* error) {
+int CallbackListener::Open(int preferred_port, Handler handler, std::string* error) {
+  impl_->handler = std::move(handler);
   if (impl_->server) return impl_->port;
   if (preferred_port > 0 && preferred_port < 65536) {
     std::string ignored;

@@ -1,9 +1,11 @@
-// CallbackListener: the loopback HTTP endpoint the authorization server
-// redirects the user's browser to (RFC 8252 §7.3), http://127.0.0.1:PORT/
-// callback. It listens on 127.0.0.1 only, and only while its owner keeps it
-// open (AuthManager opens it for a pending login and closes it after). Each
-// connection carries one bounded GET; its query goes to the handler, whose
-// answer becomes a small HTML page for the user. Runs on one libuv loop.
+// Where the authorization server's redirect lands (RFC 8252 §7.3):
+// CallbackEndpoint is what the AuthManager needs of it, an interface so tests
+// deliver callbacks without sockets; CallbackListener is the real one, the
+// loopback HTTP endpoint http://127.0.0.1:PORT/callback. It listens on
+// 127.0.0.1 only, and only while its owner keeps it open (AuthManager opens
+// it for a pending login and closes it after). Each connection carries one
+// bounded GET; its query goes to the handler, whose answer becomes a small
+// HTML page for the user. Runs on one libuv loop.
 #pragma once
 
 #include <functional>
@@ -14,7 +16,7 @@
 
 namespace mcpgw::auth {
 
-class CallbackListener {
+class CallbackEndpoint {
  public:
   // What the browser shows: 200 when the login went through, else 400.
   struct Page {
@@ -24,17 +26,25 @@ class CallbackListener {
   // Called with the query string of GET /callback (without the '?').
   using Handler = std::function<Page(const std::string& query)>;
 
-  CallbackListener(uv_loop_t* loop, Handler handler);
-  ~CallbackListener();  // closes everything
+  virtual ~CallbackEndpoint() = default;
+  // Listens on 127.0.0.1:`preferred_port` when free, else on any port, and
+  // hands every callback to `handler` until Close(). Returns the port, or 0
+  // with `error` set. Open again while open: the current port (preferred
+  // ports are only a wish), with `handler` from now on.
+  virtual int Open(int preferred_port, Handler handler, std::string* error) = 0;
+  // Stops listening; a request already accepted still gets its page.
+  virtual void Close() = 0;
+};
+
+class CallbackListener : public CallbackEndpoint {
+ public:
+  explicit CallbackListener(uv_loop_t* loop);
+  ~CallbackListener() override;  // closes everything
   CallbackListener(const CallbackListener&) = delete;
   CallbackListener& operator=(const CallbackListener&) = delete;
 
-  // Listens on 127.0.0.1:`preferred_port` when free, else on any port.
-  // Returns the port, or 0 with `error` set. Open again while open: the
-  // current port (preferred ports are only a wish).
-  int Open(int preferred_port, std::string* error);
-  // Stops listening; a request already accepted still gets its page.
-  void Close();
+  int Open(int preferred_port, Handler handler, std::string* error) override;
+  void Close() override;
   bool open() const;
   int port() const;
 

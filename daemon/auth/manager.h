@@ -1,16 +1,20 @@
 // AuthManager: the daemon's OAuth client for every configured server
-// (BEHAVIOR.md §9), on the main loop. It answers a session's "authorization needed"
-// (a 401, or a 403 insufficient_scope) by refreshing the token or running an
-// AuthFlow; keeps each server's grant in the TokenStore and refreshes it
-// ahead of expiry; opens the loopback callback listener only while a flow
-// waits for consent and the browser when it may; counts attempts (at most
-// kMaxAttempts per server until a login, a config change or a success); and
-// serves `mcpgw login` / `logout` and the per-server OAuth status. Servers
-// are shared across flows by issuer through the store's registrations.
+// (docs/BEHAVIOR.md §9, docs/AUTH.md), on the main loop. It answers a session's
+// "authorization needed" (a 401, or a 403 insufficient_scope) by refreshing
+// the token or running an AuthFlow; keeps each server's grant in the
+// TokenStore and refreshes it ahead of expiry; opens the loopback callback
+// endpoint only while a flow waits for consent and the browser when it may;
+// counts attempts (at most max_attempts per server until a login, a config
+// change or a success); and serves `mcpgw login` / `logout` and the
+// per-server OAuth status. Registrations are shared across servers by issuer
+// through the store.
 //
-// It reaches sessions only through its SessionLink (the gateway, which hands
-// every call to the server's worker thread). Owned by the daemon; every
-// method runs on the main loop.
+// Each server's authorization is one AuthState (auth_state.h), moved along
+// one table. The manager reaches the world only through AuthIo (its loop's
+// Env for clocks, timers, HTTP and files; the callback endpoint; the browser
+// launcher), so tests run it on a fake clock, and sessions only through its
+// SessionLink (the gateway, which hands every call to the server's worker
+// thread). Owned by the daemon; every method runs on the main loop.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +28,10 @@
 
 #include "config/config.h"
 #include "config/secret.h"
+#include "daemon/auth/browser.h"
+#include "daemon/auth/callback_listener.h"
 #include "daemon/auth/flow.h"
-#include "daemon/net/http_client.h"
+#include "daemon/runtime/env.h"
 
 namespace mcpgw::auth {
 
@@ -59,7 +65,7 @@ struct AuthManagerOptions {
 // The OAuth part of one server's status row.
 struct OAuthStatus {
   bool used = false;  // the server asked for authorization or has a grant
-  std::string state;  // "authorized", "authorizing", "refreshing", "login required", "failed"
+  std::string state;  // StatusText(AuthState): "authorized", "refreshing", "authorizing", ...
   std::string issuer;
   std::string client;   // "configured", "metadata document", "registered"
   std::string subject;  // as whom, when the token says
@@ -79,9 +85,22 @@ struct LoginStarted {
   bool unknown_server = false;
 };
 
+// What the manager needs of the world: its loop's Env (clocks, timers, HTTP,
+// files), the endpoint the authorization server's redirect lands on, and a
+// way to open a browser. Tests pass fakes of all three.
+struct AuthIo {
+  Env* env = nullptr;  // outlives the manager
+  std::unique_ptr<CallbackEndpoint> callback;
+  std::unique_ptr<BrowserLauncher> browser;
+};
+
+// The real ones: the loopback listener and browser programs on `loop`, the
+// loop `env` runs (the main Worker's).
+AuthIo LoopAuthIo(Env* env, uv_loop_t* loop);
+
 class AuthManager {
  public:
-  AuthManager(uv_loop_t* loop, HttpClient* http, SessionLink* link, AuthManagerOptions options);
+  AuthManager(AuthIo io, SessionLink* link, AuthManagerOptions options);
   ~AuthManager();
   AuthManager(const AuthManager&) = delete;
   AuthManager& operator=(const AuthManager&) = delete;
@@ -114,8 +133,13 @@ class AuthManager {
 
   OAuthStatus Status(uint64_t id) const;
 
-  // Stops every flow and listener (daemon shutdown).
-  void Shutdown();
+  // Daemon shutdown: every flow and the listener stop at once (a waiting
+  // `mcpgw login` is told so); a token refresh in flight is finished and its
+  // answer stored, within `grace`, because the authorization server may
+  // already have rotated the refresh token the store holds. `done` runs
+  // later (never inline) once no refresh is left. Nothing is told to
+  // sessions any more; RemoveServer keeps a refreshing server until then.
+  void Shutdown(mcp::Duration grace, std::function<void()> done);
 
  private:
   struct Impl;

@@ -1,6 +1,8 @@
 // AuthManager::Impl: the state behind the AuthManager facade, shared by
-// manager.cc (servers, flows, login, logout, status) and manager_refresh.cc
-// (refreshing tokens ahead of expiry and after a 401). Internal to daemon/auth.
+// manager.cc (servers, the session's requests, the one move function, status,
+// shutdown), manager_flow.cc (authorization flows and the callback),
+// manager_refresh.cc (refreshing tokens, timers) and manager_login.cc
+// (`mcpgw login` and `logout`). Internal to daemon/auth.
 #pragma once
 
 #include <map>
@@ -9,17 +11,21 @@
 #include <utility>
 #include <vector>
 
-#include "daemon/auth/browser.h"
-#include "daemon/auth/callback_listener.h"
+#include "daemon/auth/auth_state.h"
 #include "daemon/auth/http_fetch.h"
 #include "daemon/auth/manager.h"
 #include "daemon/auth/store.h"
 
 namespace mcpgw::auth {
 
-using Clock = mcp::Clock;
-
-int64_t UnixNow();
+// A session's request for authorization: a 401, or a 403 with
+// error="insufficient_scope" (a step-up: it wants more scopes, not a new
+// token).
+struct Ask {
+  int http_status = 0;
+  BearerChallenge challenge;
+  bool StepUp() const { return http_status == 403 && challenge.error == "insufficient_scope"; }
+};
 
 // One configured server, as the OAuth client sees it.
 struct ServerAuth {
@@ -27,17 +33,20 @@ struct ServerAuth {
   std::string name;
   config::RemoteServer config;
   std::string url;  // revealed: the store's key
-  std::optional<StoredGrant> grant;
-  bool used = false;             // it asked for authorization at least once
-  bool needs_login = false;      // logged out: no automatic authorization
-  bool session_waiting = false;  // its session waits for Authorized/Failed
-  int attempts = 0;              // authorizations since the last success or login
-  std::string last_error;
-  BearerChallenge challenge;  // of the last 401/403
-  bool step_up = false;       // that was a 403 insufficient_scope
+  AuthState state = AuthState::kNone;
+  std::optional<StoredGrant> grant;  // held as TokensIn(state) says
+  int attempts = 0;                  // authorizations since the last success or login
+  std::string last_error;            // shown in status; "" after a success
+  Ask ask;                           // the latest one: what a new flow starts from
+  // The session holds its requests until it gets Authorized or
+  // AuthorizationFailed (its `authorizing` phase). Not a state of the
+  // authorization: a session may ask while a refresh or a flow runs for
+  // another reason, and is answered when that ends.
+  bool session_waiting = false;
 
-  // The authorization under way.
+  // The flow, while IsAuthorizing(state).
   std::unique_ptr<AuthFlow> flow;
+  uint64_t flow_serial = 0;                   // tells a late answer for an older flow
   std::map<uint64_t, uint64_t> flow_fetches;  // flow's fetch id → fetcher id
   std::string consent_state;                  // the callback it waits for
   uint64_t flow_login = 0;                    // the `mcpgw login` that started it, or 0
@@ -46,69 +55,92 @@ struct ServerAuth {
   std::map<uint64_t, std::pair<bool, std::string>> logins;  // outcomes of recent logins
 
   // Refreshing.
-  uint64_t refresh_fetch = 0;                      // the token request in flight, 0 when none
-  bool refresh_after_401 = false;                  // it answers a 401
-  bool token_from_401_refresh = false;             // the token in use came from such a refresh
-  std::optional<mcp::TimePoint> refresh_at;        // ahead of expiry
-  std::optional<mcp::TimePoint> refresh_deadline;  // of the request in flight
+  uint64_t refresh_fetch = 0;                 // the token request, while IsRefreshing(state)
+  std::optional<TimePoint> refresh_at;        // ahead of expiry (or a retry)
+  std::optional<TimePoint> refresh_deadline;  // of the request in flight
 
-  uv_timer_t* timer = nullptr;  // flow deadlines and refresh times; freed on close
+  std::unique_ptr<Timer> timer;  // flow deadlines, refresh times and deadlines
 };
 
 struct AuthManager::Impl {
-  Impl(uv_loop_t* loop, HttpClient* http, SessionLink* link, AuthManagerOptions options);
+  Impl(AuthIo io, SessionLink* link, AuthManagerOptions options);
   ~Impl();
 
   ServerAuth* Find(uint64_t id);
   ServerAuth* FindByName(const std::string& name);
   Secret Bearer(const ServerAuth& s) const;
   void Learn(const Secret& value);
+  int64_t UnixNow() const;
+  // The one place a server's state changes, checked against the table.
+  void Enter(ServerAuth& s, AuthState to);
 
   Secret AddServer(uint64_t id, const std::string& name, const config::RemoteServer& server);
   void RemoveServer(uint64_t id);
-  void Shutdown();
   void AuthorizationNeeded(uint64_t id, int http_status, const std::string& www_authenticate);
   void Succeeded(uint64_t id);
   void FailSession(ServerAuth& s, const std::string& reason);
-  void AdoptGrant(ServerAuth& s, StoredGrant grant, bool wake_session = false);
+  // New tokens: kept, stored, handed to the session (which re-sends what
+  // waited, or after `mcpgw login` tries again if `wake`), refresh scheduled.
+  void AdoptGrant(ServerAuth& s, StoredGrant grant, AuthState to, bool wake);
+  OAuthStatus Status(uint64_t id) const;
 
-  // Flows.
+  // Shutdown.
+  void Shutdown(Duration grace, std::function<void()> done);
+  // While shutting down: forgets `s` once its refresh is over. True when gone.
+  bool DrainIfDone(ServerAuth& s);
+  void MaybeFinishShutdown();
+
+  // manager_flow.cc.
   void StartAuthorization(ServerAuth& s, uint64_t login);
   void Pump(ServerAuth& s);
+  void Dispatch(ServerAuth& s, FlowAction& action, std::optional<StoredGrant>* finished,
+                std::optional<std::string>* failed);
   void OnConsentUrl(ServerAuth& s, const std::string& url, const std::string& state);
-  void AbortFlow(ServerAuth& s, const std::string& reason, bool fail_session = true);
+  // Ends the flow as failed: `s` moves to `to`; the session (if
+  // `fail_session`) and a waiting `mcpgw login` are told `reason`.
+  void FailFlow(ServerAuth& s, AuthState to, const std::string& reason, bool fail_session = true);
+  // Ends the flow (aborting its requests, answering who waits for its URL),
+  // leaving the state to the caller; closes the listener when no flow is left.
   void EndFlow(ServerAuth& s, const std::string& reason);
-  CallbackListener::Page OnCallback(const std::string& query);
-
-  // Timers.
-  void ArmTimer(ServerAuth& s);
-  void OnTimer(ServerAuth& s);
+  CallbackEndpoint::Page OnCallback(const std::string& query);
 
   // manager_refresh.cc.
   void ScheduleRefresh(ServerAuth& s);
   void StartRefresh(ServerAuth& s, bool after_401);
   void OnRefreshed(uint64_t id, const FetchResult& result);
+  void ForgetTokens(ServerAuth& s, const std::string& why);
   void RefreshFailed(ServerAuth& s, const std::string& reason);
-  void CheckRefreshTimers(ServerAuth& s, mcp::TimePoint now);
+  void CheckRefreshTimers(ServerAuth& s, TimePoint now);
+  void ArmTimer(ServerAuth& s);
+  void OnTimer(uint64_t id);
 
-  // Login and logout.
+  // manager_login.cc.
   void Login(const std::string& name, std::function<void(LoginStarted)> done);
   void FinishLogin(ServerAuth& s, uint64_t login, bool ok, const std::string& error);
   void WaitLogin(const std::string& name, uint64_t login,
                  std::function<void(bool, std::string)> done);
   void Logout(const std::string& name, std::function<void(std::string, bool)> done);
   void Revoke(ServerAuth& s, const StoredGrant& grant);
-  OAuthStatus Status(uint64_t id) const;
 
-  uv_loop_t* loop;
+  Env* env;
   SessionLink* link;
   AuthManagerOptions options;
   TokenStore store;
   HttpFetcher fetcher;
-  CallbackListener listener;
-  BrowserLauncher browser;
+  std::unique_ptr<CallbackEndpoint> callback;
+  std::unique_ptr<BrowserLauncher> browser;
   std::unordered_map<uint64_t, std::unique_ptr<ServerAuth>> servers;
   uint64_t next_login = 0;
+  uint64_t next_flow = 0;
+  bool shutting_down = false;
+  std::function<void()> shutdown_done;
+  std::shared_ptr<bool> alive = std::make_shared<bool>(true);  // for tasks posted to the loop
 };
+
+// Where a server goes when its flow fails: its tokens stay in use, unconfirmed,
+// or it has none.
+inline AuthState AfterFailure(const ServerAuth& s) {
+  return s.grant ? AuthState::kUnconfirmed : AuthState::kFailed;
+}
 
 }  // namespace mcpgw::auth

@@ -1,6 +1,8 @@
-// AuthManager: refreshing tokens (BEHAVIOR.md §9) — ahead of expiry, and once after a
-// 401 — one request per server at a time; a rotated refresh token is stored at
-// once, and invalid_grant forgets the tokens and starts a new authorization.
+// AuthManager: refreshing tokens (docs/BEHAVIOR.md §9) — ahead of expiry, and
+// once after a 401 — one request per server at a time; a rotated refresh
+// token is stored at once, and invalid_grant forgets the tokens and starts a
+// new authorization. Also the per-server timer that drives refresh times,
+// refresh deadlines and the flow's deadlines.
 #include <algorithm>
 
 #include <spdlog/spdlog.h>
@@ -17,6 +19,10 @@ int64_t RefreshMargin(int64_t lifetime_s) { return std::clamp<int64_t>(lifetime_
 // After a failed refresh that nobody waits for, try again this much later.
 constexpr auto kRefreshRetry = std::chrono::seconds(30);
 
+bool Resting(AuthState state) {
+  return state == AuthState::kAuthorized || state == AuthState::kUnconfirmed;
+}
+
 }  // namespace
 
 void AuthManager::Impl::ScheduleRefresh(ServerAuth& s) {
@@ -26,16 +32,16 @@ void AuthManager::Impl::ScheduleRefresh(ServerAuth& s) {
     const int64_t lifetime = *t.expires_at - t.obtained_at;
     const int64_t due_unix = *t.expires_at - RefreshMargin(lifetime);
     const int64_t in_s = std::max<int64_t>(0, due_unix - UnixNow());
-    s.refresh_at = Clock::now() + std::chrono::seconds(in_s);
+    s.refresh_at = env->Now() + std::chrono::seconds(in_s);
   }
   ArmTimer(s);
 }
 
 void AuthManager::Impl::StartRefresh(ServerAuth& s, bool after_401) {
-  if (s.refresh_fetch || !s.grant) return;
+  if (IsRefreshing(s.state) || !s.grant) return;
+  Enter(s, after_401 ? AuthState::kRefreshingAfter401 : AuthState::kRefreshing);
   s.refresh_at.reset();
-  s.refresh_after_401 = after_401;
-  s.refresh_deadline = Clock::now() + options.limits.fetch_timeout;
+  s.refresh_deadline = env->Now() + options.limits.fetch_timeout;
   const StoredGrant& g = *s.grant;
   spdlog::info("server \"{}\": refreshing its token{}", s.name,
                after_401 ? " (after HTTP 401)" : "");
@@ -48,61 +54,98 @@ void AuthManager::Impl::StartRefresh(ServerAuth& s, bool after_401) {
 
 void AuthManager::Impl::OnRefreshed(uint64_t id, const FetchResult& r) {
   ServerAuth* s = Find(id);
-  if (!s || !s->refresh_fetch || !s->grant) return;
+  if (!s || !IsRefreshing(s->state) || !s->grant) return;
   s->refresh_fetch = 0;
   s->refresh_deadline.reset();
-  if (!r.ok) return RefreshFailed(*s, "token refresh failed (" + r.error + ")");
   Tokens tokens;
-  std::string error;
+  std::string error = r.error;
   const TokenOutcome outcome =
-      ParseTokenResponse(r.status, r.content_type, r.body, UnixNow(), s->grant->tokens.scope,
-                         &s->grant->tokens, &tokens, &error);
+      !r.ok ? TokenOutcome::kFailed
+            : ParseTokenResponse(r.status, r.content_type, r.body, UnixNow(),
+                                 s->grant->tokens.scope, &s->grant->tokens, &tokens, &error);
   if (outcome == TokenOutcome::kOk) {
     StoredGrant grant = *s->grant;
     grant.tokens = std::move(tokens);
-    s->token_from_401_refresh = s->refresh_after_401;
     spdlog::info("server \"{}\": token refreshed", s->name);
-    return AdoptGrant(*s, std::move(grant));
+    // Tokens got in answer to a 401 are trusted once a request goes through.
+    const AuthState to = s->state == AuthState::kRefreshingAfter401 ? AuthState::kUnconfirmed
+                                                                    : AuthState::kAuthorized;
+    AdoptGrant(*s, std::move(grant), to, /*wake=*/false);
+  } else if (outcome == TokenOutcome::kInvalidGrant) {
+    ForgetTokens(*s, error);
+    StartAuthorization(*s, /*login=*/0);
+  } else {
+    RefreshFailed(
+        *s, !r.ok ? "token refresh failed (" + error + ")" : "token refresh failed: " + error);
   }
-  if (outcome == TokenOutcome::kInvalidGrant) {
-    // The refresh token is dead: forget the tokens and authorize anew.
-    spdlog::warn("server \"{}\": {}; its tokens are forgotten", s->name, error);
-    s->grant.reset();
-    s->token_from_401_refresh = false;
-    if (std::string err = store.DeleteGrant(s->url); !err.empty()) {
-      spdlog::error("server \"{}\": {}", s->name, err);
-    }
-    link->SetAuthorization(s->id, Secret());
-    ScheduleRefresh(*s);
-    s->step_up = false;
-    return StartAuthorization(*s, /*login=*/0);
+  if (!DrainIfDone(*s)) ArmTimer(*s);
+}
+
+void AuthManager::Impl::ForgetTokens(ServerAuth& s, const std::string& why) {
+  // The refresh token is dead: the tokens go, and a new authorization follows.
+  spdlog::warn("server \"{}\": {}; its tokens are forgotten", s.name, why);
+  s.grant.reset();
+  if (std::string err = store.DeleteGrant(s.url); !err.empty()) {
+    spdlog::error("server \"{}\": {}", s.name, err);
   }
-  RefreshFailed(*s, "token refresh failed: " + error);
+  if (!shutting_down) link->SetAuthorization(s.id, Secret());
+  s.refresh_at.reset();
 }
 
 void AuthManager::Impl::RefreshFailed(ServerAuth& s, const std::string& reason) {
   spdlog::warn("server \"{}\": {}", s.name, reason);
   s.last_error = reason;
+  // The tokens stay: the authorization server may only be unreachable.
+  Enter(s, AuthState::kAuthorized);
   if (s.session_waiting) {
     FailSession(s, reason);  // its session retries, and asks again
   } else {
-    s.refresh_at = Clock::now() + kRefreshRetry;
+    s.refresh_at = env->Now() + kRefreshRetry;
   }
-  ArmTimer(s);
 }
 
-void AuthManager::Impl::CheckRefreshTimers(ServerAuth& s, mcp::TimePoint now) {
-  if (s.refresh_fetch && s.refresh_deadline && now >= *s.refresh_deadline) {
+void AuthManager::Impl::CheckRefreshTimers(ServerAuth& s, TimePoint now) {
+  if (IsRefreshing(s.state) && s.refresh_deadline && now >= *s.refresh_deadline) {
     fetcher.Abort(s.refresh_fetch);
     s.refresh_fetch = 0;
     s.refresh_deadline.reset();
     RefreshFailed(s, "token refresh timed out");
     return;
   }
-  if (s.refresh_at && now >= *s.refresh_at && !s.refresh_fetch && !s.flow) {
+  if (Resting(s.state) && s.refresh_at && now >= *s.refresh_at) {
     s.refresh_at.reset();
-    if (s.grant && !s.grant->tokens.refresh_token.empty()) StartRefresh(s, /*after_401=*/false);
+    if (!s.grant->tokens.refresh_token.empty()) StartRefresh(s, /*after_401=*/false);
   }
+}
+
+void AuthManager::Impl::ArmTimer(ServerAuth& s) {
+  std::optional<TimePoint> wake;
+  auto earliest = [&](std::optional<TimePoint> t) {
+    if (t && (!wake || *t < *wake)) wake = t;
+  };
+  if (s.flow) earliest(s.flow->NextWakeup());
+  // A refresh due while a flow or another refresh runs waits for it to end
+  // (which re-arms): arming for it now would fire at once, again and again.
+  if (Resting(s.state)) earliest(s.refresh_at);
+  if (IsRefreshing(s.state)) earliest(s.refresh_deadline);
+  if (!wake) return s.timer->Stop();
+  // At least 1 ms: a libuv timer re-armed for 0 from its own callback runs
+  // again within the same loop iteration.
+  const Duration delay = std::max<Duration>(*wake - env->Now(), std::chrono::milliseconds(1));
+  const uint64_t id = s.id;
+  s.timer->Start(delay, [this, id] { OnTimer(id); });
+}
+
+void AuthManager::Impl::OnTimer(uint64_t id) {
+  ServerAuth* s = Find(id);
+  if (!s) return;
+  const TimePoint now = env->Now();
+  if (s->flow) {
+    s->flow->OnTimer(now);
+    Pump(*s);
+  }
+  CheckRefreshTimers(*s, now);
+  if (!DrainIfDone(*s)) ArmTimer(*s);
 }
 
 }  // namespace mcpgw::auth

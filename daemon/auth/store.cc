@@ -1,13 +1,5 @@
 #include "daemon/auth/store.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-
-#include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -20,10 +12,6 @@ namespace {
 
 constexpr int kFormatVersion = 1;
 constexpr size_t kMaxFileBytes = 256u << 10;
-
-std::string Errno(const std::string& what, const std::string& path) {
-  return what + " " + path + ": " + std::strerror(errno);
-}
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
@@ -67,49 +55,9 @@ ClientIdentity GetClient(const rapidjson::Value& obj) {
   return c;
 }
 
-// Reads `path` into a JSON object whose "key" is `key`. nullopt without error
-// when the file does not exist.
-std::optional<rapidjson::Document> ReadDocument(const std::string& path, const std::string& key,
-                                                std::string* error) {
-  error->clear();
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
-    if (errno != ENOENT) *error = Errno("cannot read", path);
-    return std::nullopt;
-  }
-  std::string text;
-  char buf[8192];
-  for (;;) {
-    const ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, static_cast<size_t>(n));
-    if (text.size() > kMaxFileBytes) break;
-  }
-  close(fd);
-  rapidjson::Document doc;
-  std::string why;
-  if (text.size() > kMaxFileBytes || !base::ParseBoundedJson(text, {kMaxFileBytes, 16}, doc, why) ||
-      !doc.IsObject() || Get(doc, "key") != key) {
-    *error = path + " is damaged or not mcpgw's; delete it (mcpgw logout) to start over";
-    return std::nullopt;
-  }
-  return doc;
-}
-
-std::string MakeDirs(const std::string& dir) {
-  // Parents as mkdir -p would, each new one 0700.
-  for (size_t pos = 1; pos <= dir.size(); ++pos) {
-    if (pos != dir.size() && dir[pos] != '/') continue;
-    const std::string part = dir.substr(0, pos);
-    if (mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return Errno("cannot create", part);
-  }
-  return "";
-}
-
 }  // namespace
 
-TokenStore::TokenStore(std::string dir) : dir_(std::move(dir)) {}
+TokenStore::TokenStore(Env* env, std::string dir) : env_(env), dir_(std::move(dir)) {}
 
 std::string TokenStore::GrantPath(std::string_view server_url) const {
   return dir_ + "/server-" + base::Sha256Hex(server_url).substr(0, 32) + ".json";
@@ -120,51 +68,39 @@ std::string TokenStore::ClientPath(std::string_view issuer) const {
 }
 
 std::string TokenStore::EnsureDir() {
-  if (std::string err = MakeDirs(dir_); !err.empty()) return err;
-  struct stat st;
-  if (lstat(dir_.c_str(), &st) != 0) return Errno("cannot stat", dir_);
-  if (!S_ISDIR(st.st_mode)) return dir_ + " is not a directory";
-  if (st.st_uid != geteuid())
-    return dir_ + " belongs to another user; refusing to keep tokens there";
-  if ((st.st_mode & 0777) != 0700 && chmod(dir_.c_str(), 0700) != 0) {
-    return Errno("cannot make private", dir_);
-  }
+  std::string error;
+  if (!env_->CreateDir(dir_, 0700, &error)) return error + "; refusing to keep tokens there";
   return "";
 }
 
 std::string TokenStore::WriteAtomically(const std::string& path, const std::string& text) {
   if (std::string err = EnsureDir(); !err.empty()) return err;
-  const std::string tmp = path + ".tmp-" + RandomToken(6);
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return Errno("cannot write", tmp);
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::string err = Errno("cannot write", tmp);
-      close(fd);
-      unlink(tmp.c_str());
-      return err;
-    }
-    done += static_cast<size_t>(n);
+  std::string error;
+  return env_->WriteFileAtomically(path, text, 0600, &error) ? std::string() : error;
+}
+
+std::string TokenStore::Remove(const std::string& path) {
+  std::string error;
+  return env_->RemoveFile(path, &error) ? std::string() : error;
+}
+
+// Reads `path` into a JSON object whose "key" is `key`. nullopt without error
+// when the file does not exist.
+std::optional<rapidjson::Document> TokenStore::ReadDocument(const std::string& path,
+                                                            const std::string& key,
+                                                            std::string* error) const {
+  error->clear();
+  if (!env_->FileExists(path)) return std::nullopt;
+  std::string text;
+  if (!env_->ReadFile(path, &text, error)) return std::nullopt;
+  rapidjson::Document doc;
+  std::string why;
+  if (text.size() > kMaxFileBytes || !base::ParseBoundedJson(text, {kMaxFileBytes, 16}, doc, why) ||
+      !doc.IsObject() || Get(doc, "key") != key) {
+    *error = path + " is damaged or not mcpgw's; delete it (mcpgw logout) to start over";
+    return std::nullopt;
   }
-  if (fsync(fd) != 0 || close(fd) != 0) {
-    std::string err = Errno("cannot write", tmp);
-    unlink(tmp.c_str());
-    return err;
-  }
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string err = Errno("cannot replace", path);
-    unlink(tmp.c_str());
-    return err;
-  }
-  const int dfd = open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    fsync(dfd);  // the rename itself survives a crash
-    close(dfd);
-  }
-  return "";
+  return doc;
 }
 
 std::optional<StoredGrant> TokenStore::LoadGrant(std::string_view server_url,
@@ -222,9 +158,7 @@ std::string TokenStore::SaveGrant(std::string_view server_url, const StoredGrant
 }
 
 std::string TokenStore::DeleteGrant(std::string_view server_url) {
-  const std::string path = GrantPath(server_url);
-  if (unlink(path.c_str()) != 0 && errno != ENOENT) return Errno("cannot delete", path);
-  return "";
+  return Remove(GrantPath(server_url));
 }
 
 std::optional<ClientIdentity> TokenStore::LoadClient(std::string_view issuer,
@@ -252,11 +186,7 @@ std::string TokenStore::SaveClient(const ClientIdentity& c) {
   return WriteAtomically(ClientPath(c.issuer), std::string(buf.GetString(), buf.GetSize()) + "\n");
 }
 
-std::string TokenStore::DeleteClient(std::string_view issuer) {
-  const std::string path = ClientPath(issuer);
-  if (unlink(path.c_str()) != 0 && errno != ENOENT) return Errno("cannot delete", path);
-  return "";
-}
+std::string TokenStore::DeleteClient(std::string_view issuer) { return Remove(ClientPath(issuer)); }
 
 std::string DefaultTokenDir(
     const std::function<std::optional<std::string>(std::string_view)>& get_env,

@@ -2,8 +2,10 @@
 // (BEHAVIOR.md §9): per server URL, the tokens and how to refresh them; per issuer,
 // the client registered there. One JSON file each, named by the SHA-256 of
 // its key (so a URL holding a secret never becomes a file name), mode 0600 in
-// a 0700 directory, written atomically (temporary file, fsync, rename). Used
-// on the daemon's main loop; files are small and writes rare.
+// a 0700 directory, written atomically (temporary file, fsync, rename). Every
+// file operation goes through the Env (daemon/runtime/env.h), so tests keep
+// the files in memory. Used on the daemon's main loop; files are small and
+// writes rare.
 #pragma once
 
 #include <functional>
@@ -11,8 +13,11 @@
 #include <string>
 #include <string_view>
 
+#include <rapidjson/document.h>
+
 #include "daemon/auth/registration.h"
 #include "daemon/auth/token.h"
+#include "daemon/runtime/env.h"
 
 namespace mcpgw::auth {
 
@@ -29,7 +34,8 @@ struct StoredGrant {
 
 class TokenStore {
  public:
-  explicit TokenStore(std::string dir);
+  // `env` outlives the store.
+  TokenStore(Env* env, std::string dir);
   TokenStore(const TokenStore&) = delete;
   TokenStore& operator=(const TokenStore&) = delete;
 
@@ -52,7 +58,11 @@ class TokenStore {
   // Creates the directory (0700, parents too) or tightens its mode.
   std::string EnsureDir();
   std::string WriteAtomically(const std::string& path, const std::string& text);
+  std::optional<rapidjson::Document> ReadDocument(const std::string& path, const std::string& key,
+                                                  std::string* error) const;
+  std::string Remove(const std::string& path);
 
+  Env* env_;
   std::string dir_;
 };
 

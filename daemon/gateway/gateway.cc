@@ -528,12 +528,21 @@ void Gateway::LogCall(const PendingCall& call, std::string_view outcome,
 void Gateway::Shutdown(std::function<void()> done) {
   shutting_down_ = true;
   shutdown_done_ = std::move(done);
+  if (auth_) {
+    // Before the servers retire: a refresh in flight is finished and stored
+    // (docs/AUTH.md). Its `done` runs later, never inline.
+    auth_draining_ = true;
+    auth_->Shutdown(options_.shutdown_grace, [this] {
+      auth_draining_ = false;
+      MaybeFinishShutdown();
+    });
+  }
   for (const auto& server : servers_) Retire(*server);
   MaybeFinishShutdown();
 }
 
 void Gateway::MaybeFinishShutdown() {
-  if (!shutting_down_ || !retiring_.empty() || !shutdown_done_) return;
+  if (!shutting_down_ || !retiring_.empty() || auth_draining_ || !shutdown_done_) return;
   auto done = std::move(shutdown_done_);
   shutdown_done_ = nullptr;
   done();

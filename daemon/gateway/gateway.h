@@ -169,6 +169,7 @@ class Gateway : public IpcHandler, private HostEvents {
   std::function<void()> shutdown_done_;
   std::function<void(bool)> tools_changed_;
   bool shutting_down_ = false;
+  bool auth_draining_ = false;  // the AuthManager finishes a token refresh before exit
 };
 
 }  // namespace mcpgw

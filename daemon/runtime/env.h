@@ -1,8 +1,8 @@
 // Env: everything the daemon's loop-driven code needs from the world, for one
 // event loop: the clocks, one-shot timers, HTTP transfers, a way to run work
-// on the loop from any thread, and file reads. ServerHost and Gateway see the
-// world only through it. The real one is a Worker (a thread with a libuv loop
-// and a curl multi handle); tests use FakeEnv (tests/daemon/testing/), a
+// on the loop from any thread, and files. ServerHost, Gateway and the
+// AuthManager (with its TokenStore) see the world only through it. The real one is a Worker (a
+// thread with a libuv loop and a curl multi handle); tests use FakeEnv (tests/daemon/testing/), a
 // manual clock and scripted HTTP on one thread, so reload, retire, cancel
 // routing and shutdown are fast, deterministic unit tests. (leveldb's Env is
 // the model.)
@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "daemon/mcp/session.h"
 #include "daemon/net/http_client.h"
@@ -38,8 +39,24 @@ class Env {
   // Runs `fn` on this Env's loop: later, never inline, in the order posted
   // by each thread. Dropped once the loop has stopped.
   virtual void Post(std::function<void()> fn) = 0;
-  // The whole file, or false with `*error` saying why (naming the path).
+  // Files. Each call blocks, so they are for small files written rarely
+  // (settings, tokens). A failure is false with `*error` saying why, naming
+  // the path and never the contents.
+  // The whole file.
   virtual bool ReadFile(const std::string& path, std::string* contents, std::string* error) = 0;
+  // Whether `path` exists (a file, a directory, a link).
+  virtual bool FileExists(const std::string& path) = 0;
+  // Creates `path` and its missing parents with `mode`. An existing `path`
+  // must be a directory of this user (a link is refused: it could point
+  // anywhere) and is given `mode`: a private directory stays private.
+  virtual bool CreateDir(const std::string& path, int mode, std::string* error) = 0;
+  // Replaces `path` with `contents` so that a crash leaves the old file or the
+  // new one, never a mix: written beside it with `mode`, synced, renamed over
+  // it, the directory synced. The new file never exists with a wider mode.
+  virtual bool WriteFileAtomically(const std::string& path, std::string_view contents, int mode,
+                                   std::string* error) = 0;
+  // Removes a file; one that does not exist is not an error.
+  virtual bool RemoveFile(const std::string& path, std::string* error) = 0;
 
   // The loop's thread only.
   virtual std::unique_ptr<Timer> NewTimer() = 0;

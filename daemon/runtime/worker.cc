@@ -1,6 +1,9 @@
 #include "daemon/runtime/worker.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -51,6 +54,28 @@ class UvTimer : public Timer {
   uv_timer_t* handle_;
   std::function<void()> fn_;
 };
+
+std::string Errno(const char* what, const std::string& path) {
+  return std::string(what) + " " + path + ": " + std::strerror(errno);
+}
+
+bool WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// Makes the rename that just happened in `dir` survive a crash.
+void SyncDir(const std::string& dir) {
+  const int fd = open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  fsync(fd);
+  close(fd);
+}
 
 }  // namespace
 
@@ -210,6 +235,79 @@ bool Worker::ReadFile(const std::string& path, std::string* contents, std::strin
   ss << in.rdbuf();
   *contents = ss.str();
   return true;
+}
+
+bool Worker::FileExists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
+bool Worker::CreateDir(const std::string& path, int mode, std::string* error) {
+  // Parents as mkdir -p makes them; each one created here gets `mode`.
+  for (size_t pos = 1; pos <= path.size(); ++pos) {
+    if (pos != path.size() && path[pos] != '/') continue;
+    const std::string part = path.substr(0, pos);
+    if (mkdir(part.c_str(), static_cast<mode_t>(mode)) != 0 && errno != EEXIST) {
+      *error = Errno("cannot create", part);
+      return false;
+    }
+  }
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) {
+    *error = Errno("cannot stat", path);
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    *error = path + " is not a directory";
+    return false;
+  }
+  if (st.st_uid != geteuid()) {
+    *error = path + " belongs to another user";
+    return false;
+  }
+  // mkdir's mode passes through the umask; an existing directory may be wider.
+  if (static_cast<int>(st.st_mode & 07777) != mode && chmod(path.c_str(), mode) != 0) {
+    *error = Errno("cannot set the mode of", path);
+    return false;
+  }
+  return true;
+}
+
+bool Worker::WriteFileAtomically(const std::string& path, std::string_view contents, int mode,
+                                 std::string* error) {
+  static std::atomic<uint64_t> counter{0};
+  const std::string tmp =
+      path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(++counter);
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                      static_cast<mode_t>(mode));
+  if (fd < 0) {
+    *error = Errno("cannot write", tmp);
+    return false;
+  }
+  // The umask may have narrowed the mode; never widen it past `mode`.
+  bool ok = fchmod(fd, static_cast<mode_t>(mode)) == 0 && WriteAll(fd, contents) && fsync(fd) == 0;
+  if (!ok) *error = Errno("cannot write", tmp);
+  if (close(fd) != 0 && ok) {
+    *error = Errno("cannot write", tmp);
+    ok = false;
+  }
+  if (ok && rename(tmp.c_str(), path.c_str()) != 0) {
+    *error = Errno("cannot replace", path);
+    ok = false;
+  }
+  if (!ok) {
+    unlink(tmp.c_str());
+    return false;
+  }
+  const size_t slash = path.rfind('/');
+  SyncDir(slash == std::string::npos ? "" : path.substr(0, slash + 1));
+  return true;
+}
+
+bool Worker::RemoveFile(const std::string& path, std::string* error) {
+  if (unlink(path.c_str()) == 0 || errno == ENOENT) return true;
+  *error = Errno("cannot delete", path);
+  return false;
 }
 
 std::unique_ptr<Timer> Worker::NewTimer() { return std::make_unique<UvTimer>(&impl_->loop); }

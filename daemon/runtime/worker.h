@@ -8,11 +8,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <uv.h>
 
-#include "daemon/runtime/env.h"
 #include "daemon/net/http_client.h"
+#include "daemon/runtime/env.h"
 
 namespace mcpgw {
 
@@ -33,6 +34,11 @@ class Worker : public Env {
   double UnixNow() override;
   void Post(std::function<void()> fn) override;
   bool ReadFile(const std::string& path, std::string* contents, std::string* error) override;
+  bool FileExists(const std::string& path) override;
+  bool CreateDir(const std::string& path, int mode, std::string* error) override;
+  bool WriteFileAtomically(const std::string& path, std::string_view contents, int mode,
+                           std::string* error) override;
+  bool RemoveFile(const std::string& path, std::string* error) override;
   // Worker-thread only.
   std::unique_ptr<Timer> NewTimer() override;
   HttpClient& http() override;

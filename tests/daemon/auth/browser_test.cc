@@ -66,7 +66,7 @@ TEST_CASE("the launcher reports the program's outcome, never the URL", "[auth][b
   for (const Case& c : cases) {
     std::optional<std::pair<bool, std::string>> got;
     {
-      BrowserLauncher launcher(&loop);
+      ProgramLauncher launcher(&loop);
       launcher.Launch(c.browser, url, [&](bool ok, const std::string& e) { got = {ok, e}; });
       for (int i = 0; i < 500 && !got; ++i) uv_run(&loop, UV_RUN_ONCE);
     }

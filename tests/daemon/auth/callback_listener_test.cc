@@ -67,12 +67,15 @@ TEST_CASE("the callback's query reaches the handler and the browser gets its pag
           "[auth][listener]") {
   Loop l;
   std::string seen;
-  CallbackListener listener(&l.loop, [&](const std::string& query) {
-    seen = query;
-    return CallbackListener::Page{200, "done <b>\"x\" & y</b>"};
-  });
+  CallbackListener listener(&l.loop);
   std::string error;
-  const int port = listener.Open(0, &error);
+  const int port = listener.Open(
+      0,
+      [&](const std::string& query) {
+        seen = query;
+        return CallbackListener::Page{200, "done <b>\"x\" & y</b>"};
+      },
+      &error);
   REQUIRE(port > 0);
   CHECK(RedirectUriFor(port) == "http://127.0.0.1:" + std::to_string(port) + "/callback");
   const std::string r =
@@ -86,12 +89,15 @@ TEST_CASE("the callback's query reaches the handler and the browser gets its pag
 TEST_CASE("other paths, methods and oversized requests are refused", "[auth][listener]") {
   Loop l;
   int calls = 0;
-  CallbackListener listener(&l.loop, [&](const std::string&) {
-    ++calls;
-    return CallbackListener::Page{};
-  });
+  CallbackListener listener(&l.loop);
   std::string error;
-  const int port = listener.Open(0, &error);
+  const int port = listener.Open(
+      0,
+      [&](const std::string&) {
+        ++calls;
+        return CallbackListener::Page{};
+      },
+      &error);
   REQUIRE(port > 0);
   CHECK(Exchange(&l.loop, port, "GET /favicon.ico HTTP/1.1\r\n\r\n").rfind("HTTP/1.1 404", 0) == 0);
   CHECK(Exchange(&l.loop, port, "POST /callback HTTP/1.1\r\n\r\n").rfind("HTTP/1.1 405", 0) == 0);
@@ -103,14 +109,15 @@ TEST_CASE("other paths, methods and oversized requests are refused", "[auth][lis
 
 TEST_CASE("a handler that closes the listener still answers its request", "[auth][listener]") {
   Loop l;
-  CallbackListener* self = nullptr;
-  CallbackListener listener(&l.loop, [&](const std::string&) {
-    self->Close();
-    return CallbackListener::Page{400, "denied"};
-  });
-  self = &listener;
+  CallbackListener listener(&l.loop);
   std::string error;
-  const int port = listener.Open(0, &error);
+  const int port = listener.Open(
+      0,
+      [&](const std::string&) {
+        listener.Close();
+        return CallbackListener::Page{400, "denied"};
+      },
+      &error);
   REQUIRE(port > 0);
   const std::string r = Exchange(&l.loop, port, "GET /callback?error=x HTTP/1.1\r\n\r\n");
   CHECK(r.rfind("HTTP/1.1 400", 0) == 0);
@@ -123,16 +130,16 @@ TEST_CASE("a handler that closes the listener still answers its request", "[auth
 TEST_CASE("the preferred port is used when free, another one otherwise", "[auth][listener]") {
   Loop l;
   auto page = [](const std::string&) { return CallbackListener::Page{}; };
-  CallbackListener first(&l.loop, page), second(&l.loop, page);
+  CallbackListener first(&l.loop), second(&l.loop);
   std::string error;
-  const int port = first.Open(0, &error);
+  const int port = first.Open(0, page, &error);
   REQUIRE(port > 0);
-  const int other = second.Open(port, &error);  // taken: any other port
+  const int other = second.Open(port, page, &error);  // taken: any other port
   CHECK(other > 0);
   CHECK(other != port);
   second.Close();
-  CHECK(second.Open(other, &error) == other);  // free again: that one
-  CHECK(first.Open(0, &error) == port);        // already open: the same
+  CHECK(second.Open(other, page, &error) == other);  // free again: that one
+  CHECK(first.Open(0, page, &error) == port);        // already open: the same
 }
 
 }  // namespace

@@ -11,9 +11,17 @@
 #include <sstream>
 
 #include "daemon/auth/store.h"
+#include "daemon/runtime/worker.h"
 
 namespace mcpgw::auth {
 namespace {
+
+// The real file system, through the Env the daemon uses (never started: its
+// file operations need no loop).
+Env& RealFiles() {
+  static Worker worker("store-test");
+  return worker;
+}
 
 struct TempDir {
   std::string path;
@@ -71,7 +79,7 @@ StoredGrant Grant() {
 TEST_CASE("grants survive a round trip in a private directory", "[auth][store]") {
   TempDir tmp;
   const std::string dir = tmp.path + "/state/mcpgw/oauth";
-  TokenStore store(dir);
+  TokenStore store(&RealFiles(), dir);
   const std::string url = "https://mcp.example/mcp?key=SECRETKEY";
   std::string error;
   CHECK_FALSE(store.LoadGrant(url, &error));
@@ -97,7 +105,7 @@ TEST_CASE("grants survive a round trip in a private directory", "[auth][store]")
 
 TEST_CASE("saving replaces the file atomically and leaves no temporary file", "[auth][store]") {
   TempDir tmp;
-  TokenStore store(tmp.path + "/oauth");
+  TokenStore store(&RealFiles(), tmp.path + "/oauth");
   const std::string url = "https://mcp/x";
   REQUIRE(store.SaveGrant(url, Grant()).empty());
   StoredGrant next = Grant();
@@ -115,14 +123,27 @@ TEST_CASE("a directory others could read is made private", "[auth][store]") {
   TempDir tmp;
   const std::string dir = tmp.path + "/oauth";
   REQUIRE(mkdir(dir.c_str(), 0755) == 0);
-  TokenStore store(dir);
+  TokenStore store(&RealFiles(), dir);
   REQUIRE(store.SaveGrant("https://mcp/x", Grant()).empty());
   CHECK(Mode(dir) == 0700);
 }
 
+TEST_CASE("a token directory that is a link is refused", "[auth][store]") {
+  TempDir tmp;
+  const std::string elsewhere = tmp.path + "/elsewhere";
+  REQUIRE(mkdir(elsewhere.c_str(), 0755) == 0);
+  const std::string dir = tmp.path + "/oauth";
+  REQUIRE(symlink(elsewhere.c_str(), dir.c_str()) == 0);
+  TokenStore store(&RealFiles(), dir);
+  const std::string error = store.SaveGrant("https://mcp/x", Grant());
+  CHECK(error.find(dir + " is not a directory") == 0);
+  CHECK(Names(elsewhere).empty());
+  CHECK(Mode(elsewhere) == 0755);  // untouched
+}
+
 TEST_CASE("a damaged or foreign file is an error, not a crash", "[auth][store]") {
   TempDir tmp;
-  TokenStore store(tmp.path);
+  TokenStore store(&RealFiles(), tmp.path);
   const std::string url = "https://mcp/x";
   REQUIRE(store.SaveGrant(url, Grant()).empty());
   std::ofstream(store.GrantPath(url)) << "{not json";
@@ -139,7 +160,7 @@ TEST_CASE("a damaged or foreign file is an error, not a crash", "[auth][store]")
 
 TEST_CASE("registrations are kept per issuer", "[auth][store]") {
   TempDir tmp;
-  TokenStore store(tmp.path);
+  TokenStore store(&RealFiles(), tmp.path);
   ClientIdentity c;
   c.client_id = "reg";
   c.client_secret = Secret("regsecret");

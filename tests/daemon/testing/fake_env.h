@@ -1,10 +1,12 @@
-// FakeEnv: the Env (daemon/runtime/env.h) of ServerHost and Gateway tests. Every
-// FakeEnv of a test shares one FakeWorld: a manual clock, and a Settle() that
-// runs posted tasks and due timers until nothing is left. HTTP transfers are
-// recorded by FakeHttp for the test to answer (head, body, end) or leave
-// hanging; only the protocol-era probe is answered by the fakes themselves,
-// as 2025-11-25 servers answer it (FakeHttp::legacy_servers). Everything runs
-// on the test's thread, in a fixed order.
+// FakeEnv: the Env (daemon/runtime/env.h) of ServerHost, Gateway and
+// AuthManager tests. Every FakeEnv of a test shares one FakeWorld: a manual
+// clock, and a Settle() that runs posted tasks and due timers until nothing
+// is left. HTTP transfers are recorded by FakeHttp for the test to answer
+// (head, body, end) or leave hanging; the protocol-era probe is answered by
+// the fakes themselves, as 2025-11-25 servers answer it
+// (FakeHttp::legacy_servers), and a test may install a scripted server
+// (FakeHttp::server) that answers as transfers start. Files live in memory,
+// with their modes. Everything runs on the test's thread, in a fixed order.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -14,7 +16,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <rapidjson/document.h>
@@ -129,9 +133,16 @@ class FakeHttp : public HttpTransport {
     }));
   }
 
-  // Answers `t` in full, the way curl reports it, then lets the world settle.
-  void Respond(FakeTransfer& t, int status, std::string content_type, const std::string& body,
-               std::string session_id = "") {
+  // How many transfers to `url` were started, answered or not.
+  size_t Started(std::string_view url) const {
+    return static_cast<size_t>(std::count_if(transfers_.begin(), transfers_.end(),
+                                             [&](auto& t) { return t->request.url == url; }));
+  }
+
+  // Answers `t` in full, the way curl reports it, without letting the world
+  // settle (what a scripted server does).
+  void Answer(FakeTransfer& t, int status, std::string content_type, const std::string& body,
+              std::string session_id = "") {
     REQUIRE_FALSE(t.aborted);
     t.sink->OnHttpHead(t.tag, ResponseHead{status, content_type, session_id, "", "HTTP/1.1"});
     if (!t.aborted && !body.empty()) t.sink->OnHttpData(t.tag, body);
@@ -139,6 +150,11 @@ class FakeHttp : public HttpTransport {
       t.done = true;
       t.sink->OnHttpDone(t.tag, TransferResult{});
     }
+  }
+  // Answers `t` in full, then lets the world settle.
+  void Respond(FakeTransfer& t, int status, std::string content_type, const std::string& body,
+               std::string session_id = "") {
+    Answer(t, status, std::move(content_type), body, std::move(session_id));
     world_->Settle();
   }
   void RespondResult(FakeTransfer& t, const std::string& result, std::string session_id = "") {
@@ -157,6 +173,18 @@ class FakeHttp : public HttpTransport {
   // (server/discover) is answered the way an SDK 1.x server answers it,
   // without the test's help. A test of the probe itself turns this off.
   bool legacy_servers = true;
+
+  // A scripted server: offered each live transfer while the world settles,
+  // it answers one (with Answer) and returns true, or leaves it hanging.
+  std::function<bool(FakeTransfer&)> server;
+  bool AnswerScripted() {
+    if (!server) return false;
+    for (FakeTransfer* t : Live()) {
+      if (server(*t)) return true;
+    }
+    return false;
+  }
+
   // Answers one live probe; false when there is none (or legacy_servers is off).
   bool AnswerProbe() {
     if (!legacy_servers) return false;
@@ -227,9 +255,46 @@ class FakeEnv : public Env {
     timers_.push_back({timer.get(), timer->alive_});
     return timer;
   }
+  bool FileExists(const std::string& path) override {
+    return files.count(path) > 0 || dirs.count(path) > 0;
+  }
+  bool CreateDir(const std::string& path, int mode, std::string* error) override {
+    if (files.count(path)) {
+      *error = path + " is not a directory";
+      return false;
+    }
+    for (size_t pos = 1; pos <= path.size(); ++pos) {
+      if (pos == path.size() || path[pos] == '/') dirs.emplace(path.substr(0, pos), mode);
+    }
+    dirs[path] = mode;
+    return true;
+  }
+  bool WriteFileAtomically(const std::string& path, std::string_view contents, int mode,
+                           std::string* error) override {
+    const std::string dir = path.substr(0, path.rfind('/'));
+    if (!dirs.count(dir) || unwritable.count(path)) {
+      *error = "cannot write " + path + ": " +
+               (dirs.count(dir) ? "Permission denied" : "No such file or directory");
+      return false;
+    }
+    files[path] = std::string(contents);
+    modes[path] = mode;
+    return true;
+  }
+  bool RemoveFile(const std::string& path, std::string* error) override {
+    (void)error;
+    files.erase(path);
+    modes.erase(path);
+    return true;
+  }
   FakeHttp& http() override { return http_; }
 
+  // The files: contents by path, the mode each was written with, and the
+  // directories with theirs. Writes to `unwritable` paths fail.
   std::map<std::string, std::string> files;
+  std::map<std::string, int> modes;
+  std::map<std::string, int> dirs;
+  std::set<std::string> unwritable;
 
   // Runs the posted tasks (and what they post) once; false when there were none.
   bool RunPosted() {
@@ -279,6 +344,7 @@ void FakeWorld::Settle() {
     for (FakeEnv* env : envs) ran |= env->RunPosted();
     for (FakeEnv* env : envs) ran |= env->FireDue();
     for (FakeEnv* env : envs) ran |= env->http().AnswerProbe();
+    for (FakeEnv* env : envs) ran |= env->http().AnswerScripted();
     if (!ran) return;
   }
   FAIL("the fake world never settled");

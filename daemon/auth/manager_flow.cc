@@ -1,0 +1,221 @@
+// AuthManager: authorization flows (docs/BEHAVIOR.md §9) — when one may start
+// by itself (not logged out, attempts left, a browser to ask), driving the
+// sans-I/O AuthFlow (its requests, the consent URL, the secrets it learns),
+// and the loopback callback that carries the user's answer.
+#include <spdlog/spdlog.h>
+
+#include "daemon/auth/manager_impl.h"
+
+namespace mcpgw::auth {
+namespace {
+
+// Where a server goes when no browser can ask for consent: its tokens stay
+// in use if it has any; else only a login helps.
+AuthState WithoutBrowser(const ServerAuth& s) {
+  return s.grant ? AuthState::kUnconfirmed : AuthState::kNoBrowser;
+}
+
+}  // namespace
+
+void AuthManager::Impl::StartAuthorization(ServerAuth& s, uint64_t login) {
+  // A refresh that ended in invalid_grant comes here without tokens: it may
+  // not stay "refreshing" when no flow starts.
+  const AuthState refused = IsRefreshing(s.state) ? AuthState::kFailed : s.state;
+  if (login == 0) {
+    if (shutting_down) return Enter(s, refused);
+    if (s.state == AuthState::kLoggedOut) {
+      s.last_error = LoginRequiredReason(s.name);
+      return FailSession(s, s.last_error);
+    }
+    if (s.attempts >= options.max_attempts) {
+      Enter(s, refused);
+      std::string reason = "authorization failed " + std::to_string(s.attempts) + " times";
+      if (!s.last_error.empty()) reason += " (last: " + s.last_error + ")";
+      reason += "; run \"mcpgw login " + s.name + "\" to try again";
+      return FailSession(s, reason);
+    }
+    if (!ChooseBrowser(options.get_env, options.macos)) {
+      if (!s.grant) Enter(s, AuthState::kNoBrowser);
+      s.last_error = LoginRequiredReason(s.name);
+      spdlog::warn(
+          "server \"{}\": no browser to ask for consent (set MCPGW_BROWSER or run "
+          "\"mcpgw login {}\")",
+          s.name, s.name);
+      return FailSession(s, s.last_error);
+    }
+  }
+  ++s.attempts;
+  FlowStart start;
+  start.server = s.config;
+  start.challenge = s.ask.challenge;
+  if (s.ask.StepUp() && s.grant) start.held_scope = s.grant->tokens.scope;
+  s.flow_login = login;
+  s.flow_serial = ++next_flow;
+  s.flow = std::make_unique<AuthFlow>(
+      std::move(start),
+      [this](const std::string& issuer) -> std::optional<ClientIdentity> {
+        std::string error;
+        std::optional<ClientIdentity> c = store.LoadClient(issuer, &error);
+        if (!error.empty()) spdlog::warn("OAuth registration unusable: {}", error);
+        return c;
+      },
+      [this](int port, std::string* error) -> std::string {
+        const int bound = callback->Open(
+            port, [this](const std::string& q) { return OnCallback(q); }, error);
+        return bound ? RedirectUriFor(bound) : std::string();
+      },
+      options.limits);
+  Enter(s, AuthState::kAuthorizing);
+  spdlog::info("server \"{}\": authorizing (attempt {}{})", s.name, s.attempts,
+               login ? ", from mcpgw login" : "");
+  s.flow->Start(env->Now());
+  Pump(s);
+}
+
+void AuthManager::Impl::Pump(ServerAuth& s) {
+  std::optional<StoredGrant> finished;
+  std::optional<std::string> failed;
+  while (s.flow) {
+    std::vector<FlowAction> actions = s.flow->TakeActions();
+    if (actions.empty()) break;
+    for (FlowAction& action : actions) Dispatch(s, action, &finished, &failed);
+  }
+  if (finished) {
+    const uint64_t login = s.flow_login;
+    EndFlow(s, "");
+    spdlog::info(
+        "server \"{}\": authorized{}", s.name,
+        finished->tokens.expires_at
+            ? " (token valid " + std::to_string(*finished->tokens.expires_at - UnixNow()) + " s)"
+            : "");
+    AdoptGrant(s, std::move(*finished), AuthState::kAuthorized, /*wake=*/login != 0);
+    FinishLogin(s, login, true, "");
+  } else if (failed) {
+    FailFlow(s, AfterFailure(s), *failed);
+  } else if (s.flow) {
+    // The redirect came and the code is being exchanged (or still not).
+    Enter(s, s.flow->awaiting_consent() ? AuthState::kAwaitingConsent : AuthState::kAuthorizing);
+  }
+  ArmTimer(s);
+}
+
+void AuthManager::Impl::Dispatch(ServerAuth& s, FlowAction& action,
+                                 std::optional<StoredGrant>* finished,
+                                 std::optional<std::string>* failed) {
+  if (auto* fetch = std::get_if<Fetch>(&action)) {
+    const uint64_t flow_id = fetch->id;
+    const uint64_t server = s.id;
+    const uint64_t serial = s.flow_serial;
+    s.flow_fetches[flow_id] =
+        fetcher.Start(fetch->call, [this, server, serial, flow_id](const FetchResult& r) {
+          ServerAuth* t = Find(server);
+          if (!t || !t->flow || t->flow_serial != serial) return;
+          t->flow_fetches.erase(flow_id);
+          t->flow->OnFetched(flow_id, r, env->Now(), UnixNow());
+          Pump(*t);
+        });
+  } else if (auto* consent = std::get_if<AwaitConsent>(&action)) {
+    OnConsentUrl(s, consent->url, consent->state);
+  } else if (auto* secret = std::get_if<LearnSecret>(&action)) {
+    Learn(secret->value);
+  } else if (auto* save = std::get_if<SaveClient>(&action)) {
+    if (std::string err = store.SaveClient(save->client); !err.empty()) {
+      spdlog::warn("server \"{}\": cannot keep its client registration: {}", s.name, err);
+    }
+  } else if (auto* done = std::get_if<Finished>(&action)) {
+    *finished = std::move(done->grant);
+  } else if (auto* fail = std::get_if<Failed>(&action)) {
+    *failed = fail->reason;
+  }
+}
+
+void AuthManager::Impl::OnConsentUrl(ServerAuth& s, const std::string& url,
+                                     const std::string& state) {
+  s.consent_state = state;
+  Enter(s, AuthState::kAwaitingConsent);
+  if (s.flow_login) {
+    // `mcpgw login` shows the URL to its user instead of opening a browser.
+    std::vector<std::function<void(LoginStarted)>> waiters;
+    waiters.swap(s.url_waiters);
+    LoginStarted started;
+    started.ok = true;
+    started.url = url;
+    started.login = s.flow_login;
+    for (auto& w : waiters) w(started);
+    return;
+  }
+  std::optional<BrowserChoice> choice = ChooseBrowser(options.get_env, options.macos);
+  if (!choice) return FailFlow(s, WithoutBrowser(s), LoginRequiredReason(s.name));
+  spdlog::info("server \"{}\": asking for consent in the browser ({})", s.name, choice->source);
+  const uint64_t id = s.id;
+  const uint64_t serial = s.flow_serial;
+  browser->Launch(*choice, url, [this, id, serial](bool ok, const std::string& error) {
+    if (ok) return;
+    ServerAuth* t = Find(id);
+    if (!t || !t->flow || t->flow_serial != serial) return;
+    spdlog::warn("server \"{}\": {}", t->name, error);
+    FailFlow(*t, WithoutBrowser(*t), LoginRequiredReason(t->name));
+    ArmTimer(*t);
+  });
+}
+
+void AuthManager::Impl::FailFlow(ServerAuth& s, AuthState to, const std::string& reason,
+                                 bool fail_session) {
+  if (!s.flow) return;
+  const uint64_t login = s.flow_login;
+  EndFlow(s, reason);
+  s.last_error = reason;
+  Enter(s, to);
+  spdlog::warn("server \"{}\": authorization failed: {}", s.name, reason);
+  if (fail_session) FailSession(s, reason);
+  FinishLogin(s, login, false, reason);
+}
+
+void AuthManager::Impl::EndFlow(ServerAuth& s, const std::string& reason) {
+  for (auto& [flow_id, fetch] : s.flow_fetches) fetcher.Abort(fetch);
+  s.flow_fetches.clear();
+  s.flow.reset();
+  s.consent_state.clear();
+  s.flow_login = 0;
+  if (!s.url_waiters.empty()) {
+    std::vector<std::function<void(LoginStarted)>> waiters;
+    waiters.swap(s.url_waiters);
+    LoginStarted started;
+    started.error = reason.empty() ? "the authorization ended before it needed a browser" : reason;
+    for (auto& w : waiters) w(started);
+  }
+  // The listener exists only while some login waits for its redirect.
+  bool any = false;
+  for (auto& [id, other] : servers) any |= other->flow != nullptr;
+  if (!any) callback->Close();
+}
+
+CallbackEndpoint::Page AuthManager::Impl::OnCallback(const std::string& query) {
+  const Params params = DecodeParams(query);
+  const std::optional<std::string> state = FindParam(params, "state");
+  ServerAuth* s = nullptr;
+  if (state && !state->empty()) {
+    for (auto& [id, candidate] : servers) {
+      if (candidate->flow && candidate->consent_state == *state) s = candidate.get();
+    }
+  }
+  if (!s) {
+    spdlog::warn("authorization response ignored: its state matches no login in progress");
+    return {400,
+            "mcpgw: this authorization response matches no login in progress (its state is "
+            "unknown or stale); nothing was changed."};
+  }
+  const std::string name = s->name;
+  const uint64_t id = s->id;
+  s->consent_state.clear();
+  s->flow->OnCallback(params, env->Now());
+  Pump(*s);
+  ServerAuth* after = Find(id);
+  if (after && (after->state == AuthState::kFailed || after->state == AuthState::kUnconfirmed)) {
+    return {400, "mcpgw: the authorization for \"" + name + "\" failed: " + after->last_error};
+  }
+  return {200, "mcpgw received the authorization for \"" + name +
+                   "\" and is finishing the login. You can close this tab."};
+}
+
+}  // namespace mcpgw::auth
