@@ -86,7 +86,7 @@ TEST_CASE("call: outcomes", "[session][call]") {
     h.Data(call.id, "{\"jsonrpc\":");
     h.Done(call.id, "connection reset by peer");
     kind = CallErrorKind::kTransport;
-    text = "connection reset by peer; the outcome is unknown: the server may have run it";
+    text = "connection reset by peer; the tool may have run, and calling it again may run it again";
   }
   SECTION("a connection that never came up") {
     h.Done(call.id, "connection refused", /*request_sent=*/false);
