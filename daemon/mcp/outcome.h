@@ -55,25 +55,25 @@ struct Outcome {
   // --- the response head, once it arrived ---
   bool head = false;
   int status = 0;
-  std::string_view media;        // "application/json": lower case, no parameters
+  std::string_view media = {};   // "application/json": lower case, no parameters
   bool scope_challenge = false;  // WWW-Authenticate says error="insufficient_scope"
 
   // --- the end of the transfer, no answer to its request having come ---
   bool done = false;
   bool failed = false;              // the exchange broke (TransferResult::ok false) ...
   bool request_sent = true;         // ... after any of the request may have been written
-  std::string_view error;           // the transport's words for the failure
+  std::string_view error = {};      // the transport's words for the failure
   BodyKind body = BodyKind::kNone;  // what was being read
   // Non-empty: the response could not be used, for this reason (over a
   // bound, broken JSON, no response to this request). Decided at once,
   // whether or not the transfer ended.
-  std::string_view invalid;
+  std::string_view invalid = {};
 
   // --- the JSON body of an error status (Remedy::kReadErrorBody), once read ---
-  bool error_body = false;          // it was read (whole, bounded, a JSON object or not)
-  int64_t modern_error = 0;         // the revision's own error it held (-32020..-32022), or 0
-  std::string_view modern_message;  // that error's message, cleaned
-  bool rpc_error = false;           // a JSON-RPC error response to this request (or id null)
+  bool error_body = false;               // it was read (whole, bounded, a JSON object or not)
+  int64_t modern_error = 0;              // the revision's own error it held (-32020..-32022), or 0
+  std::string_view modern_message = {};  // that error's message, cleaned
+  bool rpc_error = false;                // a JSON-RPC error response to this request (or id null)
 
   // --- what the session knows of the request ---
   bool resent = false;      // sent again once already (after a 404 or a 400)
