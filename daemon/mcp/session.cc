@@ -2,8 +2,8 @@
 // every move and does each phase's entry work; the handshake, failed attempts
 // and back-off, expired sessions, timers, shutdown, and the facade. The
 // authorization hold lives in session_auth.cc, requests in session_calls.cc,
-// transfers in session_wire.cc, the GET stream in session_listen.cc, the
-// protocol era in session_era.cc.
+// transfers in session_wire.cc and session_receive.cc, the GET stream in
+// session_listen.cc, the protocol era in session_era.cc.
 #include "daemon/mcp/session.h"
 
 #include <algorithm>

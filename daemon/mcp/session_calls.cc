@@ -2,7 +2,7 @@
 // calls and cancellation, and carrying out what the classifier (outcome.h)
 // says of a request whose transfer ended without an answer (BEHAVIOR.md §5:
 // a call runs at most once). Phases live in session.cc, transfers in
-// session_wire.cc.
+// session_wire.cc and session_receive.cc.
 #include <algorithm>
 #include <functional>
 

@@ -7,7 +7,8 @@
 // era is probed again and the refused request sent once more. The era's
 // states and moves are Era's (era.h). Every request's body and protocol
 // headers are built here for the wire it goes out on. Phases live in
-// session.cc, requests in session_calls.cc, transfers in session_wire.cc.
+// session.cc, requests in session_calls.cc, transfers in session_wire.cc
+// and session_receive.cc.
 #include <algorithm>
 
 #include "base/text.h"

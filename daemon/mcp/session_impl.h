@@ -8,10 +8,11 @@
 //   session_calls.cc   requests: listing tools, calls, cancellation, and
 //                      carrying out what the classifier (outcome.h) says of
 //                      a request that ended without an answer
-//   session_wire.cc    transfers: per-request headers, response heads and
-//                      bodies (JSON or SSE, bounded), the facts each outcome
-//                      is classified from, resumption, the notification queue,
-//                      server messages
+//   session_wire.cc    transfers sent: per-request headers, aborts,
+//                      resumption, the notification queue
+//   session_receive.cc transfers received: response heads, bodies (JSON or
+//                      SSE, bounded) and ends turned into the facts each
+//                      outcome is classified from; server messages
 //   session_listen.cc  the GET stream (subscriptions/listen on the modern wire)
 //   session_era.cc     the protocol era: the server/discover probe and its
 //                      verdict, noticing that a server changed era, and
@@ -186,7 +187,7 @@ struct Session::Impl {
   void FailRequest(Request& req, const Verdict& verdict, TimePoint now);
   void FailWaiting(const std::string& why, TimePoint now);
 
-  // session_wire.cc: transfers.
+  // session_wire.cc: transfers sent.
   TransferId StartHttp(Purpose purpose, HttpMethod method, std::string body, RpcId rpc_id,
                        TimePoint now, std::string_view last_event_id = {});
   std::vector<std::pair<std::string, std::string>> RequestHeaders(const Transfer& t,
@@ -199,6 +200,8 @@ struct Session::Impl {
   void Notify(std::string body, bool must, uint64_t gen, TimePoint now);
   void PumpNotices(TimePoint now);
   void StartDelete(TimePoint now);
+
+  // session_receive.cc: what transfers report.
   Outcome FactsOf(const Transfer& t) const;
   void OnHead(TransferId id, const ResponseHead& head, TimePoint now);
   void OnRequestHead(TransferId id, Transfer& t, const ResponseHead& head, TimePoint now);

@@ -4,7 +4,7 @@
 // sends tools/list_changed. Its states and moves are ListenStream's
 // (listen_stream.h), what a response means is the classifier's (outcome.h);
 // this file starts and ends the transfers. Transfers in general live in
-// session_wire.cc.
+// session_wire.cc and session_receive.cc.
 #include "base/text.h"
 #include "daemon/mcp/modern_wire.h"
 #include "daemon/mcp/session_impl.h"
