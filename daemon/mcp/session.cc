@@ -1,8 +1,9 @@
 // Session phases: the table of allowed moves and EnterPhase, which makes
 // every move and does each phase's entry work; the handshake, failed attempts
-// and back-off, expired sessions, authorization, timers, shutdown, and the
-// facade. Requests live in session_calls.cc, transfers in session_wire.cc,
-// the protocol era in session_era.cc.
+// and back-off, expired sessions, timers, shutdown, and the facade. The
+// authorization hold lives in session_auth.cc, requests in session_calls.cc,
+// transfers in session_wire.cc and session_receive.cc, the GET stream in
+// session_listen.cc, the protocol era in session_era.cc.
 #include "daemon/mcp/session.h"
 
 #include <algorithm>
@@ -21,7 +22,8 @@ constexpr std::string_view kShuttingDown = "gateway shutting down";
 constexpr size_t kMaxSessionIdBytes = 1024;
 
 // Every phase change the session makes. kClosed is reachable from anywhere
-// and is left out; anything else not listed is a bug in this file.
+// and is left out; anything else not listed is a bug in this file. Waiting
+// for credentials changes no phase (AuthHold).
 struct Move {
   Phase from;
   Phase to;
@@ -31,36 +33,27 @@ constexpr Move kMoves[] = {
     {Phase::kIdle, Phase::kDiscovering},
     {Phase::kIdle, Phase::kConnecting},
     // The probe answered: modern lists tools, legacy initializes. Failed:
-    // back off. 401: authorize.
+    // back off.
     {Phase::kDiscovering, Phase::kListing},
     {Phase::kDiscovering, Phase::kConnecting},
     {Phase::kDiscovering, Phase::kBackingOff},
-    {Phase::kDiscovering, Phase::kAuthorizing},
-    // The handshake answered: list tools. Failed: back off. 401: authorize.
-    // Refused the way a 2026-07-28 server refuses initialize: probe.
+    // The handshake answered: list tools. Failed: back off. Refused the way
+    // a 2026-07-28 server refuses initialize: probe.
     {Phase::kConnecting, Phase::kListing},
     {Phase::kConnecting, Phase::kBackingOff},
-    {Phase::kConnecting, Phase::kAuthorizing},
     {Phase::kConnecting, Phase::kDiscovering},
     // Every page listed: serve. Failed (the session included): back off.
     {Phase::kListing, Phase::kReady},
     {Phase::kListing, Phase::kBackingOff},
-    {Phase::kListing, Phase::kAuthorizing},
     // The session expired (404): a new one, listed before it serves. The
-    // server answered as if its era changed: probe it again.
+    // server answered as if its era changed: probe it again. Either
+    // happened while credentials were awaited, and none came: back off.
     {Phase::kReady, Phase::kConnecting},
     {Phase::kReady, Phase::kDiscovering},
-    {Phase::kReady, Phase::kAuthorizing},
+    {Phase::kReady, Phase::kBackingOff},
     // The back-off ended, or a ready server got a call.
     {Phase::kBackingOff, Phase::kDiscovering},
     {Phase::kBackingOff, Phase::kConnecting},
-    // Authorized: back where the refusal struck (or a new session when the
-    // old one expired meanwhile). Refused for good: a failed attempt.
-    {Phase::kAuthorizing, Phase::kDiscovering},
-    {Phase::kAuthorizing, Phase::kConnecting},
-    {Phase::kAuthorizing, Phase::kListing},
-    {Phase::kAuthorizing, Phase::kReady},
-    {Phase::kAuthorizing, Phase::kBackingOff},
 };
 
 bool MoveAllowed(Phase from, Phase to) {
@@ -111,8 +104,6 @@ std::string_view PhaseName(Phase p) {
       return "ready";
     case Phase::kBackingOff:
       return "backing off";
-    case Phase::kAuthorizing:
-      return "authorizing";
     case Phase::kClosed:
       return "closed";
   }
@@ -123,7 +114,8 @@ Session::Impl::Impl(std::string name, config::RemoteServer server, SessionLimits
     : name_(std::move(name)),
       server_(std::move(server)),
       limits_(limits),
-      tools_(std::make_shared<const ToolList>()) {
+      tools_(std::make_shared<const ToolList>()),
+      listen_(limits.backoff_initial, limits.backoff_max) {
   published_tools_ = tools_.get();
 }
 
@@ -137,77 +129,35 @@ void Session::Impl::EnterPhase(Phase next, TimePoint now) {
   }
   const Phase from = phase_;
   phase_ = next;
-  auto held = [&](Kind kind) {
-    std::vector<RpcId> ids;
-    for (auto& [id, req] : requests_) {
-      if (req.held && req.kind == kind) ids.push_back(id);
-    }
-    return ids;
-  };
-  auto resend = [&](const std::vector<RpcId>& ids) {
-    for (RpcId id : ids) {
-      auto it = requests_.find(id);
-      if (it == requests_.end()) continue;
-      it->second.held = false;
-      SendRequest(it->second, now);
-    }
-  };
   switch (next) {
     case Phase::kIdle:
       break;
-    case Phase::kDiscovering: {
-      // Back from authorizing with the probe refused: send it again.
-      const std::vector<RpcId> probes = held(Kind::kDiscover);
-      if (from == Phase::kAuthorizing && !probes.empty()) {
-        resend(probes);
-      } else {
-        NewAttempt(now);
-        SendDiscover(std::string(kModernProtocolVersion), /*retried=*/false, now);
-      }
+    case Phase::kDiscovering:
+      NewAttempt(now);
+      SendDiscover(std::string(kModernProtocolVersion), /*retried=*/false, now);
       break;
-    }
-    case Phase::kConnecting: {
-      // Back from authorizing with the initialize refused: send it again.
-      const std::vector<RpcId> inits = held(Kind::kInitialize);
-      if (from == Phase::kAuthorizing && !inits.empty()) {
-        resend(inits);
-      } else {
-        // After the probe the attempt goes on; anything else begins one.
-        if (from != Phase::kDiscovering) NewAttempt(now);
-        SendInitialize(now);
-      }
+    case Phase::kConnecting:
+      // After the probe the attempt goes on; anything else begins one.
+      if (from != Phase::kDiscovering) NewAttempt(now);
+      SendInitialize(now);
       break;
-    }
-    case Phase::kListing: {
-      const std::vector<RpcId> pages = held(Kind::kListTools);
-      if (from == Phase::kAuthorizing && !pages.empty()) {
-        resend(pages);
-      } else {
-        StartListing(now);
-      }
+    case Phase::kListing:
+      StartListing(now);
       break;
-    }
     case Phase::kReady:
       attempt_deadline_.reset();
       backoff_ = Duration::zero();
       reason_.clear();
-      probed_ = false;
+      era_.On(EraEvent::kAttemptEnded);
       if (!served_) Log(LogLevel::kDebug, "ready");
       served_ = true;
-      resend(held(Kind::kCall));
-      resend(held(Kind::kListTools));
-      SendWaiting(now);
-      OpenListen(now);
-      if (listing_.again && !listing_.active) StartListing(now);
+      ServeWaiting(now);
       break;
     case Phase::kBackingOff:
       backoff_ = backoff_ == Duration::zero() ? limits_.backoff_initial
                                               : std::min(backoff_ * 2, limits_.backoff_max);
       retry_at_ = now + backoff_;
       Log(LogLevel::kDebug, "retrying in " + base::DescribeDuration(backoff_));
-      break;
-    case Phase::kAuthorizing:
-      auth_resume_ = from;
       break;
     case Phase::kClosed: {
       std::vector<TransferId> live;
@@ -227,12 +177,25 @@ void Session::Impl::EnterPhase(Phase next, TimePoint now) {
       listing_ = Listing{};
       attempt_deadline_.reset();
       retry_at_.reset();
-      listen_retry_at_.reset();
+      auth_.On(HoldEvent::kAbandoned);
+      auth_.TakeHeld();
+      listen_.Stopped();
       if (have_session_ && !session_id_.empty()) StartDelete(now);
       have_session_ = false;
       break;
     }
   }
+}
+
+bool Session::Impl::Serving() const { return phase_ == Phase::kReady && !auth_.waiting(); }
+
+// What a serving session does once it may send: the calls that waited go
+// out, the GET stream opens, and a listing asked for meanwhile runs.
+void Session::Impl::ServeWaiting(TimePoint now) {
+  if (!Serving()) return;
+  SendWaiting(now);
+  OpenListen(now);
+  if (listing_.again && !listing_.active) StartListing(now);
 }
 
 // --- the handshake ---
@@ -241,23 +204,16 @@ void Session::Impl::EnterPhase(Phase next, TimePoint now) {
 // modern wire, a new generation of requests) begins.
 void Session::Impl::NewAttempt(TimePoint now) {
   // The old session's stream and listing end here; calls still in flight on
-  // it run on, and what becomes of them is the retry table's to say.
+  // it run on, and what becomes of them is the classifier's to say.
   AbortGeneration(gen_);
   ++gen_;
   session_id_.clear();
   have_session_ = false;
-  listen_unsupported_ = false;
-  listen_opened_ = false;
-  listen_retry_at_.reset();
-  listen_backoff_ = Duration::zero();
+  listen_.NewSession();
   retry_at_.reset();
   std::vector<RpcId> pages;
   for (auto& [id, req] : requests_) {
     if (req.kind != Kind::kCall) pages.push_back(id);
-    if (req.kind == Kind::kCall && req.held) {
-      req.held = false;
-      waiting_.push_back(id);
-    }
   }
   for (RpcId id : pages) DropRequest(id);
   listing_ = Listing{};  // the new session lists anyway
@@ -327,7 +283,9 @@ void Session::Impl::FailAttempt(const std::string& reason, TimePoint now) {
   for (RpcId id : ids) DropRequest(id);
   listing_ = Listing{};
   attempt_deadline_.reset();
-  probed_ = false;
+  era_.On(EraEvent::kAttemptEnded);
+  // Credentials that come later belong to no attempt; the next one asks again.
+  auth_.On(HoldEvent::kAbandoned);
   AbandonSession(/*expired=*/false, now);
   if (served_) {
     Log(LogLevel::kInfo, "could not open a new session: " + reason);
@@ -355,53 +313,14 @@ void Session::Impl::AbandonSession(bool expired, TimePoint now) {
 // forgets every session cannot make the client loop); a serving one is
 // replaced at once, and the new one lists tools before it serves (BEHAVIOR.md §3).
 void Session::Impl::SessionExpired(const std::string& why, TimePoint now) {
-  const bool serving =
-      phase_ == Phase::kReady || (phase_ == Phase::kAuthorizing && auth_resume_ == Phase::kReady);
-  if (!serving) {
+  if (phase_ != Phase::kReady) {
     if (phase_ == Phase::kBackingOff || phase_ == Phase::kClosed) return;
     return FailAttempt("session expired before it was ready (" + why + ")", now);
   }
   Log(LogLevel::kDebug, "session " + std::to_string(gen_) + " expired (" + why + ")");
   AbandonSession(/*expired=*/true, now);
-  // While authorizing, OnAuthorized opens the new session.
-  if (phase_ == Phase::kReady) EnterPhase(Phase::kConnecting, now);
-}
-
-// --- authorization ---
-
-void Session::Impl::NeedAuthorization(int http_status, std::string_view www_authenticate,
-                                      TimePoint now) {
-  if (phase_ == Phase::kAuthorizing) return;  // once per wait
-  if (phase_ != Phase::kDiscovering && phase_ != Phase::kConnecting && phase_ != Phase::kListing &&
-      phase_ != Phase::kReady) {
-    return;
-  }
-  Abort(listen_transfer_);
-  listen_transfer_ = 0;
-  EnterPhase(Phase::kAuthorizing, now);
-  Log(LogLevel::kDebug, "HTTP " + std::to_string(http_status) + ": waiting for authorization");
-  actions_.emplace_back(std::in_place_type<AuthorizationNeeded>,
-                        AuthorizationNeeded{http_status, std::string(www_authenticate)});
-}
-
-void Session::Impl::OnAuthorized(TimePoint now) {
-  if (phase_ != Phase::kAuthorizing) return;
-  Log(LogLevel::kDebug, "authorized");
-  // The session expired while waiting: a new one, with the held calls queued.
-  if (auth_resume_ == Phase::kReady && !have_session_ && era_ != Era::kModern) {
-    return EnterPhase(Phase::kConnecting, now);
-  }
-  EnterPhase(auth_resume_, now);
-}
-
-void Session::Impl::OnAuthorizationFailed(const std::string& reason, TimePoint now) {
-  if (phase_ != Phase::kAuthorizing) return;
-  if (auth_resume_ != Phase::kReady || (!have_session_ && era_ != Era::kModern)) {
-    return FailAttempt(reason, now);
-  }
-  // A ready server stays ready: what waited on the credentials fails.
-  FailWaiting(reason, now);
-  EnterPhase(Phase::kReady, now);
+  // While credentials are awaited, OnAuthorized opens the new session.
+  if (!auth_.waiting()) EnterPhase(Phase::kConnecting, now);
 }
 
 // --- life and time ---
@@ -436,44 +355,40 @@ void Session::Impl::OnTimer(TimePoint now) {
       resume.push_back(id);
     }
   }
-  for (RpcId id : expired) {
-    auto it = requests_.find(id);
-    if (it == requests_.end()) continue;
-    Request& req = it->second;
-    const std::string why = "timed out after " + base::DescribeDuration(req.budget);
-    switch (req.kind) {
-      case Kind::kDiscover:
-        OnDiscoverTimeout(id, now);
-        break;
-      case Kind::kInitialize:
-        FailAttempt(why + " initializing", now);
-        break;
-      case Kind::kListTools:
-        if (phase_ == Phase::kListing ||
-            (phase_ == Phase::kAuthorizing && auth_resume_ == Phase::kListing)) {
-          FailAttempt(why + " listing tools", now);
-        } else {
-          FailListing(why + " listing tools", now);
-        }
-        break;
-      case Kind::kCall: {
-        // On the modern wire, closing the request's stream (DropRequest
-        // aborts it) is the cancellation.
-        const bool live = req.gen != 0 && (req.transfer != 0 || req.resume_at.has_value());
-        const bool tell = live && !req.modern;
-        const uint64_t gen = req.gen;
-        FinishCall(req, CallErrorKind::kTransport, why);
-        DropRequest(id);
-        if (tell) Notify(BuildCancelled(id, "timed out"), /*must=*/true, gen, now);
-        break;
-      }
-    }
-  }
+  for (RpcId id : expired) ExpireRequest(id, now);
   for (RpcId id : resume) {
     auto it = requests_.find(id);
     if (it != requests_.end() && it->second.resume_at) Resume(it->second, now);
   }
-  if (phase_ == Phase::kReady && listen_retry_at_ && now >= *listen_retry_at_) OpenListen(now);
+  if (Serving() && listen_.Due(now)) OpenListen(now);
+}
+
+// A request outlived its deadline.
+void Session::Impl::ExpireRequest(RpcId rpc_id, TimePoint now) {
+  auto it = requests_.find(rpc_id);
+  if (it == requests_.end()) return;
+  Request& req = it->second;
+  const std::string why = "timed out after " + base::DescribeDuration(req.budget);
+  switch (req.kind) {
+    case Kind::kDiscover:
+      return OnDiscoverTimeout(rpc_id, now);
+    case Kind::kInitialize:
+      return FailAttempt(why + " initializing", now);
+    case Kind::kListTools:
+      if (phase_ == Phase::kListing) return FailAttempt(why + " listing tools", now);
+      return FailListing(why + " listing tools", now);
+    case Kind::kCall: {
+      // On the modern wire, closing the request's stream (DropRequest
+      // aborts it) is the cancellation.
+      const bool live = req.gen != 0 && (req.transfer != 0 || req.resume_at.has_value());
+      const bool tell = live && !req.modern;
+      const uint64_t gen = req.gen;
+      FinishCall(req, CallErrorKind::kTransport, why);
+      DropRequest(rpc_id);
+      if (tell) Notify(BuildCancelled(rpc_id, "timed out"), /*must=*/true, gen, now);
+      return;
+    }
+  }
 }
 
 std::optional<TimePoint> Session::Impl::NextWakeup() const {
@@ -487,7 +402,7 @@ std::optional<TimePoint> Session::Impl::NextWakeup() const {
     Earliest(next, req.deadline);
     Earliest(next, req.resume_at);
   }
-  if (phase_ == Phase::kReady) Earliest(next, listen_retry_at_);
+  if (Serving()) Earliest(next, listen_.wakeup());
   return next;
 }
 
@@ -495,7 +410,8 @@ std::optional<TimePoint> Session::Impl::NextWakeup() const {
 
 Status Session::Impl::status() const {
   if (served_) return Status::kReady;
-  if (phase_ == Phase::kAuthorizing) return Status::kLoading;
+  // Waiting for credentials is no failure (yet).
+  if (auth_.waiting()) return Status::kLoading;
   return reason_.empty() ? Status::kLoading : Status::kError;
 }
 
@@ -553,7 +469,7 @@ void Session::Shutdown(TimePoint now) { MCPGW_SESSION_EVENT(Shutdown(now), now);
 void Session::SetAuthorization(Secret value) { impl_->authorization_ = std::move(value); }
 void Session::SetEraHint(std::string_view version) {
   if (impl_->phase_ == Phase::kIdle && IsSupportedProtocolVersion(version)) {
-    impl_->era_ = Era::kLegacy;
+    impl_->era_.On(EraEvent::kCachedLegacy);
   }
 }
 void Session::OnAuthorized(TimePoint now) { MCPGW_SESSION_EVENT(OnAuthorized(now), now); }
@@ -573,6 +489,7 @@ std::optional<TimePoint> Session::NextWakeup() const { return impl_->NextWakeup(
 const std::string& Session::name() const { return impl_->name_; }
 Phase Session::phase() const { return impl_->phase_; }
 Status Session::status() const { return impl_->status(); }
+bool Session::awaiting_authorization() const { return impl_->auth_.waiting(); }
 const std::string& Session::reason() const {
   static const std::string kNone;
   return impl_->status() == Status::kError ? impl_->reason_ : kNone;

@@ -7,8 +7,11 @@
 // finished, state changes, log lines. After every event the driver re-arms
 // one timer at NextWakeup().
 //
-// The session is always in exactly one Phase (below); session_impl.h holds the
-// table of allowed moves and the one function that makes them. Transfers are
+// The session is always in exactly one Phase (below), its lifecycle; beside
+// it, small machines of their own say whether it waits for credentials
+// (auth_hold.h), what became of its GET stream (listen_stream.h) and which
+// protocol era the server speaks (era.h). session.cc holds the phases' table
+// of allowed moves and the one function that makes them. Transfers are
 // numbered by the session (TransferId, unique per session) and stamped with
 // the generation of the upstream session they belong to, so events of a
 // replaced session cannot touch the new one. The driver reports every started
@@ -60,7 +63,9 @@ std::string_view StatusName(Status s);  // "loading", "ready", "error"
 
 // Where the session is in its life. Status is derived from it and from
 // whether the server was ever ready: a ready server stays ready (BEHAVIOR.md §3)
-// while it re-initializes, backs off or authorizes; its calls wait or fail.
+// while it re-initializes or backs off; its calls wait or fail. Waiting for
+// credentials is no phase: the phase stays where the refusal struck and
+// awaiting_authorization() says so.
 enum class Phase {
   kIdle,         // constructed; Start() not called yet
   kDiscovering,  // the era probe of a new attempt: server/discover at
@@ -78,8 +83,6 @@ enum class Phase {
   kBackingOff,   // no usable session: the last attempt failed and the next
                  // starts after the back-off (1 s doubling to 60 s), or at
                  // once when a ready server gets a call
-  kAuthorizing,  // a request was refused for lack of authorization; the
-                 // session waits for OnAuthorized or OnAuthorizationFailed
   kClosed,       // shut down: nothing starts; a DELETE may still run
 };
 std::string_view PhaseName(Phase p);
@@ -128,9 +131,10 @@ struct CallFinished {
 struct StateChanged {};
 // A request was refused for lack of authorization: HTTP 401, or HTTP 403
 // whose WWW-Authenticate carries error="insufficient_scope". The session
-// waits (phase kAuthorizing; status loading if it was not ready yet, a ready
-// server stays ready and its calls wait within their deadlines) until the
-// driver calls OnAuthorized or OnAuthorizationFailed. Emitted once per wait.
+// waits (awaiting_authorization(); the phase stays; status loading if it was
+// not ready yet, a ready server stays ready and its calls wait within their
+// deadlines) until the driver calls OnAuthorized or OnAuthorizationFailed.
+// Emitted once per wait.
 struct AuthorizationNeeded {
   int http_status;
   std::string www_authenticate;  // untrusted server text, as received
@@ -200,6 +204,9 @@ class Session {
   const std::string& name() const;
   Phase phase() const;
   Status status() const;
+  // A request was refused for lack of authorization and the session waits
+  // for OnAuthorized or OnAuthorizationFailed.
+  bool awaiting_authorization() const;
   const std::string& reason() const;              // empty unless status is kError
   std::shared_ptr<const ToolList> tools() const;  // never null
   // "2026-07-28" on the modern wire, else what initialize negotiated; empty

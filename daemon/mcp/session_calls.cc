@@ -1,7 +1,8 @@
 // Session requests: listing tools (every new session, and on list_changed),
-// calls and cancellation, and the retry table that decides what becomes of a
-// request whose transfer ended without an answer (BEHAVIOR.md §5: a call runs at
-// most once). Phases live in session.cc, transfers in session_wire.cc.
+// calls and cancellation, and carrying out what the classifier (outcome.h)
+// says of a request whose transfer ended without an answer (BEHAVIOR.md §5:
+// a call runs at most once). Phases live in session.cc, transfers in
+// session_wire.cc and session_receive.cc.
 #include <algorithm>
 #include <functional>
 
@@ -15,50 +16,9 @@ namespace mcpgw::mcp {
 namespace {
 
 constexpr std::string_view kShuttingDown = "gateway shutting down";
-constexpr std::string_view kMayHaveRun = "; the outcome is unknown: the server may have run it";
 constexpr int kMaxResumes = 5;  // resumptions in a row that brought no new event
 constexpr auto kDefaultResumeDelay = std::chrono::milliseconds(500);
 constexpr long kMaxResumeDelayMs = 10'000;
-
-// The retry table: what becomes of a request whose transfer ended without an
-// answer. A request is sent again only when the server cannot have taken it.
-enum class Remedy {
-  kResend,   // once, in a new session (the old one is gone)
-  kReprobe,  // once, after probing the server's era again (and listing anew)
-  kHold,     // until the driver has credentials (OnAuthorized sends it again)
-  kResume,   // GET + Last-Event-ID, when the stream gave an event id and its
-             // session is still the current one
-  kFail,     // the request fails; a call as transport
-};
-struct RetryRule {
-  Loss loss;
-  Remedy remedy;
-  bool may_have_run;  // a call that fails here says its outcome is unknown
-};
-constexpr RetryRule kRetryRules[] = {
-    // The 404 answered this very POST: the server never saw the request.
-    {Loss::kExpired, Remedy::kResend, false},
-    // 401, or 403 insufficient_scope: refused before it ran.
-    {Loss::kRefused, Remedy::kHold, false},
-    // The exchange broke, or its stream ended, after the request may have
-    // reached the server: resume it if the server made that possible.
-    {Loss::kBroken, Remedy::kResume, true},
-    // The resumption failed (a 404 included): nothing more can be learnt.
-    {Loss::kResumeFailed, Remedy::kFail, true},
-    // A 400 that says the server may speak another era now: it refused the
-    // request before running it.
-    {Loss::kRejected, Remedy::kReprobe, false},
-    // An answer that is no result: an HTTP error, an invalid or oversized
-    // response; or a transfer that never reached the server.
-    {Loss::kFailed, Remedy::kFail, false},
-};
-
-const RetryRule& RuleFor(Loss loss) {
-  for (const RetryRule& rule : kRetryRules) {
-    if (rule.loss == loss) return rule;
-  }
-  return kRetryRules[std::size(kRetryRules) - 1];
-}
 
 // A Last-Event-ID must stay one header line.
 bool UsableEventId(std::string_view id) {
@@ -108,7 +68,7 @@ void Session::Impl::OnPage(const rapidjson::Value& result, TimePoint now) {
   if (ResultTypeOf(result) != ResultType::kComplete) {
     return FailListing("tools/list answered with a result that is not complete", now);
   }
-  if (era_ == Era::kModern) ReadAnnotations(result);
+  if (era_.modern()) ReadAnnotations(result);
   if (!result.IsObject() || !AppendToolsPage(result, ToolLimits{}, listing_.tools, error)) {
     return FailListing("invalid tools/list result", now);
   }
@@ -142,7 +102,7 @@ void Session::Impl::OnPage(const rapidjson::Value& result, TimePoint now) {
     });
   }
   param_headers_ = std::move(listing_.param_headers);
-  if (era_ == Era::kModern) fresh_until_ = now + listing_.ttl.value_or(Duration::zero());
+  if (era_.modern()) fresh_until_ = now + listing_.ttl.value_or(Duration::zero());
   const bool again = listing_.again;
   listing_ = Listing{};
   Log(LogLevel::kDebug, "listed " + std::to_string(tools.size()) + " tools");
@@ -151,7 +111,13 @@ void Session::Impl::OnPage(const rapidjson::Value& result, TimePoint now) {
     tools_ = std::make_shared<const ToolList>(std::move(tools));
   }
   if (phase_ == Phase::kListing) EnterPhase(Phase::kReady, now);
-  if (again && phase_ == Phase::kReady && !listing_.active) StartListing(now);
+  if (again && !listing_.active) {
+    if (Serving()) {
+      StartListing(now);
+    } else {
+      listing_.again = true;  // once credentials come
+    }
+  }
 }
 
 void Session::Impl::FailListing(const std::string& reason, TimePoint now) {
@@ -161,10 +127,7 @@ void Session::Impl::FailListing(const std::string& reason, TimePoint now) {
   }
   for (RpcId id : pages) DropRequest(id);
   listing_ = Listing{};
-  if (phase_ == Phase::kListing ||
-      (phase_ == Phase::kAuthorizing && auth_resume_ == Phase::kListing)) {
-    return FailAttempt(reason, now);
-  }
+  if (phase_ == Phase::kListing) return FailAttempt(reason, now);
   // A failed re-list keeps the tools the server listed before.
   Log(LogLevel::kDebug, "re-listing tools failed: " + reason + "; keeping the " +
                             std::to_string(tools_->size()) + " tools listed before");
@@ -176,10 +139,13 @@ void Session::Impl::ToolsChanged(TimePoint now) {
     return;
   }
   // Before ready, and in a new session, the listing under way (or next) counts.
-  if (phase_ == Phase::kReady) {
-    Log(LogLevel::kDebug, "tools changed: listing again");
-    StartListing(now);
+  if (phase_ != Phase::kReady) return;
+  if (!Serving()) {
+    listing_.again = true;  // once credentials come
+    return;
   }
+  Log(LogLevel::kDebug, "tools changed: listing again");
+  StartListing(now);
 }
 
 // --- calls ---
@@ -188,7 +154,7 @@ void Session::Impl::ToolsChanged(TimePoint now) {
 // ready server backing off after a failed re-initialization tries again at
 // once: a call is waiting.
 void Session::Impl::Dispatch(Request& req, TimePoint now) {
-  if (phase_ == Phase::kReady) return SendRequest(req, now);
+  if (Serving()) return SendRequest(req, now);
   waiting_.push_back(req.rpc_id);
   if (phase_ == Phase::kBackingOff && served_) EnterPhase(AttemptPhase(), now);
 }
@@ -257,6 +223,7 @@ void Session::Impl::DropRequest(RpcId rpc_id) {
   if (it == requests_.end()) return;
   Abort(it->second.transfer);
   requests_.erase(it);
+  auth_.Forget(rpc_id);
   waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), rpc_id), waiting_.end());
 }
 
@@ -305,104 +272,108 @@ void Session::Impl::OnResponse(RpcId rpc_id, const Message& msg, TimePoint now) 
   }
 }
 
-// Applies the retry table to a request whose transfer ended without an answer.
-void Session::Impl::Lose(RpcId rpc_id, Loss loss, std::string reason, TimePoint now) {
+// --- what becomes of a request without an answer ---
+
+bool Session::Impl::Resumable(const Request& req) const {
+  return UsableEventId(req.last_event_id) && req.resumes < kMaxResumes && req.gen == gen_ &&
+         have_session_;
+}
+
+// Carries out the classifier's verdict on a request: its transfer ended (or
+// was refused) without an answer, or its refusal's body is the answer.
+void Session::Impl::Settle(RpcId rpc_id, const Verdict& verdict, int http_status,
+                           const rapidjson::Value* message, TimePoint now) {
   auto it = requests_.find(rpc_id);
   if (it == requests_.end()) return;
   Request& req = it->second;
+  switch (verdict.remedy) {
+    case Remedy::kAnswer:
+      if (message != nullptr) return OnResponse(rpc_id, ClassifyMessage(*message), now);
+      break;
+    case Remedy::kJudgeEra:
+      return OnDiscoverAnswer(rpc_id, http_status, message, now);
+    case Remedy::kProbeEra:
+      if (ProbeAfterInitialize(verdict.reason, now)) return;
+      break;
+    default:
+      break;
+  }
   Abort(req.transfer);
   req.transfer = 0;
   req.resume_at.reset();
-  const RetryRule& rule = RuleFor(loss);
-  Remedy remedy = rule.remedy;
-  // A second 404 for a request sent again fails it; its session is gone all
-  // the same.
-  const bool expired = loss == Loss::kExpired && req.gen == gen_;
-  if ((remedy == Remedy::kResend || remedy == Remedy::kReprobe) &&
-      (req.resent || req.kind == Kind::kInitialize || req.kind == Kind::kDiscover)) {
-    remedy = Remedy::kFail;
-  }
-  if (remedy == Remedy::kHold && phase_ != Phase::kAuthorizing) remedy = Remedy::kFail;
-  if (remedy == Remedy::kResume &&
-      !(UsableEventId(req.last_event_id) && req.resumes < kMaxResumes && req.gen == gen_ &&
-        have_session_)) {
-    remedy = Remedy::kFail;
-  }
-  const uint64_t gen = req.gen;
-  switch (remedy) {
+  switch (verdict.remedy) {
     case Remedy::kResend:
-      // A listing needs no resend: the new session lists from the start.
-      if (req.kind == Kind::kListTools) {
-        DropRequest(rpc_id);
-      } else {
-        req.resent = true;
-        Log(LogLevel::kDebug, "tools/call answered 404: sending it again in a new session");
-        waiting_.push_back(rpc_id);
-      }
-      if (gen == gen_) return SessionExpired(reason, now);
-      // The session was replaced already: the new one sends it.
-      if (phase_ == Phase::kReady) SendWaiting(now);
-      if (phase_ == Phase::kBackingOff && served_) EnterPhase(AttemptPhase(), now);
-      return;
     case Remedy::kReprobe:
-      // A listing needs no resend: the new attempt lists from the start.
-      if (req.kind == Kind::kListTools) {
-        DropRequest(rpc_id);
-      } else {
-        req.resent = true;
-        Log(LogLevel::kDebug, "tools/call refused (" + reason +
-                                  "): sending it again once the server's era is probed");
-        waiting_.push_back(rpc_id);
-      }
-      if (gen == gen_) return EraMayHaveChanged(reason, now);
-      if (phase_ == Phase::kReady) SendWaiting(now);
-      if (phase_ == Phase::kBackingOff && served_) EnterPhase(AttemptPhase(), now);
-      return;
+      return SendAgain(req, verdict, now);
     case Remedy::kHold:
-      req.held = true;
+      auth_.Hold(rpc_id);
       return;
-    case Remedy::kResume: {
-      ++req.resumes;
-      Duration delay = kDefaultResumeDelay;
-      if (req.retry_ms) {
-        delay = std::chrono::milliseconds(std::clamp(*req.retry_ms, 0L, kMaxResumeDelayMs));
-      }
-      req.resume_at = now + delay;
-      Log(LogLevel::kDebug,
-          "stream ended early (" + reason + "); resuming it in " + base::DescribeDuration(delay));
-      return;
-    }
-    case Remedy::kFail:
-      if (req.kind == Kind::kCall && rule.may_have_run) reason += kMayHaveRun;
-      FailRequest(req, reason, now);
-      if (expired) SessionExpired(reason, now);
-      return;
+    case Remedy::kResume:
+      return ScheduleResume(req, verdict.reason, now);
+    default:
+      return FailRequest(req, verdict, now);
   }
 }
 
-void Session::Impl::FailRequest(Request& req, const std::string& reason, TimePoint now) {
+// The server never took the request: it goes out once more, in a new session
+// or once the era is probed again. A listing is not sent again: the new
+// session lists from the start.
+void Session::Impl::SendAgain(Request& req, const Verdict& verdict, TimePoint now) {
+  const bool reprobe = verdict.remedy == Remedy::kReprobe;
+  if (req.kind == Kind::kListTools) {
+    DropRequest(req.rpc_id);
+  } else {
+    req.resent = true;
+    Log(LogLevel::kDebug, reprobe ? "tools/call refused (" + verdict.reason +
+                                        "): sending it again once the server's era is probed"
+                                  : "tools/call answered 404: sending it again in a new session");
+    waiting_.push_back(req.rpc_id);
+  }
+  if (!verdict.session_expired.empty()) return SessionExpired(verdict.session_expired, now);
+  if (verdict.era_doubted) return EraMayHaveChanged(verdict.reason, now);
+  // The session was replaced already: the new one sends it.
+  if (Serving()) SendWaiting(now);
+  if (phase_ == Phase::kBackingOff && served_) EnterPhase(AttemptPhase(), now);
+}
+
+void Session::Impl::ScheduleResume(Request& req, const std::string& why, TimePoint now) {
+  ++req.resumes;
+  Duration delay = kDefaultResumeDelay;
+  if (req.retry_ms) {
+    delay = std::chrono::milliseconds(std::clamp(*req.retry_ms, 0L, kMaxResumeDelayMs));
+  }
+  req.resume_at = now + delay;
+  Log(LogLevel::kDebug,
+      "stream ended early (" + why + "); resuming it in " + base::DescribeDuration(delay));
+}
+
+void Session::Impl::FailRequest(Request& req, const Verdict& verdict, TimePoint now) {
   const RpcId rpc_id = req.rpc_id;
   Abort(req.transfer);
   req.transfer = 0;
   switch (req.kind) {
     case Kind::kDiscover:
     case Kind::kInitialize:
-      return FailAttempt(reason, now);
+      FailAttempt(verdict.reason, now);
+      break;
     case Kind::kListTools:
-      return FailListing(reason, now);
+      FailListing(verdict.reason, now);
+      break;
     case Kind::kCall:
-      FinishCall(req, CallErrorKind::kTransport, reason);
-      return DropRequest(rpc_id);
+      FinishCall(req, verdict.backend ? CallErrorKind::kBackend : CallErrorKind::kTransport,
+                 verdict.reason);
+      DropRequest(rpc_id);
+      break;
   }
+  // The request's session is gone all the same.
+  if (!verdict.session_expired.empty()) SessionExpired(verdict.session_expired, now);
 }
 
 // Calls that waited for a session (or for credentials) fail with `why`.
 void Session::Impl::FailWaiting(const std::string& why, TimePoint now) {
   std::vector<RpcId> ids(waiting_.begin(), waiting_.end());
   waiting_.clear();
-  for (const auto& [id, req] : requests_) {
-    if (req.held) ids.push_back(id);
-  }
+  for (RpcId id : auth_.TakeHeld()) ids.push_back(id);
   for (RpcId id : ids) {
     auto it = requests_.find(id);
     if (it == requests_.end()) continue;

@@ -1,12 +1,14 @@
 // Session era: which protocol revision the server speaks and what follows
 // from it (revision 2026-07-28, basic/transports/streamable-http "Backward
-// Compatibility"). A new attempt probes with server/discover unless the
-// server is known to be a 2025 one; a modern answer means the stateless wire,
-// anything else initialize at 2025-11-25. The server's behaviour can change
-// that verdict later (an upgrade, a downgrade): then the era is probed again
-// and the refused request sent once more. Every request's body and protocol
+// Compatibility"; BEHAVIOR.md §6). A new attempt probes with server/discover
+// unless the server is known to be a 2025 one; a modern answer means the
+// stateless wire, anything else initialize at 2025-11-25. The server's
+// behaviour can change that verdict later (an upgrade, a downgrade): then the
+// era is probed again and the refused request sent once more. The era's
+// states and moves are Era's (era.h). Every request's body and protocol
 // headers are built here for the wire it goes out on. Phases live in
-// session.cc, requests in session_calls.cc, transfers in session_wire.cc.
+// session.cc, requests in session_calls.cc, transfers in session_wire.cc
+// and session_receive.cc.
 #include <algorithm>
 
 #include "base/bounded_json.h"
@@ -34,13 +36,13 @@ std::string Quote(std::string_view s) { return "\"" + base::CleanServerText(s, 6
 }  // namespace
 
 Phase Session::Impl::AttemptPhase() const {
-  return era_ == Era::kLegacy ? Phase::kConnecting : Phase::kDiscovering;
+  return era_.legacy() ? Phase::kConnecting : Phase::kDiscovering;
 }
 
 // --- the probe ---
 
 void Session::Impl::SendDiscover(std::string version, bool retried, TimePoint now) {
-  probed_ = true;
+  era_.On(EraEvent::kProbe);
   const TimePoint deadline = std::min(now + kProbeTimeout, *attempt_deadline_);
   Request& req =
       NewRequest(Kind::kDiscover, deadline, std::chrono::duration_cast<Duration>(deadline - now));
@@ -56,11 +58,13 @@ void Session::Impl::OnDiscoverAnswer(RpcId rpc_id, int http_status, const rapidj
   if (it == requests_.end()) return;
   const bool retried = it->second.resent;
   DropRequest(rpc_id);
-  if (phase_ != Phase::kDiscovering) return;
+  // While credentials are awaited, only the held probe's deadline can end
+  // it: OnAuthorized probes afresh.
+  if (phase_ != Phase::kDiscovering || auth_.waiting()) return;
   const EraVerdict verdict = JudgeDiscover(http_status, message, retried);
   switch (verdict.kind) {
     case EraVerdict::Kind::kModern:
-      era_ = Era::kModern;
+      era_.On(EraEvent::kFoundModern);
       protocol_version_ = verdict.version;
       tools_list_changed_ = verdict.tools_list_changed;
       session_id_.clear();
@@ -72,7 +76,7 @@ void Session::Impl::OnDiscoverAnswer(RpcId rpc_id, int http_status, const rapidj
           "the server refused the version asked for; asking at " + verdict.version);
       return SendDiscover(verdict.version, /*retried=*/true, now);
     case EraVerdict::Kind::kLegacy:
-      era_ = Era::kLegacy;
+      era_.On(EraEvent::kFoundLegacy);
       Log(LogLevel::kDebug,
           "no 2026-07-28 answer to server/discover (" +
               (http_status == 0 ? std::string("none") : "HTTP " + std::to_string(http_status)) +
@@ -101,65 +105,26 @@ void Session::Impl::OnDiscoverTimeout(RpcId rpc_id, TimePoint now) {
 // 400, 404 or 405, or one of its errors) while the server was taken for a
 // 2025 one without asking: ask now, once per attempt.
 bool Session::Impl::ProbeAfterInitialize(const std::string& why, TimePoint now) {
-  if (probed_ || phase_ != Phase::kConnecting) return false;
-  era_ = Era::kUnknown;
+  if (phase_ != Phase::kConnecting || !era_.may_probe()) return false;
   Log(LogLevel::kDebug, "initialize refused (" + why + "): probing the protocol era");
   EnterPhase(Phase::kDiscovering, now);
   return true;
-}
-
-// --- the modern wire's refusals ---
-
-// A modern request answered HTTP 400, 404 or 405 with a JSON body (`message`,
-// or null when it was no JSON object).
-void Session::Impl::OnErrorAnswer(RpcId rpc_id, int http_status, const rapidjson::Value* message,
-                                  TimePoint now) {
-  auto it = requests_.find(rpc_id);
-  if (it == requests_.end()) return;
-  Request& req = it->second;
-  std::string reason = "HTTP " + std::to_string(http_status) + " from server";
-  const std::optional<ModernError> error = message ? RecognizeModernError(*message) : std::nullopt;
-  if (error) reason += ": error " + std::to_string(error->code) + ": " + error->message;
-  if (error && error->code == kMissingRequiredClientCapability) {
-    reason =
-        "the server requires client capabilities the gateway does not have (it declares "
-        "none): error " +
-        std::to_string(error->code) + ": " + error->message;
-    if (req.kind == Kind::kCall) {
-      FinishCall(req, CallErrorKind::kBackend, reason);
-      return DropRequest(rpc_id);
-    }
-    return FailRequest(req, reason, now);
-  }
-  // A header mismatch (the tool's annotations changed), an unsupported
-  // version, or a 400 of no modern shape: the server's era is in question.
-  if (http_status == 400) return Lose(rpc_id, Loss::kRejected, reason, now);
-  // The server's own error answer to the request (a 404 with -32601, say).
-  if (message != nullptr) {
-    const Message msg = ClassifyMessage(*message);
-    if (msg.kind == MessageKind::kResponse && msg.is_error &&
-        (!msg.int_id || *msg.int_id == rpc_id)) {
-      return OnResponse(rpc_id, msg, now);
-    }
-  }
-  Lose(rpc_id, Loss::kFailed, reason, now);
 }
 
 // The server answered as if it no longer spoke the era it was taken for.
 // Before it served, that is a failed attempt (the next one probes); a serving
 // one abandons its session and probes at once, then lists tools again.
 void Session::Impl::EraMayHaveChanged(const std::string& why, TimePoint now) {
-  era_ = Era::kUnknown;
-  const bool serving =
-      phase_ == Phase::kReady || (phase_ == Phase::kAuthorizing && auth_resume_ == Phase::kReady);
-  if (!serving) {
+  era_.On(EraEvent::kDoubted);
+  if (phase_ != Phase::kReady) {
     if (phase_ == Phase::kBackingOff || phase_ == Phase::kClosed) return;
     return FailAttempt(why, now);
   }
   Log(LogLevel::kInfo,
       "the server answered as if its protocol era changed (" + why + "): probing it again");
   AbandonSession(/*expired=*/false, now);
-  if (phase_ == Phase::kReady) EnterPhase(Phase::kDiscovering, now);
+  // While credentials are awaited, OnAuthorized starts the new attempt.
+  if (!auth_.waiting()) EnterPhase(Phase::kDiscovering, now);
 }
 
 // --- building requests ---
@@ -167,7 +132,7 @@ void Session::Impl::EraMayHaveChanged(const std::string& why, TimePoint now) {
 // The body and protocol headers of `req` for the wire it is about to go out
 // on: server/discover always on the modern one; the rest on the era's.
 void Session::Impl::BuildWire(Request& req) {
-  req.modern = req.kind == Kind::kDiscover || era_ == Era::kModern;
+  req.modern = req.kind == Kind::kDiscover || era_.modern();
   req.wire_headers.clear();
   const std::string& version = req.kind == Kind::kDiscover ? req.version : protocol_version_;
   switch (req.kind) {
@@ -248,7 +213,7 @@ bool Session::Impl::ReadAnnotations(const rapidjson::Value& result) {
 // A call on a listing past its ttlMs lists the tools again in the background
 // (the revision's caching: re-fetch on access once stale), bounded in rate.
 void Session::Impl::RefreshIfStale(TimePoint now) {
-  if (era_ != Era::kModern || phase_ != Phase::kReady || listing_.active) return;
+  if (!era_.modern() || !Serving() || listing_.active) return;
   if (!fresh_until_ || now < *fresh_until_) return;
   if (listed_at_ && now - *listed_at_ < kMinRelistInterval) return;
   Log(LogLevel::kDebug, "the tool listing is stale (ttlMs): listing again");

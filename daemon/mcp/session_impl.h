@@ -1,24 +1,34 @@
 // Session::Impl: the state behind the Session facade. Internal to daemon/mcp.
-// Three files share it:
+// Its files:
 //   session.cc         phases: the table of allowed moves, EnterPhase (every
 //                      phase change and its entry work), attempts, back-off,
-//                      authorization, timers, shutdown
-//   session_calls.cc   requests: listing tools, calls, cancellation, and the
-//                      retry table that decides what a lost request becomes
-//   session_wire.cc    transfers: per-request headers, response heads and
-//                      bodies (JSON or SSE, bounded), resumption, the GET
-//                      stream, the notification queue, server messages
+//                      timers, shutdown
+//   session_auth.cc    the authorization hold: waiting for credentials and
+//                      carrying on where the refusal struck
+//   session_calls.cc   requests: listing tools, calls, cancellation, and
+//                      carrying out what the classifier (outcome.h) says of
+//                      a request that ended without an answer
+//   session_wire.cc    transfers sent: per-request headers, aborts,
+//                      resumption, the notification queue
+//   session_receive.cc transfers received: response heads, bodies (JSON or
+//                      SSE, bounded) and ends turned into the facts each
+//                      outcome is classified from; server messages
+//   session_listen.cc  the GET stream (subscriptions/listen on the modern wire)
 //   session_era.cc     the protocol era: the server/discover probe and its
 //                      verdict, noticing that a server changed era, and
 //                      building each request for the wire it is sent on
 //                      (2026-07-28's _meta and headers, or 2025-11-25's)
+// Three small machines sit beside the phase, each with its own enum and
+// table of moves: AuthHold (auth_hold.h), ListenStream (listen_stream.h) and
+// Era (era.h). What an HTTP outcome means is decided by Classify (outcome.h),
+// a pure function; the session gathers the facts and carries out the remedy.
 //
 // Who owns what: the session owns its requests (keyed by JSON-RPC id) and its
 // transfers (keyed by TransferId). A request points at its live transfer; a
 // transfer names its request and the generation of the upstream session it
 // was sent in. A new upstream session bumps the generation: the GET stream of
 // an older one is aborted, and what its other transfers report can only end
-// their own requests (through the retry table), never change the session.
+// their own requests (through the classifier), never change the session.
 #pragma once
 
 #include <deque>
@@ -29,7 +39,11 @@
 #include <unordered_set>
 #include <vector>
 
+#include "daemon/mcp/auth_hold.h"
+#include "daemon/mcp/era.h"
 #include "daemon/mcp/jsonrpc.h"
+#include "daemon/mcp/listen_stream.h"
+#include "daemon/mcp/outcome.h"
 #include "daemon/mcp/param_headers.h"
 #include "daemon/mcp/session.h"
 #include "daemon/mcp/sse_decoder.h"
@@ -42,29 +56,6 @@ inline constexpr std::string_view kClientVersion = MCPGW_VERSION;
 #else
 inline constexpr std::string_view kClientVersion = "0.0.0";
 #endif
-
-// What ended a request's transfer without an answer (the retry table's rows).
-enum class Loss {
-  kExpired,       // its POST, carrying the session id, was answered 404
-  kRefused,       // its POST was answered 401, or 403 insufficient_scope
-  kBroken,        // the exchange broke, or its stream ended, before the answer,
-                  // after the request may have reached the server
-  kResumeFailed,  // a GET resuming that stream failed (404 included)
-  kRejected,      // its POST was answered 400 in a way that says the server
-                  // may have changed era: on the legacy wire any 400 to a
-                  // request of the session; on the modern wire a 400 that is
-                  // no 2026-07-28 error, or a header mismatch or unsupported
-                  // version. The server did not run it.
-  kFailed,        // anything else: an HTTP error, an invalid response, a
-                  // transfer that never reached the server
-};
-
-// Which protocol era the server speaks, as far as this session knows.
-enum class Era {
-  kUnknown,  // not probed yet, or the last assumption failed: probe
-  kLegacy,   // 2025-11-25 and earlier: initialize, a session, the GET stream
-  kModern,   // 2026-07-28: stateless, _meta and headers on every request
-};
 
 struct Session::Impl {
   // A JSON-RPC request the client sent, or will send, and waits on. It may
@@ -89,7 +80,6 @@ struct Session::Impl {
     TransferId transfer = 0;    // the live transfer, 0 when none
     uint64_t gen = 0;           // the session its POST went to; 0 while never sent
     bool resent = false;        // already sent again once (after a 404 or a 400)
-    bool held = false;          // refused 401/403: waits for authorization
     std::string last_event_id;  // for Last-Event-ID when its stream breaks
     std::optional<long> retry_ms;
     int resumes = 0;  // resumptions in a row without a new event
@@ -104,17 +94,17 @@ struct Session::Impl {
 
   // Why a transfer exists.
   enum class Purpose { kRequest, kInitialized, kNotify, kListen, kDelete };
-  enum class BodyKind { kUnknown, kJson, kSse };
   struct Transfer {
     Purpose purpose = Purpose::kNotify;
     HttpMethod method = HttpMethod::kPost;
     RpcId rpc_id = 0;              // kRequest
     uint64_t gen = 0;              // the upstream session it belongs to
     bool carried_session = false;  // sent an Mcp-Session-Id
+    bool modern = false;           // sent on the 2026-07-28 wire
     TimePoint deadline;
     bool head = false;  // the response head arrived
     int http_status = 0;
-    BodyKind body = BodyKind::kUnknown;
+    BodyKind body = BodyKind::kNone;  // what its head said is being read
     // An error status whose JSON body is read to learn what it means (the
     // modern wire's errors, a discover probe's answer).
     bool error_body = false;
@@ -157,16 +147,23 @@ struct Session::Impl {
   void FailAttempt(const std::string& reason, TimePoint now);
   void SessionExpired(const std::string& why, TimePoint now);
   void AbandonSession(bool expired, TimePoint now);
-  void NeedAuthorization(int http_status, std::string_view www_authenticate, TimePoint now);
-  void OnAuthorized(TimePoint now);
-  void OnAuthorizationFailed(const std::string& reason, TimePoint now);
+  // Ready and not waiting for credentials: requests go out at once.
+  bool Serving() const;
+  void ServeWaiting(TimePoint now);
   void Start(TimePoint now);
   void Shutdown(TimePoint now);
   void OnTimer(TimePoint now);
+  void ExpireRequest(RpcId rpc_id, TimePoint now);
   std::optional<TimePoint> NextWakeup() const;
   Status status() const;
   void Publish();
   void Log(LogLevel level, std::string text);
+
+  // session_auth.cc: the authorization hold.
+  bool CanHold() const;
+  void NeedAuthorization(int http_status, std::string_view www_authenticate);
+  void OnAuthorized(TimePoint now);
+  void OnAuthorizationFailed(const std::string& reason, TimePoint now);
 
   // session_calls.cc: requests.
   Request& NewRequest(Kind kind, TimePoint deadline, Duration budget);
@@ -182,11 +179,15 @@ struct Session::Impl {
   void FinishCall(Request& req, CallErrorKind kind, std::string text);
   void DropRequest(RpcId rpc_id);
   void OnResponse(RpcId rpc_id, const Message& msg, TimePoint now);
-  void Lose(RpcId rpc_id, Loss loss, std::string reason, TimePoint now);
-  void FailRequest(Request& req, const std::string& reason, TimePoint now);
+  bool Resumable(const Request& req) const;
+  void Settle(RpcId rpc_id, const Verdict& verdict, int http_status,
+              const rapidjson::Value* message, TimePoint now);
+  void SendAgain(Request& req, const Verdict& verdict, TimePoint now);
+  void ScheduleResume(Request& req, const std::string& why, TimePoint now);
+  void FailRequest(Request& req, const Verdict& verdict, TimePoint now);
   void FailWaiting(const std::string& why, TimePoint now);
 
-  // session_wire.cc: transfers.
+  // session_wire.cc: transfers sent.
   TransferId StartHttp(Purpose purpose, HttpMethod method, std::string body, RpcId rpc_id,
                        TimePoint now, std::string_view last_event_id = {});
   std::vector<std::pair<std::string, std::string>> RequestHeaders(const Transfer& t,
@@ -199,15 +200,24 @@ struct Session::Impl {
   void Notify(std::string body, bool must, uint64_t gen, TimePoint now);
   void PumpNotices(TimePoint now);
   void StartDelete(TimePoint now);
-  void OpenListen(TimePoint now);
-  void ListenEnded(TimePoint now, bool reopen_now = false);
+
+  // session_receive.cc: what transfers report.
+  Outcome FactsOf(const Transfer& t) const;
   void OnHead(TransferId id, const ResponseHead& head, TimePoint now);
+  void OnRequestHead(TransferId id, Transfer& t, const ResponseHead& head, TimePoint now);
   void OnData(TransferId id, std::string_view bytes, TimePoint now);
+  void OnInvalid(TransferId id, const std::string& why, TimePoint now);
   void OnDone(TransferId id, const TransferResult& result, TimePoint now);
-  void OnListenHead(TransferId id, Transfer& t, const ResponseHead& head, TimePoint now);
+  void OnRequestDone(Transfer& t, Outcome facts, TimePoint now);
   void OnTransferTimeout(TransferId id, TimePoint now);
   void HandleEvent(TransferId id, const SseEvent& event, TimePoint now);
   void HandleServerMessage(const Message& msg, uint64_t gen, TimePoint now);
+
+  // session_listen.cc: the GET stream.
+  void OpenListen(TimePoint now);
+  void StopListen();
+  void ListenEnded(TimePoint now, bool at_once = false);
+  void OnListenHead(TransferId id, Transfer& t, const ResponseHead& head, TimePoint now);
 
   // session_era.cc: the protocol era.
   Phase AttemptPhase() const;
@@ -216,7 +226,6 @@ struct Session::Impl {
                         TimePoint now);
   void OnDiscoverTimeout(RpcId rpc_id, TimePoint now);
   bool ProbeAfterInitialize(const std::string& why, TimePoint now);
-  void OnErrorAnswer(RpcId rpc_id, int http_status, const rapidjson::Value* message, TimePoint now);
   void EraMayHaveChanged(const std::string& why, TimePoint now);
   void BuildWire(Request& req);
   bool ReadAnnotations(const rapidjson::Value& result);
@@ -233,9 +242,8 @@ struct Session::Impl {
   std::shared_ptr<const ToolList> tools_;
   std::string protocol_version_;
 
-  // The protocol era (session_era.cc).
-  Era era_ = Era::kUnknown;
-  bool probed_ = false;              // this attempt sent server/discover (once per attempt)
+  // The protocol era (session_era.cc) and what the modern wire learnt.
+  Era era_;
   bool tools_list_changed_ = false;  // modern: the server sends tools/list_changed
   std::map<std::string, ParamHeaders> param_headers_;  // modern: by tool name
   std::optional<TimePoint> fresh_until_;               // modern: the listing's ttlMs
@@ -251,8 +259,9 @@ struct Session::Impl {
   std::optional<TimePoint> retry_at_;          // kBackingOff
   Duration backoff_{};
   TransferId initialized_transfer_ = 0;
-  Phase auth_resume_ = Phase::kIdle;  // where kAuthorizing returns to
   Listing listing_;
+  // Requests refused for lack of authorization wait here (session_auth.cc).
+  AuthHold auth_;
 
   std::map<RpcId, Request> requests_;
   std::deque<RpcId> waiting_;  // requests to send once the session is ready
@@ -265,13 +274,9 @@ struct Session::Impl {
   size_t notify_transfers_ = 0;  // notification and reply POSTs in flight (bounded)
   size_t dropped_replies_ = 0;   // replies to a flooding server not sent, not yet logged
 
-  // The standalone GET stream for server notifications, of the current session.
-  TransferId listen_transfer_ = 0;
-  bool listen_unsupported_ = false;  // this session offers none (405, or 404 before any 2xx)
-  bool listen_opened_ = false;       // this session's stream was answered 2xx once
-  bool listen_progress_ = false;
-  std::optional<TimePoint> listen_retry_at_;
-  Duration listen_backoff_{};
+  // The stream for what the server sends unasked, of the current session
+  // (session_listen.cc).
+  ListenStream listen_;
 
   // What was last reported through StateChanged.
   Status published_status_ = Status::kLoading;

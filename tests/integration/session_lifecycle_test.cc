@@ -99,7 +99,7 @@ TEST_CASE("lifecycle: a call whose stream is cut and cannot be resumed runs once
   REQUIRE(WaitReady(d, "life"));
   auto r = d.Cli({"call", "life", "prime_cut"});
   CHECK(r.code == 5);  // transport
-  CHECK(r.err.find("the server may have run it") != std::string::npos);
+  CHECK(r.err.find("the tool may have run, and calling it again may run it again") != std::string::npos);
   // The 404 on the resumption also told the daemon the session is gone: it
   // opens another, and still does not send the call again.
   CHECK(WaitFor([&] { return server.List("sessions").size() >= 2; }));
@@ -120,7 +120,7 @@ TEST_CASE("lifecycle: a refused resumption fails the call once and keeps the ses
   REQUIRE(WaitReady(d, "life"));
   auto r = d.Cli({"call", "life", "prime_refused"});
   CHECK(r.code == 5);  // transport
-  CHECK(r.err.find("the server may have run it") != std::string::npos);
+  CHECK(r.err.find("the tool may have run, and calling it again may run it again") != std::string::npos);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   CHECK(server.Runs("prime_refused") == 1);
   const auto stats = server.Stats();
@@ -175,7 +175,7 @@ TEST_CASE("lifecycle: a call in flight when the server restarts runs once, the n
   REQUIRE(call.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
   const auto r = call.get();
   CHECK(r.code == 5);  // transport
-  CHECK(r.err.find("the server may have run it") != std::string::npos);
+  CHECK(r.err.find("the tool may have run, and calling it again may run it again") != std::string::npos);
   CHECK(
       WaitFor([&] { return ToolNames(d, "life") == "count,hold,new"; }, std::chrono::seconds(10)));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));

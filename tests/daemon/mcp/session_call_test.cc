@@ -86,7 +86,7 @@ TEST_CASE("call: outcomes", "[session][call]") {
     h.Data(call.id, "{\"jsonrpc\":");
     h.Done(call.id, "connection reset by peer");
     kind = CallErrorKind::kTransport;
-    text = "connection reset by peer; the outcome is unknown: the server may have run it";
+    text = "connection reset by peer; the tool may have run, and calling it again may run it again";
   }
   SECTION("a connection that never came up") {
     h.Done(call.id, "connection refused", /*request_sent=*/false);
@@ -125,6 +125,28 @@ TEST_CASE("call: outcomes", "[session][call]") {
   // A failed call leaves the server ready.
   CHECK(h.session.status() == Status::kReady);
   CHECK(h.state_changes == 0);
+}
+
+TEST_CASE("call: a connection lost after the request was sent is never sent again",
+          "[session][call]") {
+  Harness h;
+  h.BringUp();
+  h.session.Call(1, "echo", "{}", h.now);
+  StartTransfer call = h.NextPost("tools/call");
+  // The transport must not send it again by itself either.
+  CHECK(call.at_most_once);
+  // What the transport reports for a tools/call it would have re-sent on a
+  // fresh connection.
+  h.Done(call.id, "the connection was lost after the request was sent", /*request_sent=*/true);
+  REQUIRE(h.finished.size() == 1);
+  CHECK(h.finished[0].outcome.kind == CallErrorKind::kTransport);
+  CHECK(h.finished[0].outcome.text ==
+        "the connection was lost after the request was sent; the tool may have run, and calling "
+        "it again may run it again");
+  h.Advance(1min);
+  h.Pump();
+  for (const StartTransfer& t : h.starts) CHECK(MethodOf(t) != "tools/call");
+  CHECK(h.session.status() == Status::kReady);
 }
 
 TEST_CASE("call: bounds on the response", "[session][call]") {

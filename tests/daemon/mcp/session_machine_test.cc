@@ -51,7 +51,8 @@ TEST_CASE("machine: a call whose resumption gets 404 is never sent again", "[ses
 
   REQUIRE(h.finished.size() == 1);
   CHECK(h.finished[0].outcome.kind == CallErrorKind::kTransport);
-  CHECK(h.finished[0].outcome.text.find("the server may have run it") != std::string::npos);
+  CHECK(h.finished[0].outcome.text.find(
+            "the tool may have run, and calling it again may run it again") != std::string::npos);
   // The 404 also said the session is gone: a new one, listed, without a call.
   CHECK(h.Aborted(h.listen.id));
   Reinitialize(h, {"echo", "other"}, "sid-2");
@@ -70,7 +71,8 @@ TEST_CASE("machine: a call's lost stream without an event id fails once", "[sess
   h.Done(call.id);
   REQUIRE(h.finished.size() == 1);
   CHECK(h.finished[0].outcome.text ==
-        "stream ended before the response; the outcome is unknown: the server may have run it");
+        "stream ended before the response; the tool may have run, and calling it again may run it "
+        "again");
   h.Advance(1min);
   CHECK(CountPosts(h, "tools/call") == 0);
   CHECK(h.session.phase() == Phase::kReady);
@@ -281,7 +283,9 @@ TEST_CASE("machine: 401 before ready waits for authorization as loading", "[sess
   REQUIRE(h.auth_needed.size() == 1);
   CHECK(h.auth_needed[0].http_status == 401);
   CHECK(h.auth_needed[0].www_authenticate.find("resource_metadata") != std::string::npos);
-  CHECK(h.session.phase() == Phase::kAuthorizing);
+  // A hold is no phase: the handshake waits where it was.
+  CHECK(h.session.phase() == Phase::kConnecting);
+  CHECK(h.session.awaiting_authorization());
   CHECK(h.session.status() == Status::kLoading);
   h.session.SetAuthorization(Secret("Bearer fresh-token"));
   h.session.OnAuthorized(h.now);

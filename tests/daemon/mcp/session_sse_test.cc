@@ -124,11 +124,13 @@ TEST_CASE("sse: resumption gives up", "[session][sse]") {
   SECTION("without an event id") {
     h.Data(call.id, SseMessage(kLog));
     h.Done(call.id);
-    text = "stream ended before the response; the outcome is unknown: the server may have run it";
+    text =
+        "stream ended before the response; the tool may have run, and calling it again may run it "
+        "again";
   }
   SECTION("without an event id, connection broken") {
     h.Done(call.id, "connection reset by peer");
-    text = "connection reset by peer; the outcome is unknown: the server may have run it";
+    text = "connection reset by peer; the tool may have run, and calling it again may run it again";
   }
   SECTION("after a few fruitless resumptions") {
     h.Data(call.id, "id: ev-1\ndata:\n\n");
@@ -142,7 +144,9 @@ TEST_CASE("sse: resumption gives up", "[session][sse]") {
       h.Respond(resume.id, 200, "text/event-stream", ": nothing new\n");
     }
     CHECK(resumptions == 5);
-    text = "stream ended before the response; the outcome is unknown: the server may have run it";
+    text =
+        "stream ended before the response; the tool may have run, and calling it again may run it "
+        "again";
   }
   SECTION("a resumption the server refuses") {
     h.Data(call.id, "id: ev-1\ndata:\n\n");
@@ -150,8 +154,8 @@ TEST_CASE("sse: resumption gives up", "[session][sse]") {
     h.Advance(1s);
     h.Respond(h.Next(HttpMethod::kGet).id, 405, "text/plain", "");
     text =
-        "its stream broke and resuming it failed: HTTP 405 from server; the outcome is unknown: "
-        "the server may have run it";
+        "its stream broke and resuming it failed: HTTP 405 from server; the tool may have run, "
+        "and calling it again may run it again";
   }
   REQUIRE(h.finished.size() == 1);
   CHECK(h.finished[0].outcome.kind == CallErrorKind::kTransport);
