@@ -92,11 +92,11 @@ std::optional<rapidjson::Document> TokenStore::ReadDocument(const std::string& p
   error->clear();
   if (!env_->FileExists(path)) return std::nullopt;
   std::string text;
-  if (!env_->ReadFile(path, &text, error)) return std::nullopt;
+  if (!env_->ReadPrivateFile(path, kMaxFileBytes, &text, error)) return std::nullopt;
   rapidjson::Document doc;
   std::string why;
-  if (text.size() > kMaxFileBytes || !base::ParseBoundedJson(text, {kMaxFileBytes, 16}, doc, why) ||
-      !doc.IsObject() || Get(doc, "key") != key) {
+  if (!base::ParseBoundedJson(text, {kMaxFileBytes, 16}, doc, why) || !doc.IsObject() ||
+      Get(doc, "key") != key) {
     *error = path + " is damaged or not mcpgw's; delete it (mcpgw logout) to start over";
     return std::nullopt;
   }

@@ -8,6 +8,7 @@
 // the model.)
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -44,6 +45,11 @@ class Env {
   // the path and never the contents.
   // The whole file.
   virtual bool ReadFile(const std::string& path, std::string* contents, std::string* error) = 0;
+  // A file only this user's mcpgw writes (tokens, registrations): a link in
+  // its place is refused (it could point anywhere), and a file larger than
+  // `max_bytes` is an error, found without reading it all.
+  virtual bool ReadPrivateFile(const std::string& path, size_t max_bytes, std::string* contents,
+                               std::string* error) = 0;
   // Whether `path` exists (a file, a directory, a link).
   virtual bool FileExists(const std::string& path) = 0;
   // Creates `path` and its missing parents with `mode`. An existing `path`

@@ -237,6 +237,38 @@ bool Worker::ReadFile(const std::string& path, std::string* contents, std::strin
   return true;
 }
 
+bool Worker::ReadPrivateFile(const std::string& path, size_t max_bytes, std::string* contents,
+                             std::string* error) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    *error = errno == ELOOP ? path + " is a link; mcpgw reads only a file it wrote there"
+                            : Errno("cannot read", path);
+    return false;
+  }
+  contents->clear();
+  char buf[8192];
+  bool ok = true;
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *error = Errno("cannot read", path);
+      ok = false;
+      break;
+    }
+    if (n == 0) break;
+    contents->append(buf, static_cast<size_t>(n));
+    if (contents->size() > max_bytes) {
+      *error = path + " is larger than " + std::to_string(max_bytes) + " bytes";
+      ok = false;
+      break;
+    }
+  }
+  close(fd);
+  if (!ok) contents->clear();
+  return ok;
+}
+
 bool Worker::FileExists(const std::string& path) {
   struct stat st;
   return lstat(path.c_str(), &st) == 0;

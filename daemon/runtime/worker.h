@@ -34,6 +34,8 @@ class Worker : public Env {
   double UnixNow() override;
   void Post(std::function<void()> fn) override;
   bool ReadFile(const std::string& path, std::string* contents, std::string* error) override;
+  bool ReadPrivateFile(const std::string& path, size_t max_bytes, std::string* contents,
+                       std::string* error) override;
   bool FileExists(const std::string& path) override;
   bool CreateDir(const std::string& path, int mode, std::string* error) override;
   bool WriteFileAtomically(const std::string& path, std::string_view contents, int mode,

@@ -249,6 +249,14 @@ class FakeEnv : public Env {
     *contents = it->second;
     return true;
   }
+  bool ReadPrivateFile(const std::string& path, size_t max_bytes, std::string* contents,
+                       std::string* error) override {
+    if (!ReadFile(path, contents, error)) return false;
+    if (contents->size() <= max_bytes) return true;
+    contents->clear();
+    *error = path + " is larger than " + std::to_string(max_bytes) + " bytes";
+    return false;
+  }
   std::unique_ptr<Timer> NewTimer() override {
     auto timer = std::make_unique<FakeTimer>();
     timer->now_ = &world_->now;
