@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "daemon/net/http_curl.h"
-#include "daemon/net/quiet_sockets.h"
 
 namespace mcpgw {
 namespace {
@@ -94,7 +93,6 @@ struct HttpClient::Impl {
     int wanted = 0;      // UV_READABLE/UV_WRITABLE curl wants now; 0 parked
     int registered = 0;  // what the poll handle is started with; 0 stopped
     bool owned = false;  // a connection socket: curl closes it through us
-    bool quiet = false;  // in `quiet`: watched for reading, nothing reported since
   };
 
   uv_loop_t* loop;
@@ -108,7 +106,6 @@ struct HttpClient::Impl {
   bool in_due = false;
   std::unordered_map<curl_socket_t, SocketWatch*> watches;
   std::unordered_set<curl_socket_t> owned_sockets;  // opened by OnOpenSocket, not yet closed
-  http::QuietSockets quiet;                         // curl's checks of these need no system call
   std::map<Key, std::unique_ptr<Transfer>> live;
   std::vector<std::unique_ptr<Transfer>> dead;   // aborted, maybe still in curl's hands
   std::vector<Transfer*> to_add;                 // live, not yet handed to curl
@@ -164,28 +161,14 @@ struct HttpClient::Impl {
   void DropWatch(curl_socket_t fd) {
     auto it = watches.find(fd);
     if (it == watches.end()) return;
-    SetQuiet(it->second, false);
     CloseWatch(it->second);
     watches.erase(it);
   }
 
-  void SetQuiet(SocketWatch* watch, bool quiet_now) {
-    if (watch->quiet == quiet_now) return;
-    watch->quiet = quiet_now;
-    quiet.Set(watch->fd, quiet_now);
-  }
-
-  // Registers `events` for the watch unless that is what it has. A socket
-  // the loop starts watching for reading is quiet until the loop reports it.
+  // Registers `events` for the watch unless that is what it has.
   void Register(SocketWatch* watch, int events) {
     if (watch->registered == events) return;
-    if (!(events & UV_READABLE)) {
-      SetQuiet(watch, false);
-    } else if (!(watch->registered & UV_READABLE)) {
-      SetQuiet(watch, true);
-    }
     watch->registered = events;
-    stats.poll_updates++;
     if (events == 0) {
       uv_poll_stop(&watch->poll);
     } else {
@@ -208,13 +191,10 @@ struct HttpClient::Impl {
         return 0;
       }
       // Parked: an idle connection stays registered for reading (an idle
-      // socket is always writable, so never for writing).
-      // Its transfer read all it was sent, so it is quiet from here until
-      // the loop reports it readable: the check before its reuse needs no
-      // poll (quiet_sockets.h).
+      // socket is always writable, so never for writing), so the next
+      // transfer on it wants what is registered already.
       watch->wanted = 0;
       self->Register(watch, watch->registered & UV_READABLE);
-      if (watch->registered & UV_READABLE) self->SetQuiet(watch, true);
       return 0;
     }
     if (!watch) {
@@ -303,8 +283,6 @@ struct HttpClient::Impl {
   static void OnPoll(uv_poll_t* handle, int status, int events) {
     auto* watch = static_cast<SocketWatch*>(handle->data);
     Impl* self = watch->owner;
-    self->stats.socket_events++;
-    if (status < 0 || (events & UV_READABLE)) self->SetQuiet(watch, false);
     if (watch->wanted == 0) {
       // A parked connection became readable: the server closed it or sent
       // what nobody asked for. Stop watching it; curl's check before reuse
@@ -417,9 +395,9 @@ struct HttpClient::Impl {
     }
     long version = 0;
     curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
-    t->sink->OnHttpHead(
-        t->tag, ResponseHead{status, t->head.content_type(), t->head.session_id(),
-                                  t->head.www_authenticate(), http::HttpVersionName(version)});
+    t->sink->OnHttpHead(t->tag,
+                        ResponseHead{status, t->head.content_type(), t->head.session_id(),
+                                     t->head.www_authenticate(), http::HttpVersionName(version)});
   }
 
   // Leaves a busy section; the outermost one carries out the deferred work.

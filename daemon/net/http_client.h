@@ -55,8 +55,6 @@ class HttpClient : public HttpTransport {
     uint64_t started = 0;
     uint64_t finished = 0;
     uint64_t aborted = 0;
-    uint64_t poll_updates = 0;   // socket registrations changed (each costs system calls)
-    uint64_t socket_events = 0;  // socket readiness reports from the loop
   };
   Stats stats() const;
 
