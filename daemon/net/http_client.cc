@@ -71,6 +71,11 @@ struct HttpClient::Impl {
     http::ParsedUrl url;        // the url curl reads, kept for the next transfer
     http::HeadParser head;
     bool head_reported = false;
+    // Times curl was about to send the request on a connection (OnPrereq):
+    // more than one means it sent, or meant to send, the request again.
+    int attempts = 0;
+    bool resend_refused = false;  // OnPrereq stopped a re-send of an at-most-once request
+    bool failed = false;          // ended with a transport error
     bool in_multi = false;
     bool pooled = true;                       // may go back to the pool when done
     bool dead = false;                        // aborted: no callback ever again
@@ -254,6 +259,35 @@ struct HttpClient::Impl {
     return 0;
   }
 
+  // Called before every attempt to send the request (CURLOPT_PREREQFUNCTION:
+  // "after a connection has been established or a connection has been
+  // reused ... before any request is actually made on the connection"). A
+  // second attempt is curl re-sending the request on a fresh connection
+  // after a kept one died without answering. An at-most-once request
+  // (HttpRequest::at_most_once) is let through again only if nothing of it
+  // was written: CURLINFO_REQUEST_SIZE, "the total size of the issued
+  // requests", is still 0 (a proxy's CONNECT counts too, which only errs on
+  // the safe side). Otherwise the transfer fails with
+  // CURLE_ABORTED_BY_CALLBACK, which CheckMultiInfo reports as
+  // kConnectionLostAfterSend.
+  //
+  // Why this and not a read callback whose seek callback refuses to rewind
+  // (curl then fails the re-send with CURLE_SEND_FAIL_REWIND, which works as
+  // well): curl puts a CURLOPT_POSTFIELDS body into the same send() as the
+  // head, but a read callback's body into a send() of its own, which cost
+  // every call on HTTP/1.1 one system call more (tests/bench/run.sh
+  // --syscalls, sequential calls: 9.0 instead of 8.0 per call in the daemon,
+  // sendto 2 instead of 1). This costs none: the body stays POSTFIELDS.
+  static int OnPrereq(void* userp, char*, char*, int, int) {
+    auto* t = static_cast<Transfer*>(userp);
+    if (++t->attempts == 1 || !t->request.at_most_once) return CURL_PREREQFUNC_OK;
+    long sent = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_REQUEST_SIZE, &sent);
+    if (sent == 0) return CURL_PREREQFUNC_OK;
+    t->resend_refused = true;
+    return CURL_PREREQFUNC_ABORT;
+  }
+
   static size_t OnHeader(char* data, size_t size, size_t count, void* userp) {
     auto* t = static_cast<Transfer*>(userp);
     size_t n = size * count;
@@ -355,12 +389,14 @@ struct HttpClient::Impl {
       }
       TransferResult result;
       if (code != CURLE_OK) {
+        t->failed = true;
         result.ok = false;
-        result.error = FailureText(t, code);
         // Header bytes sent: the request may have reached the server.
         long sent = 0;
         curl_easy_getinfo(t->easy, CURLINFO_REQUEST_SIZE, &sent);
-        result.request_sent = sent > 0;
+        result.request_sent = sent > 0 || t->resend_refused;
+        result.error = t->resend_refused ? std::string(kConnectionLostAfterSend)
+                                         : FailureText(t, code, result.request_sent);
       }
       auto it = live.find(Key{t->sink, t->tag});
       std::unique_ptr<Transfer> owned = std::move(it->second);
@@ -373,7 +409,7 @@ struct HttpClient::Impl {
     }
   }
 
-  static std::string FailureText(Transfer* t, CURLcode code) {
+  static std::string FailureText(Transfer* t, CURLcode code, bool request_sent) {
     http::Failure f;
     f.code = code;
     curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &f.os_errno);
@@ -382,6 +418,8 @@ struct HttpClient::Impl {
     f.proxied = t->proxied;
     f.curl_text = t->error_buffer;
     f.host = http::ShowableHost(t->request.url_redacted);
+    f.request_sent = request_sent;
+    f.at_most_once = t->request.at_most_once;
     return http::FailureText(f);
   }
 
@@ -435,13 +473,14 @@ struct HttpClient::Impl {
     if (t->in_multi) curl_multi_remove_handle(multi, t->easy);
     t->in_multi = false;
     if (t->pooled && spare.size() < kSparePoolSize && !destroying) {
-      // libcurl 7.88 counts the requests it re-sent on a fresh connection
-      // (a kept one found closed) per handle, not per transfer, and fails
-      // the sixth with "connection reset": a handle that connected (every
-      // re-send does) or was stopped midway starts over from a reset.
-      long connects = 0;
-      curl_easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &connects);
-      if (connects > 0 || t->dead || !t->configured) {
+      // libcurl keeps what it learnt of re-sending on the handle, not the
+      // transfer (7.88 counts the requests it re-sent on a fresh connection
+      // and fails the sixth with "connection reset"): a handle whose request
+      // went out more than once, or whose transfer failed (a re-send may
+      // have been counted before it failed to connect), or that was stopped
+      // midway, starts over from a reset. Our callbacks and options are set
+      // again then (Configure), so nothing of this transfer carries over.
+      if (t->attempts > 1 || t->failed || t->dead || !t->configured) {
         curl_easy_reset(t->easy);
         t->configured = false;
         t->url.Forget();
@@ -450,6 +489,9 @@ struct HttpClient::Impl {
       t->request = HttpRequest{};
       t->head = http::HeadParser{};
       t->head_reported = false;
+      t->attempts = 0;
+      t->resend_refused = false;
+      t->failed = false;
       t->dead = false;
       t->setup_error.clear();
       t->error_buffer[0] = '\0';
@@ -493,6 +535,8 @@ struct HttpClient::Impl {
     set(CURLOPT_HEADERDATA, t);
     set(CURLOPT_WRITEFUNCTION, &Impl::OnWrite);
     set(CURLOPT_WRITEDATA, t);
+    set(CURLOPT_PREREQFUNCTION, &Impl::OnPrereq);
+    set(CURLOPT_PREREQDATA, t);
     t->configured = rc == CURLE_OK;
     return rc;
   }
