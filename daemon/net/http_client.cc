@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "daemon/net/http_curl.h"
+#include "daemon/net/tls_reason.h"
 
 namespace mcpgw {
 namespace {
@@ -63,7 +64,9 @@ struct HttpClient::Impl {
     HttpSink* sink = nullptr;
     uint64_t tag = 0;
     HttpRequest request;                          // kept alive: curl reads the body from it
-    std::shared_ptr<const http::TlsTrust> trust;  // kept alive: curl's SSL_CTX callback reads it
+    std::shared_ptr<const http::TlsTrust> trust;  // kept alive: OnSslContext reads it
+    // What OpenSSL reported on the last TLS connection this transfer opened.
+    std::shared_ptr<http::TlsErrorWatch> tls_watch;
     bool proxied = false;
     CURL* easy = nullptr;
     bool configured = false;    // `easy` holds the client's options and points at this transfer
@@ -77,10 +80,9 @@ struct HttpClient::Impl {
     bool resend_refused = false;  // OnPrereq stopped a re-send of an at-most-once request
     bool failed = false;          // ended with a transport error
     bool in_multi = false;
-    bool pooled = true;                       // may go back to the pool when done
-    bool dead = false;                        // aborted: no callback ever again
-    std::string setup_error;                  // set when the transfer could not be started
-    char error_buffer[CURL_ERROR_SIZE] = {};  // curl's own text: never shown
+    bool pooled = true;       // may go back to the pool when done
+    bool dead = false;        // aborted: no callback ever again
+    std::string setup_error;  // set when the transfer could not be started
   };
 
   // One socket curl asked us to watch. A connection socket (one curl opened
@@ -288,6 +290,16 @@ struct HttpClient::Impl {
     return CURL_PREREQFUNC_ABORT;
   }
 
+  // Called with each new TLS connection's SSL_CTX (the server's, or an HTTPS
+  // proxy's) the transfer opens: adds the trust's extra CAs and watches
+  // what OpenSSL reports, for the reason a failure gives (tls_reason.h).
+  static CURLcode OnSslContext(CURL*, void* ssl_ctx, void* userp) {
+    auto* t = static_cast<Transfer*>(userp);
+    t->tls_watch = std::make_shared<http::TlsErrorWatch>();
+    http::TlsErrorWatch::Attach(ssl_ctx, t->tls_watch);
+    return t->trust && t->trust->extends_store() ? t->trust->ExtendStore(ssl_ctx) : CURLE_OK;
+  }
+
   static size_t OnHeader(char* data, size_t size, size_t count, void* userp) {
     auto* t = static_cast<Transfer*>(userp);
     size_t n = size * count;
@@ -416,7 +428,7 @@ struct HttpClient::Impl {
     curl_easy_getinfo(t->easy, CURLINFO_SSL_VERIFYRESULT, &f.verify_result);
     curl_easy_getinfo(t->easy, CURLINFO_HTTP_CONNECTCODE, &f.proxy_status);
     f.proxied = t->proxied;
-    f.curl_text = t->error_buffer;
+    f.ssl_error = t->tls_watch ? t->tls_watch->error() : 0;
     f.host = http::ShowableHost(t->request.url_redacted);
     f.request_sent = request_sent;
     f.at_most_once = t->request.at_most_once;
@@ -494,7 +506,7 @@ struct HttpClient::Impl {
       t->failed = false;
       t->dead = false;
       t->setup_error.clear();
-      t->error_buffer[0] = '\0';
+      t->tls_watch.reset();
       spare.push_back(std::move(t));
     } else {
       curl_easy_cleanup(t->easy);
@@ -530,13 +542,22 @@ struct HttpClient::Impl {
     set(CURLOPT_OPENSOCKETDATA, this);
     set(CURLOPT_CLOSESOCKETFUNCTION, &Impl::OnCloseSocket);
     set(CURLOPT_CLOSESOCKETDATA, this);
-    set(CURLOPT_ERRORBUFFER, t->error_buffer);
     set(CURLOPT_HEADERFUNCTION, &Impl::OnHeader);
     set(CURLOPT_HEADERDATA, t);
     set(CURLOPT_WRITEFUNCTION, &Impl::OnWrite);
     set(CURLOPT_WRITEDATA, t);
     set(CURLOPT_PREREQFUNCTION, &Impl::OnPrereq);
     set(CURLOPT_PREREQDATA, t);
+    if (rc == CURLE_OK) {
+      // Only libcurl built with OpenSSL has it: elsewhere TLS reasons are
+      // less precise, and a trust with extra CAs cannot be honoured.
+      const CURLcode ctx = curl_easy_setopt(t->easy, CURLOPT_SSL_CTX_FUNCTION, &Impl::OnSslContext);
+      if (ctx == CURLE_OK) {
+        rc = curl_easy_setopt(t->easy, CURLOPT_SSL_CTX_DATA, t);
+      } else if (t->trust && t->trust->extends_store()) {
+        rc = ctx;
+      }
+    }
     t->configured = rc == CURLE_OK;
     return rc;
   }

@@ -188,7 +188,7 @@ bool HeadParser::Feed(std::string_view line) {
 }
 
 std::string FailureText(const Failure& f) {
-  std::string tls = http::TlsReason({f.code, f.verify_result, f.curl_text, f.os_errno, f.host});
+  std::string tls = http::TlsReason({f.code, f.verify_result, f.ssl_error, f.os_errno, f.host});
   if (!tls.empty()) return tls;
   if (f.proxied) {
     if (f.proxy_status == 407) return "the proxy requires authentication (HTTP 407 from the proxy)";
