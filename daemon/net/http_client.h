@@ -6,6 +6,8 @@
 // Policy baked in for MCP (BEHAVIOR.md §6): redirects are never followed (a 3xx is
 // reported as a normal response head), only http and https, connections are
 // reused, HTTP/2 is negotiated where the server offers it (ALPN), no signals.
+// A request marked at_most_once is never sent again by libcurl once any of
+// it may have been written (http_types.h; OnPrereq in http_client.cc).
 // Proxies come from the environment (proxy.h), chosen per url by us, not by
 // libcurl; trusted CAs from a TlsTrust (tls_trust.h) the daemon can replace.
 // Error texts are short, human and never contain the url or a header value;

@@ -309,6 +309,29 @@ TEST_CASE("at most once: HTTP/2 connections dropped at every point", "[at_most_o
   DropEverywhere(server, gw);
 }
 
+TEST_CASE("at most once: an HTTP/2 stream the server refuses runs at most once", "[at_most_once]") {
+  TempDir dir;
+  DropServer server(dir, /*tls=*/true);
+  REQUIRE_UPSTREAM(server);
+  Gateway gw(dir, server.H2Url(), server.CaFile());
+  REQUIRE(gw.daemon().WaitListening());
+  REQUIRE(WaitReady(gw.daemon(), "drop"));
+  REQUIRE(gw.Call("warm").out == "ran warm\n");
+  REQUIRE(server.Arm("refuse", "fin"));
+  const CommandResult r = gw.Call("refused");
+  CHECK(server.DropConn("refuse", "fin") == server.ConnOf("ran", "warm"));
+  // REFUSED_STREAM says the server did not process the request, but libcurl
+  // does not tell its re-send for that from one after a dead connection:
+  // the transport refuses both, so the call fails without having run.
+  const int runs = server.Runs("refused");
+  if (r.code == 0) {
+    CHECK(runs == 1);
+  } else {
+    CHECK(runs == 0);
+    CheckLost(r, gw, 2);
+  }
+}
+
 TEST_CASE("at most once: HTTP/1.1 server restarted between calls", "[at_most_once]") {
   TempDir dir;
   DropServer server(dir, /*tls=*/false);
