@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "daemon/net/http_curl.h"
-#include "daemon/net/quiet_sockets.h"
+#include "daemon/net/tls_reason.h"
 
 namespace mcpgw {
 namespace {
@@ -64,7 +64,9 @@ struct HttpClient::Impl {
     HttpSink* sink = nullptr;
     uint64_t tag = 0;
     HttpRequest request;                          // kept alive: curl reads the body from it
-    std::shared_ptr<const http::TlsTrust> trust;  // kept alive: curl's SSL_CTX callback reads it
+    std::shared_ptr<const http::TlsTrust> trust;  // kept alive: OnSslContext reads it
+    // What OpenSSL reported on the last TLS connection this transfer opened.
+    std::shared_ptr<http::TlsErrorWatch> tls_watch;
     bool proxied = false;
     CURL* easy = nullptr;
     bool configured = false;    // `easy` holds the client's options and points at this transfer
@@ -72,11 +74,15 @@ struct HttpClient::Impl {
     http::ParsedUrl url;        // the url curl reads, kept for the next transfer
     http::HeadParser head;
     bool head_reported = false;
+    // Times curl was about to send the request on a connection (OnPrereq):
+    // more than one means it sent, or meant to send, the request again.
+    int attempts = 0;
+    bool resend_refused = false;  // OnPrereq stopped a re-send of an at-most-once request
+    bool failed = false;          // ended with a transport error
     bool in_multi = false;
-    bool pooled = true;                       // may go back to the pool when done
-    bool dead = false;                        // aborted: no callback ever again
-    std::string setup_error;                  // set when the transfer could not be started
-    char error_buffer[CURL_ERROR_SIZE] = {};  // curl's own text: never shown
+    bool pooled = true;       // may go back to the pool when done
+    bool dead = false;        // aborted: no callback ever again
+    std::string setup_error;  // set when the transfer could not be started
   };
 
   // One socket curl asked us to watch. A connection socket (one curl opened
@@ -94,7 +100,6 @@ struct HttpClient::Impl {
     int wanted = 0;      // UV_READABLE/UV_WRITABLE curl wants now; 0 parked
     int registered = 0;  // what the poll handle is started with; 0 stopped
     bool owned = false;  // a connection socket: curl closes it through us
-    bool quiet = false;  // in `quiet`: watched for reading, nothing reported since
   };
 
   uv_loop_t* loop;
@@ -108,7 +113,6 @@ struct HttpClient::Impl {
   bool in_due = false;
   std::unordered_map<curl_socket_t, SocketWatch*> watches;
   std::unordered_set<curl_socket_t> owned_sockets;  // opened by OnOpenSocket, not yet closed
-  http::QuietSockets quiet;                         // curl's checks of these need no system call
   std::map<Key, std::unique_ptr<Transfer>> live;
   std::vector<std::unique_ptr<Transfer>> dead;   // aborted, maybe still in curl's hands
   std::vector<Transfer*> to_add;                 // live, not yet handed to curl
@@ -164,28 +168,14 @@ struct HttpClient::Impl {
   void DropWatch(curl_socket_t fd) {
     auto it = watches.find(fd);
     if (it == watches.end()) return;
-    SetQuiet(it->second, false);
     CloseWatch(it->second);
     watches.erase(it);
   }
 
-  void SetQuiet(SocketWatch* watch, bool quiet_now) {
-    if (watch->quiet == quiet_now) return;
-    watch->quiet = quiet_now;
-    quiet.Set(watch->fd, quiet_now);
-  }
-
-  // Registers `events` for the watch unless that is what it has. A socket
-  // the loop starts watching for reading is quiet until the loop reports it.
+  // Registers `events` for the watch unless that is what it has.
   void Register(SocketWatch* watch, int events) {
     if (watch->registered == events) return;
-    if (!(events & UV_READABLE)) {
-      SetQuiet(watch, false);
-    } else if (!(watch->registered & UV_READABLE)) {
-      SetQuiet(watch, true);
-    }
     watch->registered = events;
-    stats.poll_updates++;
     if (events == 0) {
       uv_poll_stop(&watch->poll);
     } else {
@@ -208,13 +198,10 @@ struct HttpClient::Impl {
         return 0;
       }
       // Parked: an idle connection stays registered for reading (an idle
-      // socket is always writable, so never for writing).
-      // Its transfer read all it was sent, so it is quiet from here until
-      // the loop reports it readable: the check before its reuse needs no
-      // poll (quiet_sockets.h).
+      // socket is always writable, so never for writing), so the next
+      // transfer on it wants what is registered already.
       watch->wanted = 0;
       self->Register(watch, watch->registered & UV_READABLE);
-      if (watch->registered & UV_READABLE) self->SetQuiet(watch, true);
       return 0;
     }
     if (!watch) {
@@ -274,6 +261,45 @@ struct HttpClient::Impl {
     return 0;
   }
 
+  // Called before every attempt to send the request (CURLOPT_PREREQFUNCTION:
+  // "after a connection has been established or a connection has been
+  // reused ... before any request is actually made on the connection"). A
+  // second attempt is curl re-sending the request on a fresh connection
+  // after a kept one died without answering. An at-most-once request
+  // (HttpRequest::at_most_once) is let through again only if nothing of it
+  // was written: CURLINFO_REQUEST_SIZE, "the total size of the issued
+  // requests", is still 0 (a proxy's CONNECT counts too, which only errs on
+  // the safe side). Otherwise the transfer fails with
+  // CURLE_ABORTED_BY_CALLBACK, which CheckMultiInfo reports as
+  // kConnectionLostAfterSend.
+  //
+  // Why this and not a read callback whose seek callback refuses to rewind
+  // (curl then fails the re-send with CURLE_SEND_FAIL_REWIND, which works as
+  // well): curl puts a CURLOPT_POSTFIELDS body into the same send() as the
+  // head, but a read callback's body into a send() of its own, which cost
+  // every call on HTTP/1.1 one system call more (tests/bench/run.sh
+  // --syscalls, sequential calls: 9.0 instead of 8.0 per call in the daemon,
+  // sendto 2 instead of 1). This costs none: the body stays POSTFIELDS.
+  static int OnPrereq(void* userp, char*, char*, int, int) {
+    auto* t = static_cast<Transfer*>(userp);
+    if (++t->attempts == 1 || !t->request.at_most_once) return CURL_PREREQFUNC_OK;
+    long sent = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_REQUEST_SIZE, &sent);
+    if (sent == 0) return CURL_PREREQFUNC_OK;
+    t->resend_refused = true;
+    return CURL_PREREQFUNC_ABORT;
+  }
+
+  // Called with each new TLS connection's SSL_CTX (the server's, or an HTTPS
+  // proxy's) the transfer opens: adds the trust's extra CAs and watches
+  // what OpenSSL reports, for the reason a failure gives (tls_reason.h).
+  static CURLcode OnSslContext(CURL*, void* ssl_ctx, void* userp) {
+    auto* t = static_cast<Transfer*>(userp);
+    t->tls_watch = std::make_shared<http::TlsErrorWatch>();
+    http::TlsErrorWatch::Attach(ssl_ctx, t->tls_watch);
+    return t->trust && t->trust->extends_store() ? t->trust->ExtendStore(ssl_ctx) : CURLE_OK;
+  }
+
   static size_t OnHeader(char* data, size_t size, size_t count, void* userp) {
     auto* t = static_cast<Transfer*>(userp);
     size_t n = size * count;
@@ -303,8 +329,6 @@ struct HttpClient::Impl {
   static void OnPoll(uv_poll_t* handle, int status, int events) {
     auto* watch = static_cast<SocketWatch*>(handle->data);
     Impl* self = watch->owner;
-    self->stats.socket_events++;
-    if (status < 0 || (events & UV_READABLE)) self->SetQuiet(watch, false);
     if (watch->wanted == 0) {
       // A parked connection became readable: the server closed it or sent
       // what nobody asked for. Stop watching it; curl's check before reuse
@@ -377,12 +401,14 @@ struct HttpClient::Impl {
       }
       TransferResult result;
       if (code != CURLE_OK) {
+        t->failed = true;
         result.ok = false;
-        result.error = FailureText(t, code);
         // Header bytes sent: the request may have reached the server.
         long sent = 0;
         curl_easy_getinfo(t->easy, CURLINFO_REQUEST_SIZE, &sent);
-        result.request_sent = sent > 0;
+        result.request_sent = sent > 0 || t->resend_refused;
+        result.error = t->resend_refused ? std::string(kConnectionLostAfterSend)
+                                         : FailureText(t, code, result.request_sent);
       }
       auto it = live.find(Key{t->sink, t->tag});
       std::unique_ptr<Transfer> owned = std::move(it->second);
@@ -395,15 +421,17 @@ struct HttpClient::Impl {
     }
   }
 
-  static std::string FailureText(Transfer* t, CURLcode code) {
+  static std::string FailureText(Transfer* t, CURLcode code, bool request_sent) {
     http::Failure f;
     f.code = code;
     curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &f.os_errno);
     curl_easy_getinfo(t->easy, CURLINFO_SSL_VERIFYRESULT, &f.verify_result);
     curl_easy_getinfo(t->easy, CURLINFO_HTTP_CONNECTCODE, &f.proxy_status);
     f.proxied = t->proxied;
-    f.curl_text = t->error_buffer;
+    f.ssl_error = t->tls_watch ? t->tls_watch->error() : 0;
     f.host = http::ShowableHost(t->request.url_redacted);
+    f.request_sent = request_sent;
+    f.at_most_once = t->request.at_most_once;
     return http::FailureText(f);
   }
 
@@ -417,9 +445,9 @@ struct HttpClient::Impl {
     }
     long version = 0;
     curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
-    t->sink->OnHttpHead(
-        t->tag, ResponseHead{status, t->head.content_type(), t->head.session_id(),
-                                  t->head.www_authenticate(), http::HttpVersionName(version)});
+    t->sink->OnHttpHead(t->tag,
+                        ResponseHead{status, t->head.content_type(), t->head.session_id(),
+                                     t->head.www_authenticate(), http::HttpVersionName(version)});
   }
 
   // Leaves a busy section; the outermost one carries out the deferred work.
@@ -457,13 +485,14 @@ struct HttpClient::Impl {
     if (t->in_multi) curl_multi_remove_handle(multi, t->easy);
     t->in_multi = false;
     if (t->pooled && spare.size() < kSparePoolSize && !destroying) {
-      // libcurl 7.88 counts the requests it re-sent on a fresh connection
-      // (a kept one found closed) per handle, not per transfer, and fails
-      // the sixth with "connection reset": a handle that connected (every
-      // re-send does) or was stopped midway starts over from a reset.
-      long connects = 0;
-      curl_easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &connects);
-      if (connects > 0 || t->dead || !t->configured) {
+      // libcurl keeps what it learnt of re-sending on the handle, not the
+      // transfer (7.88 counts the requests it re-sent on a fresh connection
+      // and fails the sixth with "connection reset"): a handle whose request
+      // went out more than once, or whose transfer failed (a re-send may
+      // have been counted before it failed to connect), or that was stopped
+      // midway, starts over from a reset. Our callbacks and options are set
+      // again then (Configure), so nothing of this transfer carries over.
+      if (t->attempts > 1 || t->failed || t->dead || !t->configured) {
         curl_easy_reset(t->easy);
         t->configured = false;
         t->url.Forget();
@@ -472,9 +501,12 @@ struct HttpClient::Impl {
       t->request = HttpRequest{};
       t->head = http::HeadParser{};
       t->head_reported = false;
+      t->attempts = 0;
+      t->resend_refused = false;
+      t->failed = false;
       t->dead = false;
       t->setup_error.clear();
-      t->error_buffer[0] = '\0';
+      t->tls_watch.reset();
       spare.push_back(std::move(t));
     } else {
       curl_easy_cleanup(t->easy);
@@ -510,11 +542,22 @@ struct HttpClient::Impl {
     set(CURLOPT_OPENSOCKETDATA, this);
     set(CURLOPT_CLOSESOCKETFUNCTION, &Impl::OnCloseSocket);
     set(CURLOPT_CLOSESOCKETDATA, this);
-    set(CURLOPT_ERRORBUFFER, t->error_buffer);
     set(CURLOPT_HEADERFUNCTION, &Impl::OnHeader);
     set(CURLOPT_HEADERDATA, t);
     set(CURLOPT_WRITEFUNCTION, &Impl::OnWrite);
     set(CURLOPT_WRITEDATA, t);
+    set(CURLOPT_PREREQFUNCTION, &Impl::OnPrereq);
+    set(CURLOPT_PREREQDATA, t);
+    if (rc == CURLE_OK) {
+      // Only libcurl built with OpenSSL has it: elsewhere TLS reasons are
+      // less precise, and a trust with extra CAs cannot be honoured.
+      const CURLcode ctx = curl_easy_setopt(t->easy, CURLOPT_SSL_CTX_FUNCTION, &Impl::OnSslContext);
+      if (ctx == CURLE_OK) {
+        rc = curl_easy_setopt(t->easy, CURLOPT_SSL_CTX_DATA, t);
+      } else if (t->trust && t->trust->extends_store()) {
+        rc = ctx;
+      }
+    }
     t->configured = rc == CURLE_OK;
     return rc;
   }

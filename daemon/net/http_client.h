@@ -6,6 +6,8 @@
 // Policy baked in for MCP (BEHAVIOR.md §6): redirects are never followed (a 3xx is
 // reported as a normal response head), only http and https, connections are
 // reused, HTTP/2 is negotiated where the server offers it (ALPN), no signals.
+// A request marked at_most_once is never sent again by libcurl once any of
+// it may have been written (http_types.h; OnPrereq in http_client.cc).
 // Proxies come from the environment (proxy.h), chosen per url by us, not by
 // libcurl; trusted CAs from a TlsTrust (tls_trust.h) the daemon can replace.
 // Error texts are short, human and never contain the url or a header value;
@@ -55,8 +57,6 @@ class HttpClient : public HttpTransport {
     uint64_t started = 0;
     uint64_t finished = 0;
     uint64_t aborted = 0;
-    uint64_t poll_updates = 0;   // socket registrations changed (each costs system calls)
-    uint64_t socket_events = 0;  // socket readiness reports from the loop
   };
   Stats stats() const;
 

@@ -36,6 +36,22 @@ int ParseStatus(std::string_view line) {
   return status;
 }
 
+// The codes of an exchange whose connection closed or broke under it (or,
+// over HTTP/2, whose stream the server ended) before the response was whole.
+bool LostConnection(CURLcode code) {
+  switch (code) {
+    case CURLE_GOT_NOTHING:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool IsHttps(std::string_view url) {
   constexpr std::string_view kScheme = "https://";
   return base::StartsWithIgnoreCase(url, kScheme);
@@ -172,7 +188,7 @@ bool HeadParser::Feed(std::string_view line) {
 }
 
 std::string FailureText(const Failure& f) {
-  std::string tls = http::TlsReason({f.code, f.verify_result, f.curl_text, f.os_errno, f.host});
+  std::string tls = http::TlsReason({f.code, f.verify_result, f.ssl_error, f.os_errno, f.host});
   if (!tls.empty()) return tls;
   if (f.proxied) {
     if (f.proxy_status == 407) return "the proxy requires authentication (HTTP 407 from the proxy)";
@@ -185,6 +201,9 @@ std::string FailureText(const Failure& f) {
                  ? "could not connect to the proxy (connection refused)"
                  : "could not connect to the proxy";
     }
+  }
+  if (f.at_most_once && f.request_sent && LostConnection(f.code)) {
+    return std::string(kConnectionLostAfterSend);
   }
   switch (f.code) {
     case CURLE_OK:

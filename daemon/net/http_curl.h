@@ -88,16 +88,19 @@ class HeadParser {
 // What a failed transfer left behind, read with curl_easy_getinfo.
 struct Failure {
   CURLcode code = CURLE_OK;
-  long os_errno = 0;           // CURLINFO_OS_ERRNO
-  long verify_result = 0;      // CURLINFO_SSL_VERIFYRESULT: an X509_V_ERR_* code
-  long proxy_status = 0;       // CURLINFO_HTTP_CONNECTCODE: the proxy's answer to CONNECT
-  bool proxied = false;        // the transfer went through a proxy
-  std::string_view curl_text;  // libcurl's error buffer: only OpenSSL's error code is read
-  std::string_view host;       // the server's host, safe to show; "" names none
+  long os_errno = 0;            // CURLINFO_OS_ERRNO
+  long verify_result = 0;       // CURLINFO_SSL_VERIFYRESULT: an X509_V_ERR_* code
+  long proxy_status = 0;        // CURLINFO_HTTP_CONNECTCODE: the proxy's answer to CONNECT
+  bool proxied = false;         // the transfer went through a proxy
+  unsigned long ssl_error = 0;  // TlsErrorWatch::error() of the transfer's connection
+  std::string_view host;        // the server's host, safe to show; "" names none
+  bool request_sent = false;    // CURLINFO_REQUEST_SIZE > 0: any of the request may be out
+  bool at_most_once = false;    // HttpRequest::at_most_once
 };
 
 // Text for TransferResult::error: TLS reasons (tls_reason.h), proxy
-// reasons, then the connection's.
+// reasons, kConnectionLostAfterSend for an at-most-once request whose
+// connection was lost after it may have been sent, then the connection's.
 std::string FailureText(const Failure& failure);
 // FailureText of a bare code; `os_errno` is CURLINFO_OS_ERRNO (0 if unknown).
 std::string ErrorText(CURLcode code, long os_errno);

@@ -25,6 +25,12 @@ struct ResponseHead {
   std::string_view http_version;      // "HTTP/2", "HTTP/1.1" ...; empty if unknown (status only)
 };
 
+// TransferResult::error of an at-most-once request (HttpRequest::at_most_once)
+// whose connection was lost after any byte of it may have been written: the
+// server may have processed it, and the transport did not send it again.
+inline constexpr std::string_view kConnectionLostAfterSend =
+    "the connection was lost after the request was sent";
+
 // How a transfer ended.
 struct TransferResult {
   bool ok = true;     // the HTTP exchange completed (any status code)
@@ -49,8 +55,13 @@ struct HttpRequest {
   bool long_lived = false;
   // The request must reach the server at most once (a tools/call): the
   // transport never sends it again by itself once any of it may have been
-  // written. Other requests may be re-sent on a fresh connection when a kept
-  // one turns out dead.
+  // written (a kept connection that dies before the answer is not retried on
+  // a fresh one); it may send it again only when nothing of it was written.
+  // A transfer that lost its connection after the request may have been
+  // written ends with {ok=false, request_sent=true, kConnectionLostAfterSend},
+  // whether the loss came before the response (the re-send it refused) or
+  // during it. Other requests may be re-sent on a fresh connection when a
+  // kept one turns out dead.
   bool at_most_once = false;
 };
 

@@ -12,66 +12,9 @@ namespace {
 
 constexpr const char* kTrustHint = " (trust its CA with tls.ca_file or SSL_CERT_FILE)";
 
-bool Contains(std::string_view text, std::string_view word) {
-  return text.find(word) != std::string_view::npos;
-}
-
 std::string HostMismatch(std::string_view host) {
   if (host.empty()) return "TLS: the server's certificate is not valid for its host name";
   return "TLS: the server's certificate is not valid for host " + std::string(host);
-}
-
-// CURLE_PEER_FAILED_VERIFICATION: the X509 verify result says which check
-// failed. libcurl starts every connection at X509_V_ERR_UNSPECIFIED and
-// checks the host name itself before it stores OpenSSL's result, so a
-// failed host check leaves that (or, in other versions, X509_V_OK) and its
-// own text, which says the name does not "match".
-std::string VerifyReason(long verify, std::string_view curl_text, std::string_view host) {
-  switch (verify) {
-    case X509_V_OK:
-    case X509_V_ERR_UNSPECIFIED:
-      if (Contains(curl_text, "match")) return HostMismatch(host);
-      return "TLS: certificate verify failed";
-    case X509_V_ERR_HOSTNAME_MISMATCH:
-    case X509_V_ERR_IP_ADDRESS_MISMATCH:
-      return HostMismatch(host);
-    case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
-      return std::string("TLS: the server's certificate is self-signed and not trusted") +
-             kTrustHint;
-    case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
-      return std::string("TLS: the server's certificate chain ends in a CA that is not trusted") +
-             kTrustHint;
-    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
-    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
-    case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
-      return "TLS: the server's certificate is from an unknown issuer (a private CA not "
-             "trusted here, or the server does not send its intermediate certificate)";
-    case X509_V_ERR_CERT_HAS_EXPIRED:
-      return "TLS: the server's certificate (or one of its CAs) has expired";
-    case X509_V_ERR_CERT_NOT_YET_VALID:
-      return "TLS: the server's certificate (or one of its CAs) is not valid yet (check the "
-             "clock)";
-    case X509_V_ERR_ERROR_IN_CERT_NOT_BEFORE_FIELD:
-    case X509_V_ERR_ERROR_IN_CERT_NOT_AFTER_FIELD:
-      return "TLS: the server's certificate has a malformed validity period";
-    case X509_V_ERR_CERT_REVOKED:
-      return "TLS: the server's certificate has been revoked";
-    case X509_V_ERR_INVALID_CA:
-    case X509_V_ERR_INVALID_PURPOSE:
-    case X509_V_ERR_CERT_UNTRUSTED:
-    case X509_V_ERR_CERT_REJECTED:
-      return "TLS: the server's certificate chain is not valid for a TLS server (X509 error " +
-             std::to_string(verify) + ")";
-    case X509_V_ERR_EE_KEY_TOO_SMALL:
-    case X509_V_ERR_CA_KEY_TOO_SMALL:
-    case X509_V_ERR_CA_MD_TOO_WEAK:
-      return "TLS: the server's certificate uses a key or signature too weak to be accepted";
-    default: {
-      const char* what = X509_verify_cert_error_string(verify);
-      return std::string("TLS: certificate verify failed: ") + (what ? what : "unknown error") +
-             " (X509 error " + std::to_string(verify) + ")";
-    }
-  }
 }
 
 // A reason from OpenSSL's error code during the handshake (or, for alerts a
@@ -93,8 +36,8 @@ std::string SslLibraryReason(unsigned long code) {
     case SSL_R_NO_PROTOCOLS_AVAILABLE:
     case SSL_R_TLSV1_ALERT_INAPPROPRIATE_FALLBACK:
       return "TLS: no TLS version in common with the server";
-    // Only TLS 1.1 and older sign with the legacy algorithms OpenSSL 3
-    // refuses: the server chose a version this client will not use.
+      // Only TLS 1.1 and older sign with the legacy algorithms OpenSSL 3
+      // refuses: the server chose a version this client will not use.
 #ifdef SSL_R_LEGACY_SIGALG_DISALLOWED_OR_UNSUPPORTED
     case SSL_R_LEGACY_SIGALG_DISALLOWED_OR_UNSUPPORTED:
 #endif
@@ -141,35 +84,109 @@ std::string SslLibraryReason(unsigned long code) {
   }
 }
 
-bool IsHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+// CURLE_PEER_FAILED_VERIFICATION: the X509 verify result says which check
+// of the chain failed. With no such result (X509_V_OK, or the
+// X509_V_ERR_UNSPECIFIED libcurl starts a connection at), OpenSSL accepted
+// the chain: a handshake that still failed says why (the server's alert
+// about our certificate, say); one that did not was refused by libcurl's
+// own check of the host name, made after the handshake (OpenSSL's check, in
+// libcurl versions that ask it, fails the chain with
+// X509_V_ERR_HOSTNAME_MISMATCH).
+std::string VerifyReason(long verify, unsigned long ssl_error, std::string_view host) {
+  switch (verify) {
+    case X509_V_OK:
+    case X509_V_ERR_UNSPECIFIED:
+      if (ssl_error != 0) {
+        std::string reason = SslLibraryReason(ssl_error);
+        return reason.empty() ? "TLS: certificate verify failed" : reason;
+      }
+      return HostMismatch(host);
+    case X509_V_ERR_HOSTNAME_MISMATCH:
+    case X509_V_ERR_IP_ADDRESS_MISMATCH:
+      return HostMismatch(host);
+    case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+      return std::string("TLS: the server's certificate is self-signed and not trusted") +
+             kTrustHint;
+    case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+      return std::string("TLS: the server's certificate chain ends in a CA that is not trusted") +
+             kTrustHint;
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+      return "TLS: the server's certificate is from an unknown issuer (a private CA not "
+             "trusted here, or the server does not send its intermediate certificate)";
+    case X509_V_ERR_CERT_HAS_EXPIRED:
+      return "TLS: the server's certificate (or one of its CAs) has expired";
+    case X509_V_ERR_CERT_NOT_YET_VALID:
+      return "TLS: the server's certificate (or one of its CAs) is not valid yet (check the "
+             "clock)";
+    case X509_V_ERR_ERROR_IN_CERT_NOT_BEFORE_FIELD:
+    case X509_V_ERR_ERROR_IN_CERT_NOT_AFTER_FIELD:
+      return "TLS: the server's certificate has a malformed validity period";
+    case X509_V_ERR_CERT_REVOKED:
+      return "TLS: the server's certificate has been revoked";
+    case X509_V_ERR_INVALID_CA:
+    case X509_V_ERR_INVALID_PURPOSE:
+    case X509_V_ERR_CERT_UNTRUSTED:
+    case X509_V_ERR_CERT_REJECTED:
+      return "TLS: the server's certificate chain is not valid for a TLS server (X509 error " +
+             std::to_string(verify) + ")";
+    case X509_V_ERR_EE_KEY_TOO_SMALL:
+    case X509_V_ERR_CA_KEY_TOO_SMALL:
+    case X509_V_ERR_CA_MD_TOO_WEAK:
+      return "TLS: the server's certificate uses a key or signature too weak to be accepted";
+    default: {
+      const char* what = X509_verify_cert_error_string(verify);
+      return std::string("TLS: certificate verify failed: ") + (what ? what : "unknown error") +
+             " (X509 error " + std::to_string(verify) + ")";
+    }
+  }
+}
+
+// The SSL_CTX's TlsErrorWatch, as ex_data: a shared_ptr the SSL_CTX owns.
+int WatchIndex() {
+  static const int index = SSL_CTX_get_ex_new_index(
+      0, nullptr, nullptr, nullptr, [](void*, void* ptr, CRYPTO_EX_DATA*, int, long, void*) {
+        delete static_cast<std::shared_ptr<TlsErrorWatch>*>(ptr);
+      });
+  return index;
+}
+
+// SSL_CTX_set_info_callback: runs inside OpenSSL's calls on the connection.
+void OnTlsInfo(const SSL* ssl, int where, int ret) {
+  auto* watch = static_cast<std::shared_ptr<TlsErrorWatch>*>(
+      SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), WatchIndex()));
+  if (!watch || !*watch) return;
+  if ((where & SSL_CB_READ_ALERT) == SSL_CB_READ_ALERT && (ret >> 8) == SSL3_AL_FATAL) {
+    // OpenSSL's reason for a fatal alert is its description past an offset.
+    (*watch)->Note(ERR_PACK(ERR_LIB_SSL, 0, SSL_AD_REASON_OFFSET + (ret & 0xff)));
+  } else if ((where & SSL_CB_EXIT) && ret <= 0) {
+    // A handshake step that failed left its errors queued (libcurl clears
+    // the queue before each step; one that waits for the network leaves
+    // none): the earliest is the cause.
+    (*watch)->Note(ERR_peek_error());
+  }
 }
 
 }  // namespace
 
-unsigned long OpensslErrorCode(std::string_view text) {
-  constexpr std::string_view kTag = "error:";
-  for (size_t at = text.find(kTag); at != std::string_view::npos; at = text.find(kTag, at + 1)) {
-    std::string_view hex = text.substr(at + kTag.size());
-    size_t n = 0;
-    while (n < hex.size() && n < 16 && IsHex(hex[n])) n++;
-    if (n == 0 || n > 8 || n >= hex.size() || hex[n] != ':') continue;
-    unsigned long code = 0;
-    for (size_t i = 0; i < n; i++) {
-      char c = hex[i];
-      int digit = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-      code = code * 16 + static_cast<unsigned long>(digit);
-    }
-    if (code != 0) return code;
+void TlsErrorWatch::Attach(void* ssl_ctx, std::shared_ptr<TlsErrorWatch> watch) {
+  auto* ctx = static_cast<SSL_CTX*>(ssl_ctx);
+  auto* held = new std::shared_ptr<TlsErrorWatch>(std::move(watch));
+  // A context attached twice lets the first watch go.
+  delete static_cast<std::shared_ptr<TlsErrorWatch>*>(SSL_CTX_get_ex_data(ctx, WatchIndex()));
+  if (SSL_CTX_set_ex_data(ctx, WatchIndex(), held) != 1) {
+    delete held;
+    return;
   }
-  return 0;
+  SSL_CTX_set_info_callback(ctx, &OnTlsInfo);
 }
 
 std::string TlsReason(const TlsFailure& f) {
-  unsigned long code = OpensslErrorCode(f.curl_text);
+  const unsigned long code = f.ssl_error;
   switch (f.code) {
     case CURLE_PEER_FAILED_VERIFICATION:
-      return VerifyReason(f.verify_result, f.curl_text, f.host);
+      return VerifyReason(f.verify_result, code, f.host);
     case CURLE_SSL_CONNECT_ERROR:
       if (std::string reason = code != 0 ? SslLibraryReason(code) : ""; !reason.empty()) {
         return reason;

@@ -207,9 +207,7 @@ CURLcode TlsTrust::Apply(CURL* easy) const {
     set(CURLOPT_CAPATH, env_dir_.c_str());
     set(CURLOPT_PROXY_CAPATH, env_dir_.c_str());
   }
-  if (!certs_.empty() || !extra_dir_.empty()) {
-    set(CURLOPT_SSL_CTX_FUNCTION, &TlsTrust::OnSslContext);
-    set(CURLOPT_SSL_CTX_DATA, const_cast<TlsTrust*>(this));
+  if (extends_store()) {
 #if LIBCURL_VERSION_NUM >= 0x075700
     // A store libcurl caches would carry these certificates to transfers of
     // another trust (and its cached store would replace the one we fill).
@@ -222,23 +220,19 @@ CURLcode TlsTrust::Apply(CURL* easy) const {
   return rc;
 }
 
-// Runs while libcurl sets up a new connection's SSL_CTX. libcurl loads the
-// system (or SSL_CERT_*) certificates into the same store, before or after
-// this depending on its version; either way the store ends up with both.
-CURLcode TlsTrust::OnSslContext(CURL*, void* ssl_ctx, void* self) {
-  const auto* trust = static_cast<const TlsTrust*>(self);
+CURLcode TlsTrust::ExtendStore(void* ssl_ctx) const {
   X509_STORE* store = SSL_CTX_get_cert_store(static_cast<SSL_CTX*>(ssl_ctx));
   if (!store) return CURLE_SSL_CACERT_BADFILE;
   bool failed = false;
-  for (x509_st* cert : trust->certs_) {
+  for (x509_st* cert : certs_) {
     // A certificate already in the store is not an error worth failing on.
     if (X509_STORE_add_cert(store, cert) != 1) failed = true;
   }
-  if (!trust->extra_dir_.empty()) {
+  if (!extra_dir_.empty()) {
 #if OPENSSL_VERSION_NUMBER >= 0x30000000L
-    if (X509_STORE_load_path(store, trust->extra_dir_.c_str()) != 1) failed = true;
+    if (X509_STORE_load_path(store, extra_dir_.c_str()) != 1) failed = true;
 #else
-    if (X509_STORE_load_locations(store, nullptr, trust->extra_dir_.c_str()) != 1) failed = true;
+    if (X509_STORE_load_locations(store, nullptr, extra_dir_.c_str()) != 1) failed = true;
 #endif
   }
   if (failed) ERR_clear_error();  // not libcurl's to report

@@ -11,11 +11,11 @@
 //   - the settings' tls.ca_file (a PEM bundle) and tls.ca_dir (a hashed
 //     directory) are added on top of that, so a private CA does not cut off
 //     public servers.
-// The extra certificates are added to each new connection's store from a
-// CURLOPT_SSL_CTX_FUNCTION callback (libcurl built with OpenSSL); libcurl's
-// shared CA cache and TLS session resumption are then turned off for those
-// transfers, so certificates of one trust never vouch for another's
-// connections.
+// The extra certificates are added to each new connection's store by
+// ExtendStore, which the transfer's CURLOPT_SSL_CTX_FUNCTION callback calls
+// (libcurl built with OpenSSL; HttpClient sets it); libcurl's shared CA
+// cache and TLS session resumption are turned off for those transfers, so
+// certificates of one trust never vouch for another's connections.
 #pragma once
 
 #include <curl/curl.h>
@@ -59,6 +59,13 @@ class TlsTrust {
   // Sets the CA options of one transfer (also for an HTTPS proxy). The
   // TlsTrust must outlive the transfer.
   CURLcode Apply(CURL* easy) const;
+  // Whether ExtendStore has certificates to add (tls.ca_file, tls.ca_dir).
+  bool extends_store() const { return !certs_.empty() || !extra_dir_.empty(); }
+  // Adds them to a new connection's store: call it from the transfer's
+  // CURLOPT_SSL_CTX_FUNCTION callback with its SSL_CTX. libcurl loads the
+  // system (or SSL_CERT_*) certificates into the same store, before or
+  // after this depending on its version; either way it ends up with both.
+  CURLcode ExtendStore(void* ssl_ctx) const;
 
   // One line for the log, naming the sources: "system store + 3
   // certificates from /etc/mcpgw/ca.pem (tls.ca_file)".
@@ -68,8 +75,6 @@ class TlsTrust {
   size_t extra_certificates() const { return certs_.size(); }
 
  private:
-  static CURLcode OnSslContext(CURL* easy, void* ssl_ctx, void* self);
-
   std::string env_file_;  // SSL_CERT_FILE
   std::string env_dir_;   // SSL_CERT_DIR
   std::string extra_file_;

@@ -5,9 +5,12 @@
 # the system calls per call of the bridge and the daemon (strace -c), the
 # 1000-server scale run and the callgrind instruction counts, prints a
 # table and writes BENCHMARKS.md and tests/bench/plot.png.
-#   tests/bench/run.sh [--smoke] [--runs N] [--build-dir DIR] [--out FILE]
+#   tests/bench/run.sh [--smoke | --syscalls] [--runs N] [--build-dir DIR] [--out FILE]
 # --smoke: tiny counts, < 60 s, writes its report to a temp dir only; the
 # peers are skipped when tests/bench/node_modules is missing.
+# --syscalls: only the system calls per sequential call (section 1b), printed
+# as JSON lines; no report is written. The SDK client it drives the bridge
+# with comes from tests/fixtures/node_modules when tests/bench has none.
 set -euo pipefail
 
 # Bound the whole run; the timeout's SIGTERM reaches the cleanup trap.
@@ -19,16 +22,18 @@ fi
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$BENCH_DIR/../.." && pwd)"
 SMOKE=0
+SYSCALLS_ONLY=0
 RUNS=3
 BUILD=""
 OUT=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --smoke) SMOKE=1 ;;
+    --syscalls) SYSCALLS_ONLY=1 ;;
     --runs) RUNS="$2"; shift ;;
     --build-dir) BUILD="$2"; shift ;;
     --out) OUT="$2"; shift ;;
-    *) echo "usage: $0 [--smoke] [--runs N] [--build-dir DIR] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--smoke | --syscalls] [--runs N] [--build-dir DIR] [--out FILE]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -42,6 +47,7 @@ else
   SCALE_INFLIGHT=10000; SCALE_CALLS=30000; LIST_CALLS=200; CG_CALLS=5000; CG_LISTS=5; CG_SERVERS=1000
   STRACE_N1=200; STRACE_N2=2200
 fi
+[ "$SYSCALLS_ONLY" = 1 ] && RUNS=0
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcpgw-bench.XXXXXX")"
 PIDS=()
@@ -139,7 +145,7 @@ NODE_MODULES="$BENCH_DIR/node_modules"
 HAVE_PEERS=0
 if [ -d "$NODE_MODULES/supergateway" ] && [ -d "$NODE_MODULES/mcp-remote" ] && command -v node >/dev/null; then
   HAVE_PEERS=1
-elif [ "$SMOKE" = 0 ]; then
+elif [ "$SMOKE" = 0 ] && [ "$SYSCALLS_ONLY" = 0 ]; then
   echo "bench: tests/bench/node_modules is missing: run (cd tests/bench && npm ci)" >&2
   exit 1
 else
@@ -184,12 +190,23 @@ TracedDaemon() { # NAME N SOCKET CLIENT...
   wait "$tracer" 2>/dev/null || true
 }
 
-if [ "$HAVE_PEERS" = 1 ]; then
+# The SDK client needs only @modelcontextprotocol/sdk: the peers' copy, else
+# the fixtures' (peer_client.mjs copied beside a link to their node_modules).
+SDK_CLIENT=""
+if [ -d "$NODE_MODULES/@modelcontextprotocol/sdk" ]; then
+  SDK_CLIENT="$BENCH_DIR/peer_client.mjs"
+elif [ -d "$ROOT/tests/fixtures/node_modules/@modelcontextprotocol/sdk" ]; then
+  mkdir -p "$TMP/sdk-client"
+  cp "$BENCH_DIR/peer_client.mjs" "$TMP/sdk-client/"
+  ln -s "$ROOT/tests/fixtures/node_modules" "$TMP/sdk-client/node_modules"
+  SDK_CLIENT="$TMP/sdk-client/peer_client.mjs"
+fi
+if [ -n "$SDK_CLIENT" ] && command -v node >/dev/null; then
   Log "strace: system calls per sequential call"
   TSOCK="$TMP/run/strace.sock"
   for n in "$STRACE_N1" "$STRACE_N2"; do
     TracedDaemon daemon "$n" "$TSOCK" \
-      node "$BENCH_DIR/peer_client.mjs" --calls "$n" --inflight 1 --label strace --wrap-ns b0 \
+      node "$SDK_CLIENT" --calls "$n" --inflight 1 --label strace --wrap-ns b0 \
       -- strace -f -c -o "$TMP/strace.bridge.$n" "$MCPGW" --socket "$TSOCK" stdio
   done
   for process in bridge daemon; do
@@ -208,6 +225,10 @@ for n in "$STRACE_N1" "$STRACE_N2"; do
 done
 Record 0 syscalls "$(python3 "$BENCH_DIR/strace_per_call.py" daemon-lib \
   "$STRACE_N1" "$TMP/strace.daemon-lib.$STRACE_N1" "$STRACE_N2" "$TMP/strace.daemon-lib.$STRACE_N2")"
+if [ "$SYSCALLS_ONLY" = 1 ]; then
+  grep '"section":"syscalls"' "$RESULTS"
+  exit 0
+fi
 
 # ---- 2. scale: many servers × 100 tools ---------------------------------------------
 Log "scale: $SCALE_SERVERS servers x $SCALE_TOOLS tools"

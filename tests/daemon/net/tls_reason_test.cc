@@ -1,10 +1,13 @@
 // The reasons a user reads when a TLS connection fails: one per cause, each
-// saying what to fix, none quoting libcurl's text (which holds the host).
+// saying what to fix, decided from the curl code, the X509 verify result and
+// the error OpenSSL reported (recorded by TlsErrorWatch, tried here against
+// real handshakes in memory), never from libcurl's text.
 #include "daemon/net/tls_reason.h"
 
 #include <catch2/catch.hpp>
 
-#include <cstdio>
+#include <cerrno>
+#include <memory>
 #include <string>
 
 #include <openssl/err.h>
@@ -16,23 +19,15 @@
 namespace mcpgw::http {
 namespace {
 
-std::string Verify(long verify, std::string_view host = "mcp.example.com",
-                   std::string_view curl_text = "SSL certificate problem: whatever") {
-  return TlsReason({CURLE_PEER_FAILED_VERIFICATION, verify, curl_text, 0, host});
-}
+unsigned long SslError(int reason) { return ERR_PACK(ERR_LIB_SSL, 0, reason); }
 
-// libcurl's text for an OpenSSL failure, as ossl_strerror writes it.
-std::string CurlText(int reason, const char* prefix = "") {
-  unsigned long code = ERR_PACK(ERR_LIB_SSL, 0, reason);
-  char text[256];
-  std::snprintf(text, sizeof text, "%serror:%08lX:SSL routines::%s", prefix, code,
-                ERR_reason_error_string(code) ? ERR_reason_error_string(code) : "?");
-  return text;
+std::string Verify(long verify, std::string_view host = "mcp.example.com",
+                   unsigned long ssl_error = SslError(SSL_R_CERTIFICATE_VERIFY_FAILED)) {
+  return TlsReason({CURLE_PEER_FAILED_VERIFICATION, verify, ssl_error, 0, host});
 }
 
 std::string Handshake(int reason) {
-  std::string text = CurlText(reason);
-  return TlsReason({CURLE_SSL_CONNECT_ERROR, 0, text, 0, "h"});
+  return TlsReason({CURLE_SSL_CONNECT_ERROR, 0, SslError(reason), 0, "h"});
 }
 
 TEST_CASE("certificate problems each have their own reason", "[tls]") {
@@ -60,23 +55,23 @@ TEST_CASE("certificate problems each have their own reason", "[tls]") {
 }
 
 TEST_CASE("a host name mismatch names the host when it may be shown", "[tls]") {
-  // libcurl checks the name itself before it stores a verify result (7.88
-  // leaves X509_V_ERR_UNSPECIFIED); its text says "match".
-  const char* curl_788 =
-      "SSL: no alternative certificate subject name matches target host name 'x.example'";
-  CHECK(Verify(X509_V_ERR_UNSPECIFIED, "mcp.example.com", curl_788) ==
+  // A handshake OpenSSL completed, refused all the same: libcurl's own check
+  // of the name, made before it stores a verify result (7.88 leaves
+  // X509_V_ERR_UNSPECIFIED, others X509_V_OK).
+  CHECK(Verify(X509_V_ERR_UNSPECIFIED, "mcp.example.com", 0) ==
         "TLS: the server's certificate is not valid for host mcp.example.com");
-  CHECK(Verify(X509_V_OK, "mcp.example.com", curl_788) ==
+  CHECK(Verify(X509_V_OK, "mcp.example.com", 0) ==
         "TLS: the server's certificate is not valid for host mcp.example.com");
+  // OpenSSL's own check of the name.
   CHECK(Verify(X509_V_ERR_HOSTNAME_MISMATCH, "127.0.0.1") ==
         "TLS: the server's certificate is not valid for host 127.0.0.1");
   CHECK(Verify(X509_V_ERR_IP_ADDRESS_MISMATCH, "") ==
         "TLS: the server's certificate is not valid for its host name");
-  // A verification failure libcurl explains no further is not called a mismatch.
-  CHECK(Verify(X509_V_OK, "h", "SSL certificate verification failed") ==
-        "TLS: certificate verify failed");
-  CHECK(Verify(X509_V_ERR_UNSPECIFIED, "h", "SSL: couldn't get peer certificate") ==
-        "TLS: certificate verify failed");
+  // A handshake that failed is not called a mismatch.
+  CHECK(Verify(X509_V_OK, "h") == "TLS: certificate verify failed");
+  CHECK(Verify(X509_V_ERR_UNSPECIFIED, "h", SslError(SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED)) ==
+        "TLS: the server refused the client certificate (none is configured; it sent: sslv3 "
+        "alert certificate expired)");
 }
 
 TEST_CASE("the host shown comes from the redacted url only", "[tls]") {
@@ -108,34 +103,61 @@ TEST_CASE("handshake failures say what does not match", "[tls]") {
   CHECK(Handshake(SSL_R_SSLV3_ALERT_BAD_CERTIFICATE) ==
         "TLS: the server refused the client certificate (none is configured; it sent: sslv3 "
         "alert bad certificate)");
-  // Others name OpenSSL's reason, never libcurl's text.
+  // Others name OpenSSL's reason.
   CHECK(Handshake(SSL_R_BAD_PACKET) == "TLS: handshake failed (bad packet)");
-  CHECK(TlsReason({CURLE_SSL_CONNECT_ERROR, 0,
-                   "OpenSSL SSL_connect: SSL_ERROR_SYSCALL in connection to secret.host:443", 0,
-                   ""}) == "TLS: handshake failed");
-  CHECK(TlsReason({CURLE_SSL_CONNECT_ERROR, 0, "", ECONNRESET, ""}) ==
+  CHECK(TlsReason({CURLE_SSL_CONNECT_ERROR, 0, 0, 0, ""}) == "TLS: handshake failed");
+  CHECK(TlsReason({CURLE_SSL_CONNECT_ERROR, 0, 0, ECONNRESET, ""}) ==
         "TLS: connection reset during the handshake");
 }
 
 TEST_CASE("a TLS 1.3 server's verdict after the handshake is a TLS reason", "[tls]") {
-  std::string text = CurlText(SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED, "OpenSSL SSL_read: ");
-  text += ", errno 0";
-  CHECK(TlsReason({CURLE_RECV_ERROR, 0, text, 0, ""}) ==
-        "TLS: the server requires a client certificate (none is configured)");
-  CHECK(TlsReason({CURLE_RECV_ERROR, 0, "Connection reset by peer", 0, ""}).empty());
-  CHECK(FailureText({CURLE_RECV_ERROR, 104, 0, 0, false, "Connection reset by peer", ""}) ==
-        "connection reset");
-  CHECK(TlsReason({CURLE_SSL_CLIENTCERT, 0, "", 0, ""}) ==
+  CHECK(TlsReason({CURLE_RECV_ERROR, 0, SslError(SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED), 0,
+                   ""}) == "TLS: the server requires a client certificate (none is configured)");
+  CHECK(TlsReason({CURLE_RECV_ERROR, 0, 0, ECONNRESET, ""}).empty());
+  Failure reset;
+  reset.code = CURLE_RECV_ERROR;
+  reset.os_errno = ECONNRESET;
+  CHECK(FailureText(reset) == "connection reset");
+  CHECK(TlsReason({CURLE_SSL_CLIENTCERT, 0, 0, 0, ""}) ==
         "TLS: the server requires a client certificate (none is configured)");
 }
 
-TEST_CASE("OpenSSL's error code is read from libcurl's text", "[tls]") {
-  CHECK(OpensslErrorCode("error:0A000086:SSL routines::certificate verify failed") == 0x0A000086UL);
-  CHECK(OpensslErrorCode("OpenSSL SSL_read: error:0A00045C:SSL routines::x, errno 0") ==
-        0x0A00045CUL);
-  CHECK(OpensslErrorCode("error: nothing here, error:zz:") == 0);
-  CHECK(OpensslErrorCode("") == 0);
-  CHECK(OpensslErrorCode("error:123456789:x") == 0);
+// A client handshake in memory against `server_bytes` (what a server sends
+// first), with a TlsErrorWatch on its context: what the watch recorded.
+unsigned long WatchHandshake(const std::string& server_bytes) {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  REQUIRE(ctx);
+  auto watch = std::make_shared<TlsErrorWatch>();
+  TlsErrorWatch::Attach(ctx, watch);
+  SSL* ssl = SSL_new(ctx);
+  BIO* in = BIO_new(BIO_s_mem());
+  BIO* out = BIO_new(BIO_s_mem());
+  SSL_set_bio(ssl, in, out);  // the SSL owns both
+  SSL_set_connect_state(ssl);
+  ERR_clear_error();
+  CHECK(SSL_do_handshake(ssl) == -1);  // sent its hello, waits for the server
+  CHECK(watch->error() == 0);          // waiting is no error
+  BIO_write(in, server_bytes.data(), static_cast<int>(server_bytes.size()));
+  CHECK(SSL_do_handshake(ssl) <= 0);
+  ERR_clear_error();
+  SSL_free(ssl);
+  SSL_CTX_free(ctx);  // frees the context's share of the watch
+  CHECK(watch.use_count() == 1);
+  return watch->error();
+}
+
+TEST_CASE("TlsErrorWatch records what ended a handshake, as OpenSSL said it", "[tls]") {
+  // A plain HTTP server answering the client's hello.
+  const unsigned long not_tls = WatchHandshake("HTTP/1.1 400 Bad Request\r\n\r\n");
+  CHECK(ERR_GET_REASON(not_tls) == SSL_R_WRONG_VERSION_NUMBER);
+  CHECK(TlsReason({CURLE_SSL_CONNECT_ERROR, 0, not_tls, 0, ""}) ==
+        "TLS: the server does not speak TLS on this port (is the url http://?)");
+  // A fatal handshake_failure alert (TLS 1.2 record: alert, level 2, description 40).
+  const unsigned long refused = WatchHandshake(std::string("\x15\x03\x03\x00\x02\x02\x28", 7));
+  CHECK(ERR_GET_REASON(refused) == SSL_R_SSLV3_ALERT_HANDSHAKE_FAILURE);
+  CHECK(TlsReason({CURLE_SSL_CONNECT_ERROR, 0, refused, 0, ""}) ==
+        "TLS: the server refused the handshake (no cipher suite in common, or it requires a "
+        "client certificate)");
 }
 
 TEST_CASE("proxy failures are told apart from the server's", "[tls][proxy]") {

@@ -1,0 +1,353 @@
+// A tools/call reaches its server at most once (docs/ARCHITECTURE.md), seen
+// from the server's side: the real mcpgwd and `mcpgw call` against
+// tests/fixtures/drop-server.mjs, which counts every execution of its tool
+// per nonce and drops a kept-alive connection at each point of an exchange
+// (before reading the request, after reading it, after running the tool,
+// mid-answer, mid-SSE-stream), by a plain close or a TCP reset, over
+// HTTP/1.1 keep-alive and HTTP/2 over TLS, and restarts between calls. Each
+// dropping call goes out on a warm connection a normal call used first.
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "integration/service_harness.h"
+
+using namespace mcpgw::testing;
+
+namespace {
+
+constexpr const char* kLost = "the connection was lost after the request was sent";
+constexpr int kExitTransport = 5;
+
+// One line of the fixture's log.
+struct Event {
+  std::string event;
+  std::string conn;
+  std::string nonce;
+  std::string point;
+  std::string how;
+};
+
+std::string Field(const rapidjson::Value& v, const char* name) {
+  return v.HasMember(name) && v[name].IsString() ? v[name].GetString() : "";
+}
+
+// drop-server.mjs, restartable on the same ports; its log file outlives it.
+class DropServer {
+ public:
+  DropServer(const TempDir& dir, bool tls) : dir_(dir), log_(dir / "drop.jsonl") {
+    if (tls) {
+      certs_ = dir / "certs";
+      const std::string script = std::string(MCPGW_SOURCE_DIR) + "/tests/fixtures/make-certs.sh";
+      if (Run({"/bin/bash", script, certs_}, dir).code != 0) return;
+    }
+    Start();
+  }
+  bool ok() const { return control_ > 0 && h1_ > 0 && (certs_.empty() || h2_ > 0); }
+  std::string H1Url() const { return "http://127.0.0.1:" + std::to_string(h1_) + "/mcp"; }
+  std::string H2Url() const { return "https://localhost:" + std::to_string(h2_) + "/mcp"; }
+  std::string CaFile() const { return certs_ + "/ca.pem"; }
+
+  // The next `times` requests that reach `point` are dropped there.
+  bool Arm(const std::string& point, const std::string& how, int times = 1) {
+    return HttpPost(control_, "/arm",
+                    R"({"point":")" + point + R"(","how":")" + how + R"(","times":)" +
+                        std::to_string(times) + "}");
+  }
+  // Drops every connection `how` and exits, then starts again on the same ports.
+  bool Restart(const std::string& how) {
+    HttpPost(control_, "/exit", R"({"how":")" + how + "\"}");
+    if (proc_->Wait(std::chrono::seconds(10)) < 0) return false;
+    Start();
+    return ok();
+  }
+
+  std::vector<Event> Events() const {
+    std::vector<Event> out;
+    const std::string text = ReadFile(log_);
+    size_t start = 0;
+    for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
+      rapidjson::Document d = ParseJson(text.substr(start, nl - start));
+      if (!d.IsObject()) continue;
+      out.push_back({Field(d, "event"), Field(d, "conn"), Field(d, "nonce"), Field(d, "point"),
+                     Field(d, "how")});
+    }
+    return out;
+  }
+  int Runs(const std::string& nonce) const {
+    int n = 0;
+    for (const Event& e : Events()) n += e.event == "ran" && e.nonce == nonce;
+    return n;
+  }
+  // The connection of the first event `event` of `nonce` ("" if none).
+  std::string ConnOf(const std::string& event, const std::string& nonce) const {
+    for (const Event& e : Events()) {
+      if (e.event == event && e.nonce == nonce) return e.conn;
+    }
+    return "";
+  }
+  // The connection the drop at `point` by `how` happened on ("" if none).
+  std::string DropConn(const std::string& point, const std::string& how) const {
+    for (const Event& e : Events()) {
+      if (e.event == "dropped" && e.point == point && e.how == how) return e.conn;
+    }
+    return "";
+  }
+
+ private:
+  void Start() {
+    control_ = h1_ = h2_ = 0;
+    const std::string node = FixtureNode();
+    if (node.empty()) return;
+    std::vector<std::string> argv = {
+        node,        std::string(MCPGW_SOURCE_DIR) + "/tests/fixtures/drop-server.mjs",
+        "--log",     log_,
+        "--h1-port", std::to_string(h1_port_),
+        "--h2-port", std::to_string(h2_port_),
+    };
+    if (!certs_.empty()) {
+      argv.push_back("--tls-dir");
+      argv.push_back(certs_);
+    }
+    const std::string out = dir_ / ("drop" + std::to_string(starts_++) + ".out");
+    proc_ = std::make_unique<Process>(argv, out, out + ".err");
+    WaitFor([&] {
+      const std::string text = ReadFile(out);
+      const size_t at = text.find("LISTENING ");
+      if (at == std::string::npos || text.find('\n', at) == std::string::npos) {
+        return !proc_->Alive();
+      }
+      std::sscanf(text.c_str() + at, "LISTENING control=%d h1=%d h2=%d", &control_, &h1_, &h2_);
+      return true;
+    });
+    h1_port_ = h1_;
+    h2_port_ = h2_;
+  }
+
+  const TempDir& dir_;
+  std::string log_;
+  std::string certs_;
+  std::unique_ptr<Process> proc_;
+  int starts_ = 0;
+  int control_ = 0, h1_ = 0, h2_ = 0;
+  int h1_port_ = 0, h2_port_ = 0;
+};
+
+// mcpgwd with one server "drop", a call log, a short call deadline (every
+// wait bounded) and, for TLS, the fixture's CA.
+class Gateway {
+ public:
+  Gateway(const TempDir& dir, const std::string& url, const std::string& ca_file)
+      : calls_(dir / "calls.jsonl") {
+    std::string settings =
+        R"({"call_log":{"path":")" + calls_ + R"("},"limits":{"call_timeout_s":15})";
+    if (!ca_file.empty()) settings += R"(,"tls":{"ca_file":")" + ca_file + "\"}";
+    WriteFile(dir / "settings.json", settings + "}");
+    daemon_ =
+        std::make_unique<Daemon>(dir, R"({"mcpServers":{"drop":{"url":")" + url + "\"}}}",
+                                 std::vector<std::string>{"--settings", dir / "settings.json"});
+  }
+  Daemon& daemon() { return *daemon_; }
+  CommandResult Call(const std::string& nonce) {
+    return daemon_->Cli({"call", "drop", "run", R"({"nonce":")" + nonce + "\"}"});
+  }
+  // `n` calls at once, each answered after `ms`: HTTP/1.1 opens a connection
+  // for each, and keeps them all. True when every one succeeded.
+  bool CallTogether(int n, int ms, const TempDir& dir) {
+    std::vector<std::unique_ptr<Process>> running;
+    for (int i = 0; i < n; i++) {
+      const std::string out = dir / ("together" + std::to_string(i));
+      running.push_back(std::make_unique<Process>(
+          std::vector<std::string>{MCPGW_CLI_PATH, "--socket", daemon_->socket(), "call", "drop",
+                                   "run",
+                                   R"({"nonce":"together-)" + std::to_string(i) + R"(","ms":)" +
+                                       std::to_string(ms) + "}"},
+          out + ".out", out + ".err"));
+    }
+    bool ok = true;
+    for (auto& p : running) ok = p->Wait(std::chrono::seconds(20)) == 0 && ok;
+    return ok;
+  }
+  // The outcomes of the call log, in order.
+  std::vector<std::string> Outcomes() const {
+    std::vector<std::string> out;
+    const std::string text = ReadFile(calls_);
+    size_t start = 0;
+    for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
+      rapidjson::Document d = ParseJson(text.substr(start, nl - start));
+      out.push_back(d.IsObject() ? Field(d, "outcome") : "<not JSON>");
+    }
+    return out;
+  }
+  // Waits for the call log to hold `n` lines; the last outcome ("" if not).
+  std::string OutcomeOfCall(size_t n) const {
+    WaitFor([&] { return Outcomes().size() >= n; }, std::chrono::seconds(5));
+    const std::vector<std::string> all = Outcomes();
+    return all.size() == n ? all.back() : "";
+  }
+
+ private:
+  std::string calls_;
+  std::unique_ptr<Daemon> daemon_;
+};
+
+// What one call that may have run must end as: `transport` with the
+// transport's text, recorded as such in the call log.
+void CheckLost(const CommandResult& r, Gateway& gw, size_t calls) {
+  INFO("exit " << r.code << ", stdout \"" << r.out << "\", stderr \"" << r.err << "\"");
+  CHECK(r.code == kExitTransport);
+  CHECK(r.err.find(kLost) != std::string::npos);
+  CHECK(gw.OutcomeOfCall(calls) == "transport");
+}
+
+// Every drop point, both ways, each on a connection a normal call warmed.
+void DropEverywhere(DropServer& server, Gateway& gw) {
+  size_t calls = 0;
+  for (const char* point : {"before-read", "after-read", "after-run", "mid-answer", "mid-sse"}) {
+    for (const char* how : {"fin", "reset"}) {
+      const std::string tag = std::string(point) + "-" + how;
+      INFO("drop " << tag);
+      const std::string warm = "warm-" + tag, nonce = "drop-" + tag;
+      const CommandResult first = gw.Call(warm);
+      REQUIRE(first.out == "ran " + warm + "\n");
+      CHECK(gw.OutcomeOfCall(++calls) == "ok");
+      REQUIRE(server.Arm(point, how));
+      const CommandResult r = gw.Call(nonce);
+      ++calls;
+      // The drop happened, on the very connection the warm call used.
+      const std::string dropped_on = server.DropConn(point, how);
+      CHECK_FALSE(dropped_on.empty());
+      CHECK(dropped_on == server.ConnOf("ran", warm));
+      const int runs = server.Runs(nonce);
+      if (std::string(point) == "before-read") {
+        // Provably not run: a re-send may succeed, and then ran once.
+        INFO("exit " << r.code << ", stderr \"" << r.err << "\"");
+        CHECK(runs == (r.code == 0 ? 1 : 0));
+        if (r.code == 0) {
+          CHECK(gw.OutcomeOfCall(calls) == "ok");
+        } else {
+          CheckLost(r, gw, calls);
+        }
+        continue;
+      }
+      CHECK(runs == (std::string(point) == "after-read" ? 0 : 1));
+      CheckLost(r, gw, calls);
+    }
+  }
+  CHECK(gw.daemon().process().Alive());
+}
+
+// A restart between two calls leaves the pooled connection stale: the next
+// call runs exactly once, or fails cleanly without running.
+void RestartBetweenCalls(DropServer& server, Gateway& gw) {
+  size_t calls = 0;
+  for (const char* how : {"fin", "reset"}) {
+    INFO("restart, connections dropped by " << how);
+    const std::string warm = std::string("before-restart-") + how;
+    REQUIRE(gw.Call(warm).out == "ran " + warm + "\n");
+    CHECK(gw.OutcomeOfCall(++calls) == "ok");
+    REQUIRE(server.Restart(how));
+    const std::string nonce = std::string("after-restart-") + how;
+    const CommandResult r = gw.Call(nonce);
+    ++calls;
+    INFO("exit " << r.code << ", stderr \"" << r.err << "\"");
+    const int runs = server.Runs(nonce);
+    CHECK(runs <= 1);
+    if (r.code == 0) {
+      CHECK(runs == 1);
+      CHECK(r.out == "ran " + nonce + "\n");
+      CHECK(gw.OutcomeOfCall(calls) == "ok");
+    } else {
+      CHECK(r.code == kExitTransport);
+      CHECK(gw.OutcomeOfCall(calls) == "transport");
+    }
+    // And the server is served again.
+    const std::string after = std::string("again-") + how;
+    CHECK(gw.Call(after).out == "ran " + after + "\n");
+    CHECK(server.Runs(after) == 1);
+    calls++;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("at most once: HTTP/1.1 keep-alive connections dropped at every point",
+          "[at_most_once]") {
+  TempDir dir;
+  DropServer server(dir, /*tls=*/false);
+  REQUIRE_UPSTREAM(server);
+  Gateway gw(dir, server.H1Url(), "");
+  REQUIRE(gw.daemon().WaitListening());
+  REQUIRE(WaitReady(gw.daemon(), "drop"));
+  DropEverywhere(server, gw);
+}
+
+TEST_CASE("at most once: every kept HTTP/1.1 connection drops the call in turn", "[at_most_once]") {
+  TempDir dir;
+  DropServer server(dir, /*tls=*/false);
+  REQUIRE_UPSTREAM(server);
+  Gateway gw(dir, server.H1Url(), "");
+  REQUIRE(gw.daemon().WaitListening());
+  REQUIRE(WaitReady(gw.daemon(), "drop"));
+  // Six kept connections: a re-send would find another one to go out on.
+  REQUIRE(gw.CallTogether(6, 300, dir));
+  REQUIRE(server.Arm("after-run", "reset", 10));
+  const CommandResult r = gw.Call("pool");
+  CHECK(server.Runs("pool") == 1);
+  CheckLost(r, gw, 7);
+}
+
+TEST_CASE("at most once: HTTP/2 connections dropped at every point", "[at_most_once]") {
+  TempDir dir;
+  DropServer server(dir, /*tls=*/true);
+  REQUIRE_UPSTREAM(server);
+  Gateway gw(dir, server.H2Url(), server.CaFile());
+  REQUIRE(gw.daemon().WaitListening());
+  REQUIRE(WaitReady(gw.daemon(), "drop"));
+  DropEverywhere(server, gw);
+}
+
+TEST_CASE("at most once: an HTTP/2 stream the server refuses runs at most once", "[at_most_once]") {
+  TempDir dir;
+  DropServer server(dir, /*tls=*/true);
+  REQUIRE_UPSTREAM(server);
+  Gateway gw(dir, server.H2Url(), server.CaFile());
+  REQUIRE(gw.daemon().WaitListening());
+  REQUIRE(WaitReady(gw.daemon(), "drop"));
+  REQUIRE(gw.Call("warm").out == "ran warm\n");
+  REQUIRE(server.Arm("refuse", "fin"));
+  const CommandResult r = gw.Call("refused");
+  CHECK(server.DropConn("refuse", "fin") == server.ConnOf("ran", "warm"));
+  // REFUSED_STREAM says the server did not process the request, but libcurl
+  // does not tell its re-send for that from one after a dead connection:
+  // the transport refuses both, so the call fails without having run.
+  const int runs = server.Runs("refused");
+  if (r.code == 0) {
+    CHECK(runs == 1);
+  } else {
+    CHECK(runs == 0);
+    CheckLost(r, gw, 2);
+  }
+}
+
+TEST_CASE("at most once: HTTP/1.1 server restarted between calls", "[at_most_once]") {
+  TempDir dir;
+  DropServer server(dir, /*tls=*/false);
+  REQUIRE_UPSTREAM(server);
+  Gateway gw(dir, server.H1Url(), "");
+  REQUIRE(gw.daemon().WaitListening());
+  REQUIRE(WaitReady(gw.daemon(), "drop"));
+  RestartBetweenCalls(server, gw);
+}
+
+TEST_CASE("at most once: HTTP/2 server restarted between calls", "[at_most_once]") {
+  TempDir dir;
+  DropServer server(dir, /*tls=*/true);
+  REQUIRE_UPSTREAM(server);
+  Gateway gw(dir, server.H2Url(), server.CaFile());
+  REQUIRE(gw.daemon().WaitListening());
+  REQUIRE(WaitReady(gw.daemon(), "drop"));
+  RestartBetweenCalls(server, gw);
+}
