@@ -76,7 +76,7 @@ TEST_CASE("A missing private file is an error that names it", "[worker][files]")
   CHECK_FALSE(w.FileExists(dir / "none.json"));
 }
 
-TEST_CASE("Directories are made with their mode; a link in a directory's place is refused",
+TEST_CASE("Directories are made with their mode, and a link in a directory's place is refused",
           "[worker][files]") {
   Worker w("files");
   Dir dir;
