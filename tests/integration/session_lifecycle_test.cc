@@ -8,7 +8,6 @@
 #include <chrono>
 #include <future>
 #include <string>
-#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -103,11 +102,14 @@ TEST_CASE("lifecycle: a call whose stream is cut and cannot be resumed runs once
   // The 404 on the resumption also told the daemon the session is gone: it
   // opens another, and still does not send the call again.
   CHECK(WaitFor([&] { return server.List("sessions").size() >= 2; }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // A later call is the barrier: a call waiting for the new session goes out
+  // before any call made after it, so once `count` has run, a second
+  // prime_cut would have reached the server already.
+  CHECK(d.Cli({"call", "life", "count"}).out == "ran 1\n");
   CHECK(server.Runs("prime_cut") == 1);
+  // Its resumption came before its outcome, which the CLI has.
   CHECK(server.List("resumes").size() == 1);
   CHECK(Row(d, "life").status == "ready");
-  CHECK(d.Cli({"call", "life", "count"}).out == "ran 1\n");
 }
 
 TEST_CASE("lifecycle: a refused resumption fails the call once and keeps the session",
@@ -121,16 +123,16 @@ TEST_CASE("lifecycle: a refused resumption fails the call once and keeps the ses
   auto r = d.Cli({"call", "life", "prime_refused"});
   CHECK(r.code == 5);  // transport
   CHECK(r.err.find("the tool may have run, and calling it again may run it again") != std::string::npos);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // A later call in the same session is the barrier: had prime_refused been
+  // queued to go out again, it would have gone before this one. The session
+  // is alive: it serves the call, not re-initialized, not DELETEd.
+  CHECK(d.Cli({"call", "life", "count"}).out == "ran 1\n");
   CHECK(server.Runs("prime_refused") == 1);
   const auto stats = server.Stats();
   REQUIRE(stats["resumes"].Size() == 1);
   CHECK(stats["resumes"][0]["status"].GetInt() == 405);
-  // The session is alive: not re-initialized, not DELETEd, still serving.
   CHECK(server.List("sessions").size() == 1);
   CHECK(server.List("deleted").empty());
-  CHECK(d.Cli({"call", "life", "count"}).out == "ran 1\n");
-  CHECK(server.List("sessions").size() == 1);
 }
 
 TEST_CASE("lifecycle: a restarted server's new tools show without a call", "[lifecycle]") {
@@ -178,9 +180,13 @@ TEST_CASE("lifecycle: a call in flight when the server restarts runs once, the n
   CHECK(r.err.find("the tool may have run, and calling it again may run it again") != std::string::npos);
   CHECK(
       WaitFor([&] { return ToolNames(d, "life") == "count,hold,new"; }, std::chrono::seconds(10)));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // A later call through the new session is the barrier: had hold waited
+  // there to go out again, it would have gone first. "ran 1": no other call
+  // was made either.
+  CHECK(d.Cli({"call", "life", "count"}).out == "ran 1\n");
   CHECK(server.Runs("hold") == 1);
-  CHECK(server.Runs("count") == 0);
+  CHECK(server.Runs("count") == 1);
+  // A resumption comes before the call's outcome, which the CLI has.
   CHECK(server.Stats()["resumes"].Size() <= 1);
   // The server forgot the old session: there is nothing to DELETE.
   CHECK(server.List("deleted").empty());

@@ -6,11 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <memory>
 #include <set>
 
 #include <catch2/catch.hpp>
 
 #include "integration/service_harness.h"
+#include "mcpgw.h"
 
 using namespace mcpgw::testing;
 
@@ -103,6 +105,21 @@ std::string CallLine(int id, const std::string& arguments) {
          "}}";
 }
 
+// The daemon's count of calls in flight to server `ns` (-1 when it is not
+// listed), read in process so that the wait costs no process start.
+int InFlight(mcpgw_client* c, const std::string& ns) {
+  char* out = nullptr;
+  const mcpgw_status st = mcpgw_status_json(c, nullptr, &out);
+  const std::string text = st == MCPGW_OK && out ? out : "";
+  mcpgw_free(out);
+  rapidjson::Document doc = ParseJson(text);
+  if (!doc.IsObject() || !doc.HasMember("servers")) return -1;
+  for (const auto& s : doc["servers"].GetArray()) {
+    if (ns == s["namespace"].GetString()) return s["in_flight"].GetInt();
+  }
+  return -1;
+}
+
 int Threads(pid_t pid) {
   const std::string status = ReadFile("/proc/" + std::to_string(pid) + "/status");
   const size_t at = status.find("Threads:");
@@ -154,11 +171,14 @@ TEST_CASE("mcpgw stdio: calls in flight run on the bridge's one thread", "[stdio
   REQUIRE(d.WaitListening());
   REQUIRE(WaitReady(d, "up"));
 
+  std::unique_ptr<mcpgw_client, decltype(&mcpgw_close)> status(mcpgw_open(d.socket().c_str()),
+                                                               &mcpgw_close);
   StdioProcess bridge(d.socket());
   for (int i = 1; i <= 20; ++i) {
     bridge.Write(CallLine(i, R"({"namespace":"up","toolName":"slow","arguments":{"ms":1500}})"));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // The daemon has all 20: the bridge has read and sent every one of them.
+  REQUIRE(WaitFor([&] { return InFlight(status.get(), "up") == 20; }));
   CHECK(Threads(bridge.pid()) == 1);
   bridge.CloseInput();
   for (int i = 0; i < 20; ++i) CHECK(bridge.ReadLine().find("slept 1500 ms") != std::string::npos);

@@ -6,9 +6,12 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include <rapidjson/document.h>
 #include <catch2/catch.hpp>
@@ -25,6 +28,33 @@ using testing::FakeHandler;
 using testing::TempDir;
 using namespace std::chrono_literals;
 
+// LibAsyncDaemonApi, as `mcpgw stdio` makes it, counting the cancels asked of it.
+class CountingApi : public AsyncDaemonApi {
+ public:
+  CountingApi(const std::string& socket, std::atomic<int>* cancels)
+      : api_(socket), cancels_(cancels) {}
+  RequestId StartGetDynamicTools(const std::optional<std::string>& ns,
+                                 const std::optional<std::string>& tool, Done done) override {
+    return api_.StartGetDynamicTools(ns, tool, std::move(done));
+  }
+  RequestId StartCallDynamicTool(const std::string& ns, const std::string& tool,
+                                 std::string_view arguments_json, Done done) override {
+    return api_.StartCallDynamicTool(ns, tool, arguments_json, std::move(done));
+  }
+  void Cancel(RequestId id) override {
+    ++*cancels_;
+    api_.Cancel(id);
+  }
+  bool Connect(std::string* error) override { return api_.Connect(error); }
+  int fd() override { return api_.fd(); }
+  long timeout_ms() override { return api_.timeout_ms(); }
+  void Process() override { api_.Process(); }
+
+ private:
+  LibAsyncDaemonApi api_;
+  std::atomic<int>* cancels_;
+};
+
 // The loop on its thread, with the test's ends of its stdin and stdout.
 class Bridge {
  public:
@@ -33,7 +63,7 @@ class Bridge {
     REQUIRE(pipe(out_) == 0);
     fcntl(out_[0], F_SETFL, O_NONBLOCK);
     result_ = std::async(std::launch::async, [this, socket] {
-      LibAsyncDaemonApi api(socket);  // as `mcpgw stdio` makes it
+      CountingApi api(socket, &cancels_);
       StdioLoop loop(api, in_[0], out_[1], [this](const std::string& line) {
         std::lock_guard lock(mu_);
         notes_.push_back(line);
@@ -93,6 +123,8 @@ class Bridge {
     return result_.get();
   }
   bool running() { return result_.wait_for(0ms) != std::future_status::ready; }
+  // How often the bridge cancelled a request; final once Wait() has returned.
+  int cancels() const { return cancels_; }
   std::vector<std::string> notes() {
     std::lock_guard lock(mu_);
     return notes_;
@@ -105,6 +137,7 @@ class Bridge {
   std::future<int> result_;
   std::mutex mu_;
   std::vector<std::string> notes_;
+  std::atomic<int> cancels_{0};
 };
 
 std::string CallLine(int id, const std::string& tool, const std::string& arguments) {
@@ -146,21 +179,36 @@ TEST_CASE("stdio: calls read before stdin closed are all answered, then the brid
   bridge.WriteRaw(last);
   bridge.CloseInput();
   CHECK(Json(bridge.ReadLine())["id"].GetInt() == 2);
+  // The last call goes out once the end of stdin is read.
   REQUIRE(d.handler.WaitRequests(2));
-  std::this_thread::sleep_for(100ms);
-  CHECK(bridge.running());  // waiting for the two calls, not cancelling them
-  CHECK(d.handler.cancels().empty());
+  // The daemon answers one call, then the other: the bridge, past the end of
+  // its input, passes each answer on. After the first it still waits for
+  // the second, and it cancelled nothing at the end of stdin (its cancels
+  // are counted as it makes them, before it read that answer).
+  std::set<int> ids;
   for (const auto& r : d.handler.requests()) {
     d.server->Run([&](IpcServer& s) { s.ReplyText(r.ticket, "late " + r.params); });
-  }
-  std::set<int> ids;
-  for (int i = 0; i < 2; ++i) {
     const auto doc = Json(bridge.ReadLine());
     ids.insert(doc["id"].GetInt());
     CHECK(Text(doc).rfind("late ", 0) == 0);
+    if (ids.size() == 1) {
+      CHECK(bridge.running());
+      CHECK(bridge.cancels() == 0);
+    }
   }
   CHECK(ids == std::set<int>{1, 3});
   CHECK(bridge.Wait() == 0);
+  // Its loop has returned, so every cancel it made is counted; once the
+  // daemon has read its connection to the end, every cancel sent is seen.
+  CHECK(bridge.cancels() == 0);
+  const auto connections = [&] {
+    size_t n = 0;
+    d.server->Run([&](IpcServer& s) { n = s.connections(); });
+    return n;
+  };
+  for (int i = 0; i < 500 && connections() > 0; ++i) std::this_thread::sleep_for(10ms);
+  REQUIRE(connections() == 0);
+  CHECK(d.handler.cancels().empty());
 }
 
 TEST_CASE("stdio: a host that stops reading stops the bridge reading, and loses nothing",

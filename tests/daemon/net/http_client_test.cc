@@ -254,8 +254,8 @@ TEST_CASE("A redirect is reported as a response and never followed", "[http]") {
   });
   Fixture f;
   f.client->Start(&f.sink, 1, Post(server.Url(), "{}"));
+  // A redirect followed would be part of the transfer: done only after it.
   REQUIRE(f.RunUntilDone(1));
-  RunFor(&f.loop, 100);
   CHECK(f.sink.seen[1].status == 302);
   CHECK(f.sink.seen[1].body == "moved");
   CHECK(f.sink.seen[1].result.ok);
@@ -354,7 +354,9 @@ TEST_CASE("Abort from inside OnHttpData stops every callback, the client stays u
   f.client->Start(&f.sink, 1, Get(server.Url("/slow")));
   REQUIRE(RunUntil(&f.loop, [&] { return f.sink.seen[1].data_calls > 0; }));
   CHECK(f.client->active() == 0);
-  RunFor(&f.loop, 150);  // the server keeps sending for a while
+  // The server, sending a chunk every 20 ms, finds the connection closed:
+  // nothing more can come of it.
+  REQUIRE(RunUntil(&f.loop, [&] { return server.ended() == 1; }));
   CHECK(f.sink.seen[1].data_calls == 1);
   CHECK(f.sink.seen[1].dones == 0);
   CHECK(f.client->stats().aborted == 1);
@@ -375,7 +377,9 @@ TEST_CASE("AbortAll from inside a head callback silences every transfer of the s
   for (uint64_t tag = 1; tag <= 3; tag++) f.client->Start(&f.sink, tag, Get(server.Url()));
   f.client->Start(&other, 1, Get(server.Url()));
   REQUIRE(RunUntil(&f.loop, [&] { return other.seen[1].data_calls >= 2; }));
-  RunFor(&f.loop, 100);
+  // The server finds every connection but the other sink's closed: nothing
+  // more can come of them.
+  REQUIRE(RunUntil(&f.loop, [&] { return server.ended() + 1 == server.accepted(); }));
   int heads = 0, data = 0, dones = 0;
   for (auto& [tag, s] : f.sink.seen) {
     heads += s.heads;
@@ -625,7 +629,8 @@ TEST_CASE(
   f.client->Start(&f.sink, 1, Post(server.Url(), "{}"));
   REQUIRE(f.RunUntilDone(1));
   REQUIRE(f.sink.seen[1].result.ok);
-  RunFor(&f.loop, 100);  // the close arrives while the connection idles
+  // The close arrives while the connection idles.
+  REQUIRE(RunUntil(&f.loop, [&] { return server.ended() == 1; }));
   // A closed socket left watched would wake the loop on every turn: it
   // would spin instead of sleeping.
   CHECK(LoopTurns(&f.loop, 200) < 20);
@@ -633,7 +638,7 @@ TEST_CASE(
     f.client->Start(&f.sink, tag, Post(server.Url(), "{}"));
     REQUIRE(f.RunUntilDone(tag));
     CHECK(f.sink.seen[tag].result.ok);
-    RunFor(&f.loop, 50);
+    REQUIRE(RunUntil(&f.loop, [&] { return server.ended() == tag; }));
   }
   CHECK(server.accepted() == 4);
 }
@@ -710,17 +715,21 @@ TEST_CASE("200 concurrent transfers complete, and a second wave reuses their con
 TEST_CASE("A stalled response stays open until aborted", "[http]") {
   HttpTestServer server([](const TestRequest&, TestConnection& c) {
     c.Write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: 50\r\n\r\n");
-    c.Sleep(2000);  // cut short when the server stops
+    c.Sleep(200);           // the stall
+    c.Write("after it\n");  // 9 of the 50 bytes; the connection stays open
   });
   Fixture f;
   f.client->Start(&f.sink, 1, Get(server.Url()));
   REQUIRE(RunUntil(&f.loop, [&] { return f.sink.seen[1].heads == 1; }));
-  RunFor(&f.loop, 200);
+  // The transfer outlived the stall: it takes what comes after it.
+  REQUIRE(RunUntil(&f.loop, [&] { return f.sink.seen[1].data_calls > 0; }));
+  CHECK(f.sink.seen[1].body == "after it\n");
   CHECK(f.sink.seen[1].dones == 0);
   CHECK(f.client->active() == 1);
   f.client->Abort(&f.sink, 1);
   CHECK(f.client->active() == 0);
-  RunFor(&f.loop, 50);
+  // The server finds the connection closed: nothing more can come of it.
+  REQUIRE(RunUntil(&f.loop, [&] { return server.ended() == 1; }));
   CHECK(f.sink.seen[1].dones == 0);
 }
 

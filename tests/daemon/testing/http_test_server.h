@@ -2,7 +2,8 @@
 // thread accepts, one thread per connection reads requests (keep-alive) and
 // hands each to the test's handler, which writes whatever bytes it wants —
 // a response, a body in delayed chunks, a stall, a close mid-body. It records
-// every request and counts accepted connections. Header-only: tests include it.
+// every request and counts accepted connections, and those it has finished
+// serving. Header-only: tests include it.
 #pragma once
 
 #include <arpa/inet.h>
@@ -150,6 +151,9 @@ class HttpTestServer {
     return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);
   }
   size_t accepted() const { return accepted_.load(); }
+  // Connections served to their end: their handler closed them, or a read
+  // found the client gone.
+  size_t ended() const { return ended_.load(); }
   std::vector<TestRequest> requests() const {
     std::lock_guard<std::mutex> lock(mu_);
     return requests_;
@@ -205,7 +209,10 @@ class HttpTestServer {
       // Descriptors stay open until Stop() so a number is never reused while
       // Stop() may still shut it down.
       conn_fds_.push_back(fd);
-      conn_threads_.emplace_back([this, fd, number] { Serve(fd, number); });
+      conn_threads_.emplace_back([this, fd, number] {
+        Serve(fd, number);
+        ended_.fetch_add(1);
+      });
     }
   }
 
@@ -267,6 +274,7 @@ class HttpTestServer {
   uint16_t port_ = 0;
   std::thread accept_thread_;
   std::atomic<size_t> accepted_{0};
+  std::atomic<size_t> ended_{0};
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
