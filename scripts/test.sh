@@ -15,12 +15,15 @@ started=$SECONDS
 step() { printf '\n==== %s  (at %d s)\n' "$*" $((SECONDS - started)); }
 
 # With ccache installed (scripts/install-deps.sh installs it), rebuilding
-# sources that did not change costs next to nothing; paths are taken relative
-# to the checkout, so another clone shares the cache. CCACHE_DISABLE=1 turns
-# it off; a launcher already set in the environment is kept.
+# sources that did not change costs next to nothing. Paths are taken relative
+# to the checkout and the build folder is left out of the hash (by default
+# ccache hashes it into every object built with debug information), so
+# another clone of the same sources, wherever it is, shares the cache; its
+# debug information then names the first clone's folder, which no test reads.
+# CCACHE_DISABLE=1 turns it off; a launcher already set in the environment is kept.
 if [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ] && command -v ccache >/dev/null 2>&1; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
-  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 fi
 
 configure_build() {  # dir, extra cmake args...
