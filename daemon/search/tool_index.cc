@@ -116,6 +116,18 @@ uint32_t ToolIndex::AddTool(uint32_t slot, uint32_t position, const mcp::Tool& t
   ArgumentText(tool.input_schema_json, &arguments);
   analyzer_.Terms(arguments, &fields[kArguments]);
   analyzer_.Terms(servers_[slot].name, &fields[kServer]);
+  // The server's own name in a tool's text ("linear_createIssue", "... in a
+  // MongoDB database") tells nothing about which of its tools is meant: the
+  // server field already gives each of them that word alike.
+  for (uint8_t f = 0; f < kServer; ++f) {
+    auto& terms = fields[f];
+    terms.erase(std::remove_if(terms.begin(), terms.end(),
+                               [&](const std::string& t) {
+                                 return std::find(fields[kServer].begin(), fields[kServer].end(),
+                                                  t) != fields[kServer].end();
+                               }),
+                terms.end());
+  }
 
   const uint32_t doc_id = NewDoc();
   Doc& doc = docs_[doc_id];

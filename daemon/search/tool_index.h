@@ -39,7 +39,7 @@ enum Field : uint8_t { kName, kDescription, kArguments, kServer, kFieldCount };
 
 // How the score is made; the defaults are the ones mcpgw ships.
 struct RankWeights {
-  std::array<float, kFieldCount> weight = {3.0f, 1.0f, 0.6f, 1.5f};
+  std::array<float, kFieldCount> weight = {3.0f, 1.0f, 0.6f, 4.0f};
   std::array<float, kFieldCount> b = {0.5f, 0.75f, 0.75f, 0.3f};
   float k1 = 1.2f;
   float synonym = 0.5f;  // a query word's synonyms count this much of the word

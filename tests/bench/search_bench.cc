@@ -2,6 +2,7 @@
 //
 //   search_bench DATA_DIR [--split dev|test|all] [--scale SERVERS] [--repeat N]
 //                         [--weights name,description,arguments,server,synonym]
+//                         [--verbose] [--query TEXT]   (the ten best tools for TEXT)
 //
 // DATA_DIR holds listings/<namespace>.json (real servers' tools/list `tools`
 // arrays) and requests.json (requests as users put them, each with its one
@@ -332,7 +333,7 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: search_bench DATA_DIR [--split dev|test|all] [--scale SERVERS] "
-                 "[--repeat N] [--weights N,D,A,S,SYN] [--verbose]\n");
+                 "[--repeat N] [--weights N,D,A,S,SYN] [--verbose] [--query TEXT]\n");
     return 2;
   }
   const std::string dir = argv[1];
@@ -340,6 +341,7 @@ int main(int argc, char** argv) {
   int scale = 0;
   int repeat = 5;
   bool verbose = false;
+  std::string query;
   mcpgw::search::RankWeights weights;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
@@ -351,6 +353,8 @@ int main(int argc, char** argv) {
       repeat = std::atoi(argv[++i]);
     else if (a == "--verbose")
       verbose = true;
+    else if (a == "--query" && i + 1 < argc)
+      query = argv[++i];
     else if (a == "--weights" && i + 1 < argc) {
       float w[5];
       if (std::sscanf(argv[++i], "%f,%f,%f,%f,%f", &w[0], &w[1], &w[2], &w[3], &w[4]) != 5)
@@ -362,9 +366,17 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (scale > 0)
+  if (!query.empty()) {
+    mcpgw::search::ToolIndex index(weights);
+    for (const auto& [ns, list] : LoadListings(dir)) index.Set(ns, list);
+    for (const auto& h : index.Search(query, "", 10)) {
+      std::printf("%8.3f  %.*s/%.*s\n", h.score, static_cast<int>(h.server.size()), h.server.data(),
+                  static_cast<int>(h.tool.name.size()), h.tool.name.data());
+    }
+  } else if (scale > 0) {
     Scale(dir, scale, repeat);
-  else
+  } else {
     Quality(dir, split, weights, verbose);
+  }
   return 0;
 }
