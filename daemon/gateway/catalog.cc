@@ -61,6 +61,7 @@ void Normalise(ServerView& view) {
     sorted->SortByName();
     sorted->Shrink();
     view.tools = std::move(sorted);
+    view.analyzed.reset();  // made in the list's old order
   }
 }
 
@@ -158,7 +159,10 @@ void Catalog::Reset(std::vector<ServerView> servers) {
         [](const ServerView& a, const ServerView& b) { return a.name < b.name; });
     if (!kept) index_.Remove(old.name);
   }
-  for (const auto& now : servers) Reindex(Find(now.name), now);
+  for (auto& now : servers) {
+    Reindex(Find(now.name), now);
+    now.analyzed.reset();
+  }
   servers_ = std::move(servers);
   listing_stale_ = true;
 }
@@ -177,7 +181,7 @@ void Catalog::Reindex(const ServerView* before, const ServerView& now) {
   // A list listed again with the same tools keeps its entries (analysing a
   // server's tools is the costly part of indexing).
   if (old_tools == new_tools || (old_tools && new_tools && *old_tools == *new_tools)) return;
-  index_.Set(now.name, new_tools ? now.tools : nullptr);
+  index_.Set(now.name, new_tools ? now.tools : nullptr, now.analyzed);
 }
 
 void Catalog::Update(ServerView view) {
@@ -186,6 +190,7 @@ void Catalog::Update(ServerView view) {
   if (it == servers_.end() || it->name != view.name) return;
   Normalise(view);
   Reindex(&*it, view);
+  view.analyzed.reset();
   *it = std::move(view);
   listing_stale_ = true;
 }
@@ -415,9 +420,14 @@ std::variant<std::string, GatewayError> Catalog::Query(const Value& params, std:
     }
     if (auto not_ready = NotReady(*server)) return *not_ready;
   }
-  const auto keep = [this](std::string_view server, const mcp::Tool& tool) {
-    return !policy_ || (policy_->NamespaceVisible(server) && !policy_->CheckTool(server, tool));
-  };
+  // Without a policy every ready tool may be answered: no filter, so the
+  // index may prune.
+  search::ToolIndex::Keep keep;
+  if (policy_) {
+    keep = [this](std::string_view server, const mcp::Tool& tool) {
+      return policy_->NamespaceVisible(server) && !policy_->CheckTool(server, tool);
+    };
+  }
   const std::vector<search::Hit> hits =
       index_.Search(query, ns.value_or(std::string_view()), static_cast<size_t>(limit), keep);
   std::string out = "{\"query\":";

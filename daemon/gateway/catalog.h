@@ -39,6 +39,9 @@ struct ServerView {
   std::string reason;                          // set when kError
   std::shared_ptr<const mcp::ToolList> tools;  // sorted by name; may be null (= none)
   bool refused = false;  // kError for good: the configuration refused the entry, no retries
+  // `tools` analysed for search, when the server's worker did it; the catalog
+  // uses it once and keeps none.
+  std::shared_ptr<const search::AnalyzedTools> analyzed;
 };
 
 struct GatewayError {
@@ -73,6 +76,8 @@ class Catalog {
                                                      std::string_view params_text) const;
   const ServerView* Find(std::string_view name) const;
   const std::vector<ServerView>& servers() const;  // name order
+  // Heap bytes of the search index behind `query`.
+  size_t SearchIndexBytes() const { return index_.MemoryBytes(); }
 
  private:
   void Render() const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include <rapidjson/document.h>
@@ -64,6 +65,58 @@ void ArgumentText(std::string_view schema_json, std::string* out) {
 
 }  // namespace
 
+std::shared_ptr<const AnalyzedTools> Analyze(std::string_view server, const mcp::ToolList& tools) {
+  thread_local Analyzer analyzer;
+  auto out = std::make_shared<AnalyzedTools>();
+  out->server.assign(server);
+  out->tools.reserve(tools.size());
+  std::vector<std::string> server_words;
+  analyzer.Terms(server, &server_words);
+  std::array<std::vector<std::string>, kFieldCount> fields;
+  std::vector<std::pair<std::string_view, uint8_t>> occurrences;  // (term, field)
+  std::string arguments;
+  for (const mcp::Tool& tool : tools) {
+    for (auto& f : fields) f.clear();
+    analyzer.Terms(tool.name, &fields[kName]);
+    analyzer.Terms(tool.description, &fields[kDescription]);
+    arguments.clear();
+    ArgumentText(tool.input_schema_json, &arguments);
+    analyzer.Terms(arguments, &fields[kArguments]);
+    fields[kServer] = server_words;
+    // The server's own name in a tool's text ("linear_createIssue", "... in
+    // a MongoDB database") tells nothing about which of its tools is meant:
+    // the server field already gives each of them that word alike.
+    for (uint8_t f = 0; f < kServer; ++f) {
+      auto& terms = fields[f];
+      terms.erase(std::remove_if(terms.begin(), terms.end(),
+                                 [&](const std::string& t) {
+                                   return std::find(server_words.begin(), server_words.end(), t) !=
+                                          server_words.end();
+                                 }),
+                  terms.end());
+    }
+    AnalyzedTools::Tool entry{};
+    occurrences.clear();
+    for (uint8_t f = 0; f < kFieldCount; ++f) {
+      entry.length[f] = static_cast<uint16_t>(std::min<size_t>(fields[f].size(), kMaxLength));
+      for (const auto& t : fields[f]) occurrences.emplace_back(t, f);
+    }
+    std::sort(occurrences.begin(), occurrences.end());
+    entry.first_term = static_cast<uint32_t>(out->terms.size());
+    for (size_t i = 0; i < occurrences.size();) {
+      AnalyzedTools::Term term{std::string(occurrences[i].first), {}};
+      for (; i < occurrences.size() && occurrences[i].first == term.text; ++i) {
+        uint8_t& tf = term.tf[occurrences[i].second];
+        if (tf < 255) ++tf;
+      }
+      out->terms.push_back(std::move(term));
+    }
+    entry.term_count = static_cast<uint32_t>(out->terms.size()) - entry.first_term;
+    out->tools.push_back(entry);
+  }
+  return out;
+}
+
 ToolIndex::ToolIndex(RankWeights weights) : weights_(weights) {
   for (std::string_view group : kSynonymGroups) {
     std::vector<std::string> stems;
@@ -105,63 +158,36 @@ uint32_t ToolIndex::NewDoc() {
   return static_cast<uint32_t>(docs_.size() - 1);
 }
 
-uint32_t ToolIndex::AddTool(uint32_t slot, uint32_t position, const mcp::Tool& tool,
+uint32_t ToolIndex::AddTool(uint32_t slot, uint32_t position, const AnalyzedTools& analyzed,
                             std::vector<uint32_t>* server_terms) {
-  // Each field's terms, then each distinct term with its count per field.
-  std::array<std::vector<std::string>, kFieldCount>& fields = fields_;
-  for (auto& f : fields) f.clear();
-  analyzer_.Terms(tool.name, &fields[kName]);
-  analyzer_.Terms(tool.description, &fields[kDescription]);
-  std::string arguments;
-  ArgumentText(tool.input_schema_json, &arguments);
-  analyzer_.Terms(arguments, &fields[kArguments]);
-  analyzer_.Terms(servers_[slot].name, &fields[kServer]);
-  // The server's own name in a tool's text ("linear_createIssue", "... in a
-  // MongoDB database") tells nothing about which of its tools is meant: the
-  // server field already gives each of them that word alike.
-  for (uint8_t f = 0; f < kServer; ++f) {
-    auto& terms = fields[f];
-    terms.erase(std::remove_if(terms.begin(), terms.end(),
-                               [&](const std::string& t) {
-                                 return std::find(fields[kServer].begin(), fields[kServer].end(),
-                                                  t) != fields[kServer].end();
-                               }),
-                terms.end());
-  }
-
+  const AnalyzedTools::Tool& tool = analyzed.tools[position];
   const uint32_t doc_id = NewDoc();
   Doc& doc = docs_[doc_id];
   doc.server = slot;
   doc.tool = position;
-  std::vector<std::pair<uint32_t, uint8_t>> occurrences;  // (term, field)
-  for (uint8_t f = 0; f < kFieldCount; ++f) {
-    doc.length[f] = static_cast<uint16_t>(std::min<size_t>(fields[f].size(), kMaxLength));
-    length_sum_[f] += doc.length[f];
-    for (const auto& t : fields[f]) occurrences.emplace_back(TermId(t), f);
-  }
-  std::sort(occurrences.begin(), occurrences.end());
-  for (size_t i = 0; i < occurrences.size();) {
-    Posting p{doc_id, {}};
-    const uint32_t term = occurrences[i].first;
-    for (; i < occurrences.size() && occurrences[i].first == term; ++i) {
-      uint8_t& tf = p.tf[occurrences[i].second];
-      if (tf < 255) ++tf;
-    }
+  doc.length = tool.length;
+  for (uint8_t f = 0; f < kFieldCount; ++f) length_sum_[f] += doc.length[f];
+  for (uint32_t i = tool.first_term; i < tool.first_term + tool.term_count; ++i) {
+    const uint32_t term = TermId(analyzed.terms[i].text);
     auto& postings = terms_[term].postings;
     // A server's tools are added one after another: a term whose last
     // posting is another server's is new to this one.
     if (postings.empty() || docs_[postings.back().doc].server != slot) {
       server_terms->push_back(term);
     }
-    postings.push_back(p);
+    postings.push_back(Posting{doc_id, analyzed.terms[i].tf});
   }
   ++live_docs_;
   return doc_id;
 }
 
-void ToolIndex::Set(const std::string& server, std::shared_ptr<const mcp::ToolList> tools) {
+void ToolIndex::Set(const std::string& server, std::shared_ptr<const mcp::ToolList> tools,
+                    std::shared_ptr<const AnalyzedTools> analyzed) {
   Remove(server);
   if (!tools || tools->empty()) return;
+  if (!analyzed || analyzed->server != server || analyzed->tools.size() != tools->size()) {
+    analyzed = Analyze(server, *tools);
+  }
   uint32_t slot;
   if (!free_servers_.empty()) {
     slot = free_servers_.back();
@@ -175,10 +201,10 @@ void ToolIndex::Set(const std::string& server, std::shared_ptr<const mcp::ToolLi
   by_name_.emplace(server, slot);
   std::vector<uint32_t> docs;
   std::vector<uint32_t> server_terms;
-  const mcp::ToolList& list = *servers_[slot].tools;
-  docs.reserve(list.size());
-  for (uint32_t i = 0; i < list.size(); ++i)
-    docs.push_back(AddTool(slot, i, list[i], &server_terms));
+  docs.reserve(analyzed->tools.size());
+  for (uint32_t i = 0; i < analyzed->tools.size(); ++i) {
+    docs.push_back(AddTool(slot, i, *analyzed, &server_terms));
+  }
   servers_[slot].docs = std::move(docs);
   servers_[slot].terms = std::move(server_terms);
 }
@@ -239,10 +265,11 @@ std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) 
         return;
       }
     }
-    out.push_back(QueryTerm{it->second, weight});
+    out.push_back(QueryTerm{it->second, weight, 0.0f});
   };
   for (const auto& t : scratch_) add(t, 1.0f);
   for (const auto& t : scratch_) {
+    if (weights_.synonym <= 0) break;
     auto syn = synonyms_.find(t);
     if (syn == synonyms_.end()) continue;
     for (const auto& s : syn->second) add(s, weights_.synonym);
@@ -250,34 +277,64 @@ std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) 
   return out;
 }
 
-void ToolIndex::Score(const std::vector<QueryTerm>& terms, uint32_t only_slot) const {
+void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t prune_at) const {
   if (scores_.size() < docs_.size()) scores_.resize(docs_.size(), 0.0f);
-  std::array<float, kFieldCount> average{};
+  // Per field, the two constants of BM25F's length normalisation.
+  std::array<float, kFieldCount> flat{}, per_term{};
   for (uint8_t f = 0; f < kFieldCount; ++f) {
-    average[f] = live_docs_ ? static_cast<float>(length_sum_[f] / live_docs_) : 1.0f;
-    if (average[f] <= 0) average[f] = 1.0f;
+    float average = live_docs_ ? static_cast<float>(length_sum_[f] / live_docs_) : 1.0f;
+    if (average <= 0) average = 1.0f;
+    flat[f] = 1.0f - weights_.b[f];
+    per_term[f] = weights_.b[f] / average;
   }
   const float n = static_cast<float>(live_docs_);
   const float k1 = weights_.k1;
+  // A term adds at most weight × idf to a tool (the saturated part is below 1).
+  for (QueryTerm& q : terms) {
+    const float df = static_cast<float>(terms_[q.id].postings.size());
+    q.idf = std::log(1.0f + (n - df + 0.5f) / (df + 0.5f));
+  }
+  std::sort(terms.begin(), terms.end(), [](const QueryTerm& a, const QueryTerm& b) {
+    return a.weight * a.idf > b.weight * b.idf;
+  });
+  float rest = 0;  // the most the terms not yet walked can add
+  for (const QueryTerm& q : terms) rest += q.weight * q.idf;
+  float best = 0;
+  bool only_known = false;
   for (const QueryTerm& q : terms) {
-    const auto& postings = terms_[q.id].postings;
-    const float df = static_cast<float>(postings.size());
-    const float idf = std::log(1.0f + (n - df + 0.5f) / (df + 0.5f));
-    for (const Posting& p : postings) {
+    // Max-score pruning: once the terms left cannot lift a tool not yet
+    // scored above the prune_at-th best score so far, they only add to tools
+    // already scored (the ranking is the same, with far less work).
+    if (!only_known && prune_at > 0 && rest < best && touched_.size() >= prune_at &&
+        rest < KthScore(prune_at)) {
+      only_known = true;
+    }
+    rest -= q.weight * q.idf;
+    const float term_weight = q.weight * q.idf;
+    for (const Posting& p : terms_[q.id].postings) {
+      float& score = scores_[p.doc];
+      if (only_known && score == 0.0f) continue;
       const Doc& doc = docs_[p.doc];
       if (only_slot != kNoServer && doc.server != only_slot) continue;
       // BM25F: each field's count weighted and normalised by its own length.
       float tf = 0;
       for (uint8_t f = 0; f < kFieldCount; ++f) {
         if (p.tf[f] == 0) continue;
-        const float norm = 1.0f - weights_.b[f] + weights_.b[f] * doc.length[f] / average[f];
-        tf += weights_.weight[f] * p.tf[f] / norm;
+        tf += weights_.weight[f] * p.tf[f] / (flat[f] + per_term[f] * doc.length[f]);
       }
-      float& score = scores_[p.doc];
       if (score == 0.0f) touched_.push_back(p.doc);
-      score += q.weight * idf * tf / (k1 + tf);
+      score += term_weight * tf / (k1 + tf);
+      best = std::max(best, score);
     }
   }
+}
+
+float ToolIndex::KthScore(size_t k) const {
+  kth_.clear();
+  for (uint32_t d : touched_) kth_.push_back(scores_[d]);
+  std::nth_element(kth_.begin(), kth_.begin() + static_cast<std::ptrdiff_t>(k - 1), kth_.end(),
+                   std::greater<float>());
+  return kth_[k - 1];
 }
 
 bool ToolIndex::Better(uint32_t a, uint32_t b) const {
@@ -319,7 +376,9 @@ std::vector<Hit> ToolIndex::Search(std::string_view query, std::string_view only
     if (it == by_name_.end()) return {};
     only_slot = it->second;
   }
-  Score(QueryTerms(query), only_slot);
+  // Pruning keeps the best `limit` exact; a filter may turn some of them
+  // away, so with one every candidate is scored.
+  Score(QueryTerms(query), only_slot, keep ? 0 : limit);
   std::vector<Hit> out = limit > 0 ? Select(limit, keep) : std::vector<Hit>();
   for (uint32_t d : touched_) scores_[d] = 0.0f;
   touched_.clear();

@@ -45,6 +45,27 @@ struct RankWeights {
   float synonym = 0.5f;  // a query word's synonyms count this much of the word
 };
 
+// One server's tools analysed into terms: the costly part of indexing,
+// done on whichever thread calls Analyze (the server's worker), so the
+// index's thread only merges terms it is given.
+struct AnalyzedTools {
+  struct Term {
+    std::string text;
+    std::array<uint8_t, kFieldCount> tf;  // count in each field, saturated at 255
+  };
+  struct Tool {
+    std::array<uint16_t, kFieldCount> length;  // terms in each field, saturated
+    uint32_t first_term;                       // its distinct terms: terms[first, first + count)
+    uint32_t term_count;
+  };
+  std::string server;
+  std::vector<Tool> tools;  // in the list's order
+  std::vector<Term> terms;
+};
+
+// `tools` of server `server`, analysed. Any thread (one analyzer per thread).
+std::shared_ptr<const AnalyzedTools> Analyze(std::string_view server, const mcp::ToolList& tools);
+
 struct Hit {
   std::string_view server;
   mcp::Tool tool;
@@ -58,8 +79,10 @@ class ToolIndex {
   ToolIndex& operator=(const ToolIndex&) = delete;
 
   // The server's tools from now on (replacing what it had); null or empty
-  // removes it. The list is kept alive by the index.
-  void Set(const std::string& server, std::shared_ptr<const mcp::ToolList> tools);
+  // removes it. The list is kept alive by the index. `analyzed`, when given,
+  // is Analyze(server, *tools) made elsewhere; else it is made here.
+  void Set(const std::string& server, std::shared_ptr<const mcp::ToolList> tools,
+           std::shared_ptr<const AnalyzedTools> analyzed = nullptr);
   void Remove(const std::string& server);
   void Clear();
 
@@ -103,18 +126,23 @@ class ToolIndex {
   struct QueryTerm {
     uint32_t id;
     float weight;
+    float idf;
   };
 
   static constexpr uint32_t kNoServer = std::numeric_limits<uint32_t>::max();
 
   uint32_t TermId(const std::string& text);
   uint32_t NewDoc();
-  // Indexes one tool of the server in `slot`; its doc id. Adds the terms new
-  // to this server to `server_terms`.
-  uint32_t AddTool(uint32_t slot, uint32_t position, const mcp::Tool& tool,
+  // Indexes one analysed tool of the server in `slot`; its doc id. Adds the
+  // terms new to this server to `server_terms`.
+  uint32_t AddTool(uint32_t slot, uint32_t position, const AnalyzedTools& analyzed,
                    std::vector<uint32_t>* server_terms);
   std::vector<QueryTerm> QueryTerms(std::string_view query) const;
-  void Score(const std::vector<QueryTerm>& terms, uint32_t only_slot) const;
+  // Adds each term's share to the score of every tool holding it. With
+  // `prune_at` > 0 only the best `prune_at` need be exact.
+  void Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t prune_at) const;
+  // The k-th best score among the tools scored so far (k <= their number).
+  float KthScore(size_t k) const;
   bool Better(uint32_t a, uint32_t b) const;  // by score, then server, then name
   std::vector<Hit> Select(size_t limit, const Keep& keep) const;
   mcp::Tool ToolOf(const Doc& doc) const { return (*servers_[doc.server].tools)[doc.tool]; }
@@ -139,7 +167,7 @@ class ToolIndex {
   mutable std::vector<float> scores_;
   mutable std::vector<uint32_t> touched_;
   mutable std::vector<std::string> scratch_;
-  std::array<std::vector<std::string>, kFieldCount> fields_;
+  mutable std::vector<float> kth_;
 };
 
 }  // namespace mcpgw::search

@@ -150,10 +150,10 @@ TEST_CASE("tools prints tables to a terminal, the exact JSON to a pipe or with -
 TEST_CASE("hints in the gateway's messages become CLI commands", "[cli][hints]") {
   // The messages come from the real Catalog, so a change in its wording shows here.
   Catalog catalog;
-  catalog.Reset(
-      {ServerView{"demo", mcp::Status::kReady, "", std::make_shared<const mcp::ToolList>(), false},
-       ServerView{"my server", mcp::Status::kReady, "", std::make_shared<const mcp::ToolList>(),
-                  false}});
+  catalog.Reset({ServerView{"demo", mcp::Status::kReady, "",
+                            std::make_shared<const mcp::ToolList>(), false, nullptr},
+                 ServerView{"my server", mcp::Status::kReady, "",
+                            std::make_shared<const mcp::ToolList>(), false, nullptr}});
   const auto error = [&](const char* params) {
     rapidjson::Document doc;
     doc.Parse(params);

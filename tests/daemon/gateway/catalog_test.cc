@@ -28,17 +28,19 @@ ToolSpec MakeTool(std::string name, std::string description = "d",
 ServerView Ready(std::string name, const std::vector<ToolSpec>& tools) {
   auto list = std::make_shared<mcp::ToolList>();
   for (const auto& t : tools) list->Add(t.name, t.description, t.schema, t.read_only);
-  return ServerView{std::move(name), mcp::Status::kReady, "", std::move(list), false};
+  return ServerView{std::move(name), mcp::Status::kReady, "", std::move(list), false, nullptr};
 }
 ServerView Loading(std::string name) {
-  return ServerView{std::move(name), mcp::Status::kLoading, "", nullptr, false};
+  return ServerView{std::move(name), mcp::Status::kLoading, "", nullptr, false, nullptr};
 }
 ServerView Failed(std::string name, std::string reason) {
-  return ServerView{std::move(name), mcp::Status::kError, std::move(reason), nullptr, false};
+  return ServerView{std::move(name), mcp::Status::kError, std::move(reason), nullptr, false,
+                    nullptr};
 }
 // An entry the configuration refused: in error for good.
 ServerView Refused(std::string name, std::string reason) {
-  return ServerView{std::move(name), mcp::Status::kError, std::move(reason), nullptr, true};
+  return ServerView{std::move(name), mcp::Status::kError, std::move(reason), nullptr, true,
+                    nullptr};
 }
 
 rapidjson::Document Params(const char* json) {
