@@ -20,10 +20,7 @@ using rapidjson::Value;
 constexpr size_t kMaxNamesInMessage = 50;
 // How much of a caller-supplied name a message echoes.
 constexpr size_t kMaxEchoBytes = 200;
-// `query`: how many tools an answer holds unless `limit` says, the most it
-// may say, and the longest query taken (a request, not a document).
-constexpr int64_t kDefaultQueryLimit = 10;
-constexpr int64_t kMaxQueryLimit = 50;
+// `query`: the longest query taken (a request, not a document).
 constexpr size_t kMaxQueryBytes = 1024;
 
 GatewayError Invalid(std::string message) {
@@ -399,13 +396,14 @@ std::variant<std::string, GatewayError> Catalog::Query(const Value& params, std:
                    std::to_string(kMaxQueryBytes) +
                    "): say in a few words what the tool should do");
   }
-  int64_t limit = kDefaultQueryLimit;
+  int64_t limit = proto::kDefaultToolsLimit;
   auto limit_it = params.FindMember("limit");
   if (limit_it != params.MemberEnd() && !limit_it->value.IsNull()) {
     const Value& v = limit_it->value;
-    if (!v.IsInt64() || v.GetInt64() < 1 || v.GetInt64() > kMaxQueryLimit) {
-      return Invalid("\"limit\" must be an integer from 1 to " + std::to_string(kMaxQueryLimit) +
-                     " (default " + std::to_string(kDefaultQueryLimit) + "), not " +
+    if (!v.IsInt64() || v.GetInt64() < 1 || v.GetInt64() > proto::kMaxToolsLimit) {
+      return Invalid("\"limit\" must be an integer from 1 to " +
+                     std::to_string(proto::kMaxToolsLimit) + " (default " +
+                     std::to_string(proto::kDefaultToolsLimit) + "), not " +
                      (v.IsNumber() ? NumberText(v) : std::string(TypeName(v))));
     }
     limit = v.GetInt64();
