@@ -3,6 +3,7 @@
 //   search_bench DATA_DIR [--split dev|test|all] [--scale SERVERS] [--repeat N]
 //                         [--weights name,description,arguments,server,synonym]
 //                         [--verbose] [--query TEXT]   (the ten best tools for TEXT)
+//                         [--check]   (exit 1 unless the ranking beats BM25 at @1 and @5)
 //
 // DATA_DIR holds listings/<namespace>.json (real servers' tools/list `tools`
 // arrays) and requests.json (requests as users put them, each with its one
@@ -193,7 +194,9 @@ struct HitView {
   std::string ns, tool;
 };
 
-void Quality(const std::string& dir, const std::string& split, mcpgw::search::RankWeights weights,
+// Prints the table; false when mcpgw's ranking is not above plain BM25 in
+// both recall@1 and recall@5 over all requests.
+bool Quality(const std::string& dir, const std::string& split, mcpgw::search::RankWeights weights,
              bool verbose) {
   const auto listings = LoadListings(dir);
   const auto requests = LoadRequests(dir, split);
@@ -232,6 +235,9 @@ void Quality(const std::string& dir, const std::string& split, mcpgw::search::Ra
                 ours[k].Cell(ours[k].at1).c_str(), plain[k].Cell(plain[k].at1).c_str(),
                 ours[k].Cell(ours[k].at5).c_str(), plain[k].Cell(plain[k].at5).c_str());
   }
+  const Recall& a = ours["all"];
+  const Recall& b = plain["all"];
+  return a.at1 > b.at1 && a.at5 > b.at5;
 }
 
 // ---- Cost at scale ---------------------------------------------------------
@@ -351,6 +357,7 @@ int main(int argc, char** argv) {
   int repeat = 5;
   bool verbose = false;
   std::string query;
+  bool check = false;
   mcpgw::search::RankWeights weights;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
@@ -364,6 +371,8 @@ int main(int argc, char** argv) {
       verbose = true;
     else if (a == "--query" && i + 1 < argc)
       query = argv[++i];
+    else if (a == "--check")
+      check = true;
     else if (a == "--weights" && i + 1 < argc) {
       float w[5];
       if (std::sscanf(argv[++i], "%f,%f,%f,%f,%f", &w[0], &w[1], &w[2], &w[3], &w[4]) != 5)
@@ -385,7 +394,11 @@ int main(int argc, char** argv) {
   } else if (scale > 0) {
     Scale(dir, scale, repeat);
   } else {
-    Quality(dir, split, weights, verbose);
+    const bool better = Quality(dir, split, weights, verbose);
+    if (check && !better) {
+      std::fprintf(stderr, "search_bench: the ranking is not above plain BM25 in recall@1 and @5\n");
+      return 1;
+    }
   }
   return 0;
 }
