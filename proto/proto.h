@@ -22,6 +22,14 @@ inline constexpr size_t kMaxFrameBytes = 32u << 20;
 // daemon by its connection closing (docs/BEHAVIOR.md §5).
 inline constexpr std::chrono::seconds kDefaultCallTimeout{300};
 
+// get_dynamic_tools with a query (docs/BEHAVIOR.md §4) answers at most `limit`
+// tools: this many when the client names none, and a limit outside 1 to
+// kMaxToolsLimit is refused. The daemon checks the range; clients name it
+// where they describe the parameter (mcpgw stdio's schema) and where a person
+// types it (`mcpgw tools --limit`, checked as it is parsed).
+inline constexpr int kDefaultToolsLimit = 10;
+inline constexpr int kMaxToolsLimit = 50;
+
 // Method names; methods.h says what each one is.
 inline constexpr std::string_view kHello = "hello";
 inline constexpr std::string_view kGetDynamicTools = "get_dynamic_tools";

@@ -27,6 +27,8 @@ struct Invocation {
   std::optional<std::string> ns;
   std::optional<std::string> tool;
   std::optional<std::string> arguments;     // call: the ARGUMENTS_JSON text, or "-"
+  std::optional<std::string> query;         // tools --query
+  std::optional<int> limit;                 // tools --limit (only with --query)
   bool json = false;                        // status --json, tools --json
   bool no_browser = false;                  // login --no-browser
   double timeout_s = kDefaultWaitTimeoutS;  // wait --timeout; login --timeout (default 330)

@@ -20,9 +20,9 @@ class AsyncDaemonApi {
   using Done = std::function<void(const ApiResult& result)>;
 
   virtual ~AsyncDaemonApi() = default;
-  // get_dynamic_tools; an empty optional means "not given".
-  virtual RequestId StartGetDynamicTools(const std::optional<std::string>& ns,
-                                         const std::optional<std::string>& tool, Done done) = 0;
+  // get_dynamic_tools. A request ToolsRequestError() refuses is the caller's to refuse; given
+  // one anyway, it finishes as MCPGW_INVALID_REQUEST saying why.
+  virtual RequestId StartGetDynamicTools(const ToolsRequest& request, Done done) = 0;
   // call_dynamic_tool; `arguments_json` is a JSON object's text, sent as it is.
   virtual RequestId StartCallDynamicTool(const std::string& ns, const std::string& tool,
                                          std::string_view arguments_json, Done done) = 0;
@@ -49,8 +49,7 @@ class LibAsyncDaemonApi : public AsyncDaemonApi {
   LibAsyncDaemonApi(const LibAsyncDaemonApi&) = delete;
   LibAsyncDaemonApi& operator=(const LibAsyncDaemonApi&) = delete;
 
-  RequestId StartGetDynamicTools(const std::optional<std::string>& ns,
-                                 const std::optional<std::string>& tool, Done done) override;
+  RequestId StartGetDynamicTools(const ToolsRequest& request, Done done) override;
   RequestId StartCallDynamicTool(const std::string& ns, const std::string& tool,
                                  std::string_view arguments_json, Done done) override;
   void Cancel(RequestId id) override;

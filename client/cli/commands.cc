@@ -83,7 +83,16 @@ int CheckArgumentsJson(const std::string& text, std::string* message) {
 }
 
 int RunTools(DaemonApi& api, const Invocation& inv, CommandIo& io) {
-  const ApiResult result = api.GetDynamicTools(inv.ns, inv.tool, nullptr);
+  // The daemon refuses a query with a tool name; libmcpgw cannot carry one, so the refusal
+  // is made here, with the same kind (exit 3) and in a person's words.
+  if (inv.query && inv.tool) {
+    return Fail(io, {MCPGW_INVALID_REQUEST,
+                     "--query does not go with TOOL: run \"mcpgw tools " +
+                         ShellQuote(inv.ns.value_or("")) + " " + ShellQuote(*inv.tool) +
+                         "\" to look up that tool, or leave TOOL out to search"});
+  }
+  const ApiResult result =
+      api.GetDynamicTools(ToolsRequest{inv.ns, inv.tool, inv.query, inv.limit}, nullptr);
   if (result.status != MCPGW_OK) return Fail(io, result);
   // A person at a terminal gets tables; a pipe (or --json) the daemon's exact text.
   if (io.stdout_is_tty && !inv.json) {

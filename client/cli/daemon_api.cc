@@ -1,6 +1,9 @@
 #include "client/cli/daemon_api.h"
 
+#include <climits>
 #include <utility>
+
+#include "proto/proto.h"
 
 namespace mcpgw::cli {
 
@@ -33,6 +36,19 @@ void CancelToken::Unsubscribe(int id) {
 bool CancelToken::WaitFor(std::chrono::milliseconds timeout) const {
   std::unique_lock<std::mutex> lock(mu_);
   return cv_.wait_for(lock, timeout, [this] { return triggered_; });
+}
+
+std::string ToolsRequestError(const ToolsRequest& request) {
+  if (!request.query) return {};
+  if (request.tool) {
+    return "query does not go with toolName: pass query (and a namespace to search one server) to "
+           "find tools, or namespace and toolName to look up one tool";
+  }
+  if (request.limit &&
+      (*request.limit == 0 || *request.limit < INT_MIN || *request.limit > INT_MAX)) {
+    return "limit must be an integer from 1 to " + std::to_string(proto::kMaxToolsLimit);
+  }
+  return {};
 }
 
 std::string_view StatusName(mcpgw_status status) { return mcpgw_status_name(status); }

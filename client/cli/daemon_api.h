@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -48,13 +49,26 @@ struct ApiResult {
   std::string text;
 };
 
+// The arguments of one get_dynamic_tools (BEHAVIOR.md §4); an empty optional is not sent.
+// With `query` the daemon answers the tools that best match it, at most `limit` of them
+// (mcpgw_find_tools); without it, `limit` is not sent and the request is what it always was.
+struct ToolsRequest {
+  std::optional<std::string> ns;
+  std::optional<std::string> tool;
+  std::optional<std::string> query;
+  std::optional<int64_t> limit;
+};
+
+// Why libmcpgw cannot carry `request` to the daemon, "" when it can: mcpgw_find_tools has no
+// toolName (the daemon refuses query with toolName anyway) and reads a limit of 0 as "the
+// default", so such requests, and limits beyond an int, are refused on this side with the
+// daemon's rule. Callers refuse them before starting anything.
+std::string ToolsRequestError(const ToolsRequest& request);
+
 class DaemonApi {
  public:
   virtual ~DaemonApi() = default;
-  // get_dynamic_tools; an empty optional means "not given".
-  virtual ApiResult GetDynamicTools(const std::optional<std::string>& ns,
-                                    const std::optional<std::string>& tool,
-                                    CancelToken* cancel) = 0;
+  virtual ApiResult GetDynamicTools(const ToolsRequest& request, CancelToken* cancel) = 0;
   // call_dynamic_tool; arguments_json is a JSON object's text.
   virtual ApiResult CallDynamicTool(const std::string& ns, const std::string& tool,
                                     const std::string& arguments_json, CancelToken* cancel) = 0;
@@ -73,8 +87,7 @@ class LibDaemonApi : public DaemonApi {
   LibDaemonApi(const LibDaemonApi&) = delete;
   LibDaemonApi& operator=(const LibDaemonApi&) = delete;
 
-  ApiResult GetDynamicTools(const std::optional<std::string>& ns,
-                            const std::optional<std::string>& tool, CancelToken* cancel) override;
+  ApiResult GetDynamicTools(const ToolsRequest& request, CancelToken* cancel) override;
   ApiResult CallDynamicTool(const std::string& ns, const std::string& tool,
                             const std::string& arguments_json, CancelToken* cancel) override;
   ApiResult Status(CancelToken* cancel) override;

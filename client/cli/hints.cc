@@ -53,10 +53,16 @@ std::optional<std::string> Command(std::string_view rest, size_t* used) {
   if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
   *used = end + 1;
   std::string command = "mcpgw tools";
-  const auto ns = StringMember(doc, "namespace");
-  if (!ns) return command;
-  command += " " + ShellQuote(*ns);
-  if (const auto tool = StringMember(doc, "toolName")) command += " " + ShellQuote(*tool);
+  if (const auto ns = StringMember(doc, "namespace")) {
+    command += " " + ShellQuote(*ns);
+    if (const auto tool = StringMember(doc, "toolName")) command += " " + ShellQuote(*tool);
+  }
+  if (const auto query = StringMember(doc, "query")) {
+    command += " --query " + ShellQuote(*query);
+    if (const auto it = doc.FindMember("limit"); it != doc.MemberEnd() && it->value.IsInt()) {
+      command += " --limit " + std::to_string(it->value.GetInt());
+    }
+  }
   return command;
 }
 

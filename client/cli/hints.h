@@ -12,7 +12,8 @@ namespace mcpgw::cli {
 // `message` with every "call get_dynamic_tools with <args>" turned into
 // run "mcpgw tools [NAMESPACE [TOOL]]" and every other "get_dynamic_tools with
 // <args>" into "mcpgw tools [...]"; <args> is "no arguments" or a JSON object
-// with "namespace" and "toolName". Anything else is left as it is.
+// with "namespace" and "toolName", or "query" and "limit" (`--query TEXT
+// --limit N`). Anything else is left as it is.
 std::string PersonHints(std::string_view message);
 
 // `word` as one shell word: bare when it is made of characters no shell treats

@@ -1,6 +1,8 @@
 // LibAsyncDaemonApi: AsyncDaemonApi over libmcpgw's pollable interface. Each request's Done
 // lives on the heap from its start until libmcpgw runs its callback (exactly once).
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "client/cli/async_api.h"
 
@@ -30,12 +32,27 @@ LibAsyncDaemonApi::~LibAsyncDaemonApi() {
   if (client_ != nullptr) mcpgw_close(client_);
 }
 
-AsyncDaemonApi::RequestId LibAsyncDaemonApi::StartGetDynamicTools(
-    const std::optional<std::string>& ns, const std::optional<std::string>& tool, Done done) {
+AsyncDaemonApi::RequestId LibAsyncDaemonApi::StartGetDynamicTools(const ToolsRequest& request,
+                                                                  Done done) {
   if (client_ == nullptr) return 0;
+  const char* ns = request.ns ? request.ns->c_str() : nullptr;
+  if (std::string why = ToolsRequestError(request); !why.empty()) {
+    // Refused the way libmcpgw refuses, through the callback from Process(): its refusal of a
+    // NULL query carries ours, so nothing is sent.
+    Done refuse = [done = std::move(done), why = std::move(why)](const ApiResult& result) {
+      done(result.status == MCPGW_INVALID_REQUEST ? ApiResult{result.status, why} : result);
+    };
+    return Start(std::move(refuse), [&](Done* user) {
+      return mcpgw_start_find_tools(client_, ns, nullptr, 0, Deliver, user);
+    });
+  }
   return Start(std::move(done), [&](Done* user) {
-    return mcpgw_start_get_dynamic_tools(client_, ns ? ns->c_str() : nullptr,
-                                         tool ? tool->c_str() : nullptr, Deliver, user);
+    if (request.query) {
+      return mcpgw_start_find_tools(client_, ns, request.query->c_str(),
+                                    static_cast<int>(request.limit.value_or(0)), Deliver, user);
+    }
+    return mcpgw_start_get_dynamic_tools(
+        client_, ns, request.tool ? request.tool->c_str() : nullptr, Deliver, user);
   });
 }
 

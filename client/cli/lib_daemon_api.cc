@@ -1,6 +1,7 @@
 // LibDaemonApi: DaemonApi over libmcpgw's C ABI. A CancelToken is bridged to a per-call
 // mcpgw_cancel through a subscription that lives exactly as long as the call.
 #include <string>
+#include <utility>
 
 #include "client/cli/daemon_api.h"
 
@@ -50,15 +51,21 @@ LibDaemonApi::~LibDaemonApi() {
   if (client_ != nullptr) mcpgw_close(client_);
 }
 
-ApiResult LibDaemonApi::GetDynamicTools(const std::optional<std::string>& ns,
-                                        const std::optional<std::string>& tool,
-                                        CancelToken* cancel) {
+ApiResult LibDaemonApi::GetDynamicTools(const ToolsRequest& request, CancelToken* cancel) {
   if (client_ == nullptr) return {MCPGW_UNAVAILABLE, "out of memory"};
+  if (std::string why = ToolsRequestError(request); !why.empty()) {
+    return {MCPGW_INVALID_REQUEST, std::move(why)};
+  }
   CallCancel call_cancel(cancel);
   char* out = nullptr;
+  const char* ns = request.ns ? request.ns->c_str() : nullptr;
   const mcpgw_status status =
-      mcpgw_get_dynamic_tools(client_, ns ? ns->c_str() : nullptr, tool ? tool->c_str() : nullptr,
-                              call_cancel.native(), &out);
+      request.query
+          ? mcpgw_find_tools(client_, ns, request.query->c_str(),
+                             static_cast<int>(request.limit.value_or(0)), call_cancel.native(),
+                             &out)
+          : mcpgw_get_dynamic_tools(client_, ns, request.tool ? request.tool->c_str() : nullptr,
+                                    call_cancel.native(), &out);
   return Finish(status, out);
 }
 

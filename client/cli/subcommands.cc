@@ -15,6 +15,7 @@
 #include "client/cli/login.h"
 #include "client/cli/raw_client.h"
 #include "client/stdio/stdio_loop.h"
+#include "proto/proto.h"
 
 namespace mcpgw::cli {
 namespace {
@@ -37,11 +38,34 @@ CLI::Option* Positional(CLI::App& app, const std::string& name, std::optional<st
 
 // ---- usage: each command's positionals and options --------------------------------------
 
+std::string CheckLimit(const std::string& text) {
+  char* end = nullptr;
+  const long n = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || n < 1 || n > proto::kMaxToolsLimit) {
+    return "needs a number of tools from 1 to " + std::to_string(proto::kMaxToolsLimit) +
+           " (got '" + text + "')";
+  }
+  return {};
+}
+
 void ToolsUsage(CLI::App& app, Invocation& inv) {
-  Positional(app, "NAMESPACE", &inv.ns, "A server's namespace");
+  Positional(app, "NAMESPACE", &inv.ns, "A server's namespace (with --query: search only it)");
   Positional(app, "TOOL", &inv.tool, "A tool of that server");
   app.add_flag("--json", inv.json,
                "Print the daemon's JSON text even on a terminal (a pipe always gets it)");
+  CLI::Option* query = app.add_option_function<std::string>(
+      "--query", [&inv](const std::string& text) { inv.query = text; },
+      "What you want to do, in words: list the tools of the ready servers that best match it, "
+      "best first");
+  query->type_name("TEXT");
+  app.add_option_function<int>(
+         "--limit", [&inv](int n) { inv.limit = n; },
+         "With --query: how many tools to list at most (1 to " +
+             std::to_string(proto::kMaxToolsLimit) + ", default " +
+             std::to_string(proto::kDefaultToolsLimit) + ")")
+      ->type_name("N")
+      ->check(CheckLimit)
+      ->needs(query);
 }
 
 void CallUsage(CLI::App& app, Invocation& inv) {
@@ -117,8 +141,9 @@ int Logout(const Invocation& inv, Context& c) {
 
 constexpr Subcommand kSubcommands[] = {
     {"tools", ToolsUsage,
-     "Print the get_dynamic_tools answer: all servers, one server's tools, or one tool with its "
-     "arguments; tables on a terminal, the JSON text into a pipe",
+     "Print the get_dynamic_tools answer: all servers, one server's tools, one tool with its "
+     "arguments, or with --query the tools that best match a task; tables on a terminal, the "
+     "JSON text into a pipe",
      Tools},
     {"call", CallUsage, "Call a server's tool and print the result text", Call},
     {"status", StatusUsage, "Show the daemon and a row per server", Status},

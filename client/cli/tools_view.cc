@@ -182,6 +182,29 @@ std::string Tool(const Value& answer, const Value& tool, size_t width) {
          " --json\" prints the full input schema.\n";
 }
 
+// {"query","tools":[{"namespace","name","description","inputSchema"}, ...]}, best first.
+std::string Ranked(const Value& answer, const Value& tools, size_t width) {
+  const std::string query = "\"" + Text(answer, "query") + "\"";
+  if (tools.Empty()) {
+    return "no tool matches " + query + "\n\n\"mcpgw tools\" lists the servers and their status.\n";
+  }
+  std::string out = Count(tools.Size(), "tool") + " for " + query + ", best first\n\n";
+  Table table({"#", "TOOL", "DESCRIPTION"});
+  size_t rank = 0;
+  for (const Value& tool : tools.GetArray()) {
+    table.Add({std::to_string(++rank),
+               Truncate(Text(tool, "namespace"), kMaxNameWidth) + "/" +
+                   Truncate(Text(tool, "name"), kMaxNameWidth),
+               FirstLine(tool, "description")});
+  }
+  const Value& best = tools[0];
+  const std::string names =
+      ShellQuote(Text(best, "namespace")) + " " + ShellQuote(Text(best, "name"));
+  return out + table.Render(width) + "\n\"mcpgw tools " + names +
+         "\" shows the best match's arguments;\n\"mcpgw call " + names +
+         " ARGUMENTS_JSON\" calls it.\n";
+}
+
 }  // namespace
 
 std::optional<std::string> RenderTools(std::string_view json, size_t width) {
@@ -190,6 +213,14 @@ std::optional<std::string> RenderTools(std::string_view json, size_t width) {
   if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
   if (const Value* servers = Member(doc, "servers"); servers != nullptr && servers->IsArray()) {
     return Listing(*servers, width);
+  }
+  if (const Value* query = Member(doc, "query"); query != nullptr && query->IsString()) {
+    const Value* tools = Member(doc, "tools");
+    if (tools == nullptr || !tools->IsArray()) return std::nullopt;
+    for (const Value& tool : tools->GetArray()) {
+      if (!tool.IsObject()) return std::nullopt;
+    }
+    return Ranked(doc, *tools, width);
   }
   if (const Value* tool = Member(doc, "tool"); tool != nullptr && tool->IsObject()) {
     return Tool(doc, *tool, width);

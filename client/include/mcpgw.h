@@ -78,6 +78,17 @@ MCPGW_API void mcpgw_cancel_free(mcpgw_cancel* cancel);
  * `cancel` may be NULL. */
 MCPGW_API mcpgw_status mcpgw_get_dynamic_tools(mcpgw_client* client, const char* ns,
                                                const char* tool, mcpgw_cancel* cancel, char** out);
+/* get_dynamic_tools with a query: the tools of the ready servers (of server
+ * `ns` alone when it is not NULL) that best match `query`, what the caller
+ * wants to do in its own words, best first. At most `limit` tools; 0 means
+ * the daemon's default (10). On MCPGW_OK `*out` is the JSON text of
+ * BEHAVIOR.md §4, each tool with its namespace, description and input schema;
+ * otherwise an error message. A NULL `query` is MCPGW_INVALID_REQUEST and
+ * nothing is sent. Any other `query` and `limit` are sent as they are: the
+ * daemon refuses an empty query and a limit outside 1 to 50 as
+ * MCPGW_INVALID_REQUEST. `ns` and `cancel` may be NULL. */
+MCPGW_API mcpgw_status mcpgw_find_tools(mcpgw_client* client, const char* ns, const char* query,
+                                        int limit, mcpgw_cancel* cancel, char** out);
 /* call_dynamic_tool. `arguments_json` is a JSON object's text or NULL ({}); it
  * reaches the daemon byte for byte (numbers keep their digits; a raw newline,
  * which JSON only allows as whitespace, travels as a space).
@@ -179,12 +190,15 @@ MCPGW_API int mcpgw_process(mcpgw_client* client);
 
 /* Start a request; the arguments mean what they mean for the classic
  * functions. Return the request's id, or 0 when the handle is closing or
- * NULL (then no callback runs). Bad arguments to call_dynamic_tool are
- * reported through the callback as MCPGW_INVALID_REQUEST, like every other
- * failure. */
+ * NULL (then no callback runs). Bad arguments to call_dynamic_tool, and a
+ * NULL query to find_tools, are reported through the callback as
+ * MCPGW_INVALID_REQUEST, like every other failure. */
 MCPGW_API mcpgw_request mcpgw_start_get_dynamic_tools(mcpgw_client* client, const char* ns,
                                                       const char* tool, mcpgw_done done,
                                                       void* user_data);
+MCPGW_API mcpgw_request mcpgw_start_find_tools(mcpgw_client* client, const char* ns,
+                                               const char* query, int limit, mcpgw_done done,
+                                               void* user_data);
 MCPGW_API mcpgw_request mcpgw_start_call_dynamic_tool(mcpgw_client* client, const char* ns,
                                                       const char* tool, const char* arguments_json,
                                                       mcpgw_done done, void* user_data);

@@ -112,6 +112,15 @@ class Client {
                                      tool ? tool->c_str() : nullptr, Token(cancel), out);
     });
   }
+  // The tools that best match `query`, best first (mcpgw_find_tools): of every ready server,
+  // or of `ns` alone; at most `limit`, 0 meaning the daemon's default.
+  Result FindTools(const std::optional<std::string>& ns, const std::string& query, int limit = 0,
+                   CancelToken* cancel = nullptr) {
+    return Run([&](char** out) {
+      return mcpgw_find_tools(client_, ns ? ns->c_str() : nullptr, query.c_str(), limit,
+                              Token(cancel), out);
+    });
+  }
   // `arguments_json`: a JSON object's text; empty means {}.
   Result CallDynamicTool(const std::string& ns, const std::string& tool,
                          const std::string& arguments_json = "", CancelToken* cancel = nullptr) {
@@ -136,6 +145,13 @@ class Client {
     return Start(std::move(done), [&](mcpgw_done fn, void* user) {
       return mcpgw_start_get_dynamic_tools(client_, ns ? ns->c_str() : nullptr,
                                            tool ? tool->c_str() : nullptr, fn, user);
+    });
+  }
+  mcpgw_request StartFindTools(const std::optional<std::string>& ns, const std::string& query,
+                               int limit, Callback done) {
+    return Start(std::move(done), [&](mcpgw_done fn, void* user) {
+      return mcpgw_start_find_tools(client_, ns ? ns->c_str() : nullptr, query.c_str(), limit, fn,
+                                    user);
     });
   }
   mcpgw_request StartCallDynamicTool(const std::string& ns, const std::string& tool,

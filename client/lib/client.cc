@@ -105,6 +105,24 @@ std::string ToolsParams(const char* ns, const char* tool) {
   return params;
 }
 
+// A limit of 0 is left out, so the daemon applies its default; any other is
+// sent as given, for the daemon to judge.
+std::string FindParams(const char* ns, const char* query, int limit) {
+  std::string params = "{";
+  AddString(&params, "namespace", ns);
+  AddString(&params, "query", query);
+  if (limit != 0) {
+    params.append(",\"limit\":");
+    params.append(std::to_string(limit));
+  }
+  params.push_back('}');
+  return params;
+}
+
+constexpr std::string_view kNoQuery =
+    "query is NULL: mcpgw_find_tools needs what the tool should do, in words "
+    "(mcpgw_get_dynamic_tools lists the tools without a query)";
+
 // The call's params with the caller's arguments embedded verbatim; "" and
 // *error set when they cannot be sent.
 std::string CallParams(const char* ns, const char* tool, const char* arguments_json,
@@ -175,6 +193,17 @@ mcpgw_status mcpgw_get_dynamic_tools(mcpgw_client* client, const char* ns, const
       client->core.Run(proto::kGetDynamicTools, client::ToolsParams(ns, tool), cancel), out);
 }
 
+mcpgw_status mcpgw_find_tools(mcpgw_client* client, const char* ns, const char* query, int limit,
+                              mcpgw_cancel* cancel, char** out) {
+  if (out != nullptr) *out = nullptr;
+  if (client == nullptr) return client::Finish({MCPGW_INVALID_REQUEST, "no client handle"}, out);
+  if (query == nullptr) {
+    return client::Finish({MCPGW_INVALID_REQUEST, std::string(client::kNoQuery)}, out);
+  }
+  return client::Finish(
+      client->core.Run(proto::kGetDynamicTools, client::FindParams(ns, query, limit), cancel), out);
+}
+
 mcpgw_status mcpgw_call_dynamic_tool(mcpgw_client* client, const char* ns, const char* tool,
                                      const char* arguments_json, mcpgw_cancel* cancel, char** out) {
   if (out != nullptr) *out = nullptr;
@@ -206,6 +235,17 @@ mcpgw_request mcpgw_start_get_dynamic_tools(mcpgw_client* client, const char* ns
                                             mcpgw_done done, void* user_data) {
   if (client == nullptr) return 0;
   return client->core.Start(proto::kGetDynamicTools, client::ToolsParams(ns, tool), done,
+                            user_data);
+}
+
+mcpgw_request mcpgw_start_find_tools(mcpgw_client* client, const char* ns, const char* query,
+                                     int limit, mcpgw_done done, void* user_data) {
+  if (client == nullptr) return 0;
+  if (query == nullptr) {
+    return client->core.Refuse(MCPGW_INVALID_REQUEST, std::string(client::kNoQuery), done,
+                               user_data);
+  }
+  return client->core.Start(proto::kGetDynamicTools, client::FindParams(ns, query, limit), done,
                             user_data);
 }
 

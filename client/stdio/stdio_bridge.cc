@@ -1,8 +1,11 @@
 #include "client/stdio/stdio_bridge.h"
 
+#include <cstdint>
+#include <string>
 #include <utility>
 
 #include "client/stdio/stdio_messages.h"
+#include "proto/proto.h"
 
 namespace mcpgw::cli {
 namespace {
@@ -30,6 +33,38 @@ bool OptionalString(const Value* args, const char* name, std::optional<std::stri
   if (!v->IsString()) return false;
   *out = std::string(View(*v));
   return true;
+}
+
+// Reads an optional integer argument. False when present but not a JSON integer (2.5, "5",
+// true) or beyond 64 bits.
+bool OptionalInteger(const Value* args, const char* name, std::optional<int64_t>* out) {
+  const Value* v = Member(args, name);
+  if (v == nullptr || v->IsNull()) return true;
+  if (!v->IsInt64()) return false;
+  *out = v->GetInt64();
+  return true;
+}
+
+constexpr std::string_view kNotStrings = "invalid_request: namespace and toolName must be strings";
+
+// Reads get_dynamic_tools' arguments into `out`: the in-band refusal when they cannot be sent,
+// else "". An integer limit goes as it is, for the daemon to judge its range; without a query
+// the limit is neither read nor sent, so such a request stays what it was before queries.
+std::string ReadToolsArguments(const Value* args, ToolsRequest* out) {
+  if (!OptionalString(args, "namespace", &out->ns) ||
+      !OptionalString(args, "toolName", &out->tool)) {
+    return std::string(kNotStrings);
+  }
+  if (!OptionalString(args, "query", &out->query)) {
+    return "invalid_request: query must be a string: what you want to do, in your own words";
+  }
+  if (!out->query) return {};
+  if (!OptionalInteger(args, "limit", &out->limit)) {
+    return "invalid_request: limit must be an integer from 1 to " +
+           std::to_string(proto::kMaxToolsLimit);
+  }
+  if (std::string why = ToolsRequestError(*out); !why.empty()) return "invalid_request: " + why;
+  return {};
 }
 
 }  // namespace
@@ -188,16 +223,17 @@ void StdioBridge::OnToolsCall(const Message& m) {
   }
   ToolCall request;
   request.call = tool_name == kCallTool;
-  const bool strings_ok = OptionalString(args, "namespace", &request.ns) &&
-                          OptionalString(args, "toolName", &request.tool);
   std::string refusal;
-  if (!strings_ok) {
-    refusal = "invalid_request: namespace and toolName must be strings";
-  } else if (request.call && (!request.ns || !request.tool)) {
+  if (!request.call) {
+    refusal = ReadToolsArguments(args, &request.args);
+  } else if (!OptionalString(args, "namespace", &request.args.ns) ||
+             !OptionalString(args, "toolName", &request.args.tool)) {
+    refusal = kNotStrings;
+  } else if (!request.args.ns || !request.args.tool) {
     refusal =
         "invalid_request: call_dynamic_tool needs the strings namespace and toolName; call "
         "get_dynamic_tools to list the servers and their tools";
-  } else if (request.call) {
+  } else {
     const Value* inner = Member(args, "arguments");
     if (inner == nullptr || inner->IsNull()) {
       request.arguments_json = "{}";
@@ -245,9 +281,9 @@ void StdioBridge::StartCall(const std::string& id_json, const ToolCall& request,
     if (!alive.expired()) Finish(id_json, seq, result);
   };
   const AsyncDaemonApi::RequestId id =
-      request.call
-          ? api_.StartCallDynamicTool(*request.ns, *request.tool, request.arguments_json, done)
-          : api_.StartGetDynamicTools(request.ns, request.tool, done);
+      request.call ? api_.StartCallDynamicTool(*request.args.ns, *request.args.tool,
+                                               request.arguments_json, done)
+                   : api_.StartGetDynamicTools(request.args, done);
   if (id == 0) {
     Send(ResultMessage(id_json, ToolCallResult("unavailable: the bridge is shutting down",
                                                /*is_error=*/true, modern)));

@@ -76,8 +76,7 @@ class StdioBridge {
   // One validated tools/call: which of the two tools, and its arguments.
   struct ToolCall {
     bool call = false;  // call_dynamic_tool; else get_dynamic_tools
-    std::optional<std::string> ns;
-    std::optional<std::string> tool;
+    ToolsRequest args;  // namespace and toolName; query and limit of get_dynamic_tools
     std::string_view arguments_json;  // call_dynamic_tool only: the host's bytes
   };
   struct Call {

@@ -7,6 +7,7 @@
 
 #include "base/utf8.h"
 #include "proto/mcp_versions.h"
+#include "proto/proto.h"
 
 #ifndef MCPGW_VERSION
 #define MCPGW_VERSION "0.0.0"
@@ -24,15 +25,21 @@ constexpr std::string_view kMetaSubscription = "io.modelcontextprotocol/subscrip
 constexpr int64_t kTtlMs = 24 * 60 * 60 * 1000;
 
 constexpr std::string_view kInstructions =
-    "This server is a gateway to many MCP servers. Call get_dynamic_tools to see the servers "
-    "and their tool names (pass a namespace to get that server's tool descriptions and input "
-    "schemas), then call_dynamic_tool with the namespace, toolName and arguments to run one.";
+    "This server is a gateway to many MCP servers. When you do not know which server has the "
+    "tool you need (or there are many), call get_dynamic_tools with query, the task in your "
+    "own words: it answers the best-matching tools, each with its inputSchema, so you can call "
+    "the top match with call_dynamic_tool directly. When you know the names, call "
+    "get_dynamic_tools to see the servers and their tool names (pass a namespace to get that "
+    "server's tool descriptions and input schemas), then call_dynamic_tool with the namespace, "
+    "toolName and arguments to run one.";
 
 constexpr std::string_view kGetDescription =
     "Lists the MCP servers behind this gateway and their tools; answers compact JSON text. "
-    "With no arguments: every server's namespace, status (ready, loading or error, with a "
-    "reason) and tool names. With namespace: that server's tools, each with its description "
-    "and inputSchema. With namespace and toolName: that one tool.";
+    "With query: the tools that best match it, best first, each with its namespace, "
+    "description and inputSchema; use it when you do not know which server has the tool, "
+    "then call the top match. With no arguments: every server's namespace, status (ready, "
+    "loading or error, with a reason) and tool names. With namespace: that server's tools, "
+    "each with its description and inputSchema. With namespace and toolName: that one tool.";
 
 constexpr std::string_view kCallDescription =
     "Calls one tool of one MCP server behind this gateway and returns the tool's result as "
@@ -52,6 +59,23 @@ void StringProperty(JsonWriter& w, std::string_view name, std::string_view descr
   w.StartObject();
   Key(w, "type");
   Str(w, "string");
+  Key(w, "description");
+  Str(w, description);
+  w.EndObject();
+}
+
+void IntegerProperty(JsonWriter& w, std::string_view name, int minimum, int maximum,
+                     int default_value, std::string_view description) {
+  Key(w, name);
+  w.StartObject();
+  Key(w, "type");
+  Str(w, "integer");
+  Key(w, "minimum");
+  w.Int(minimum);
+  Key(w, "maximum");
+  w.Int(maximum);
+  Key(w, "default");
+  w.Int(default_value);
   Key(w, "description");
   Str(w, description);
   w.EndObject();
@@ -246,8 +270,15 @@ std::string ToolsListResult(bool modern) {
   Str(w, "object");
   Key(w, "properties");
   w.StartObject();
-  StringProperty(w, "namespace", "A server's namespace: list its tools with their input schemas.");
-  StringProperty(w, "toolName", "With namespace: describe only this tool.");
+  StringProperty(w, "namespace",
+                 "A server's namespace: list its tools with their input schemas (with query: "
+                 "search only this server).");
+  StringProperty(w, "toolName", "With namespace: describe only this tool (not with query).");
+  StringProperty(w, "query",
+                 "What you want to do, in your own words: answers the best-matching tools of "
+                 "the ready servers, best first.");
+  IntegerProperty(w, "limit", 1, proto::kMaxToolsLimit, proto::kDefaultToolsLimit,
+                  "With query: how many tools to answer at most.");
   w.EndObject();
   w.EndObject();
   Annotations(w, "List gateway servers and tools", /*read_only=*/true, /*open_world=*/false);

@@ -20,6 +20,8 @@ using rapidjson::Value;
 constexpr size_t kMaxNamesInMessage = 50;
 // How much of a caller-supplied name a message echoes.
 constexpr size_t kMaxEchoBytes = 200;
+// `query`: the longest query taken (a request, not a document).
+constexpr size_t kMaxQueryBytes = 1024;
 
 GatewayError Invalid(std::string message) {
   return GatewayError{ErrorKind::kInvalidRequest, std::move(message)};
@@ -56,6 +58,7 @@ void Normalise(ServerView& view) {
     sorted->SortByName();
     sorted->Shrink();
     view.tools = std::move(sorted);
+    view.analyzed.reset();  // made in the list's old order
   }
 }
 
@@ -89,6 +92,14 @@ const char* TypeName(const Value& v) {
   return "a value";
 }
 
+// A JSON number as text, for a message.
+std::string NumberText(const Value& v) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  v.Accept(writer);
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
 void AppendHead(std::string& out, const ServerView& server) {
   out += "{\"namespace\":";
   base::AppendJsonString(&out, server.name);
@@ -101,8 +112,16 @@ void AppendHead(std::string& out, const ServerView& server) {
   }
 }
 
-void AppendTool(std::string& out, const mcp::Tool& tool) {
-  out += "{\"name\":";
+// A tool in its one-tool form; `ns`, when given, goes first (a `query` hit).
+void AppendTool(std::string& out, const mcp::Tool& tool,
+                std::optional<std::string_view> ns = std::nullopt) {
+  if (ns) {
+    out += "{\"namespace\":";
+    base::AppendJsonString(&out, *ns);
+    out += ",\"name\":";
+  } else {
+    out += "{\"name\":";
+  }
   base::AppendJsonString(&out, tool.name);
   out += ",\"description\":";
   base::AppendJsonString(&out, tool.description);
@@ -131,8 +150,35 @@ void Catalog::Reset(std::vector<ServerView> servers) {
                   [](const ServerView& a, const ServerView& b) { return a.name == b.name; }),
       servers.end());
   for (auto& s : servers) Normalise(s);
+  for (const auto& old : servers_) {
+    const bool kept = std::binary_search(
+        servers.begin(), servers.end(), old,
+        [](const ServerView& a, const ServerView& b) { return a.name < b.name; });
+    if (!kept) index_.Remove(old.name);
+  }
+  for (auto& now : servers) {
+    Reindex(Find(now.name), now);
+    now.analyzed.reset();
+  }
   servers_ = std::move(servers);
   listing_stale_ = true;
+}
+
+namespace {
+// The tools a server offers to `query`: a ready server's, else none.
+const mcp::ToolList* Searchable(const ServerView* view) {
+  if (view == nullptr || view->status != mcp::Status::kReady || !view->tools) return nullptr;
+  return view->tools.get();
+}
+}  // namespace
+
+void Catalog::Reindex(const ServerView* before, const ServerView& now) {
+  const mcp::ToolList* old_tools = Searchable(before);
+  const mcp::ToolList* new_tools = Searchable(&now);
+  // A list listed again with the same tools keeps its entries (analysing a
+  // server's tools is the costly part of indexing).
+  if (old_tools == new_tools || (old_tools && new_tools && *old_tools == *new_tools)) return;
+  index_.Set(now.name, new_tools ? now.tools : nullptr, now.analyzed);
 }
 
 void Catalog::Update(ServerView view) {
@@ -140,6 +186,8 @@ void Catalog::Update(ServerView view) {
                              [](const ServerView& s, const std::string& n) { return s.name < n; });
   if (it == servers_.end() || it->name != view.name) return;
   Normalise(view);
+  Reindex(&*it, view);
+  view.analyzed.reset();
   *it = std::move(view);
   listing_stale_ = true;
 }
@@ -238,6 +286,25 @@ GatewayError Catalog::UnknownNamespace(std::string_view ns) const {
   return Invalid(std::move(message));
 }
 
+std::optional<GatewayError> Catalog::NotReady(const ServerView& server) const {
+  const std::string ns = Quote(server.name);
+  if (server.status == mcp::Status::kLoading) {
+    return GatewayError{ErrorKind::kNotReady, "server " + ns + " is loading; try again shortly"};
+  }
+  if (server.status == mcp::Status::kError && server.refused) {
+    return GatewayError{
+        ErrorKind::kNotReady,
+        "server " + ns + " is in error: " + SafeText(server.reason) +
+            " (it is not retried: change its entry in the configuration to use it)"};
+  }
+  if (server.status == mcp::Status::kError) {
+    return GatewayError{ErrorKind::kNotReady, "server " + ns +
+                                                  " is in error: " + SafeText(server.reason) +
+                                                  " (it keeps retrying in the background)"};
+  }
+  return std::nullopt;
+}
+
 std::variant<mcp::Tool, GatewayError> Catalog::Resolve(std::string_view ns,
                                                        std::string_view tool) const {
   const ServerView* server = Find(ns);
@@ -250,21 +317,7 @@ std::variant<mcp::Tool, GatewayError> Catalog::Resolve(std::string_view ns,
       return GatewayError{ErrorKind::kDenied, *reason};
     }
   }
-  if (server->status == mcp::Status::kLoading) {
-    return GatewayError{ErrorKind::kNotReady,
-                        "server " + Quote(ns) + " is loading; try again shortly"};
-  }
-  if (server->status == mcp::Status::kError && server->refused) {
-    return GatewayError{
-        ErrorKind::kNotReady,
-        "server " + Quote(ns) + " is in error: " + SafeText(server->reason) +
-            " (it is not retried: change its entry in the configuration to use it)"};
-  }
-  if (server->status == mcp::Status::kError) {
-    return GatewayError{ErrorKind::kNotReady, "server " + Quote(ns) +
-                                                  " is in error: " + SafeText(server->reason) +
-                                                  " (it keeps retrying in the background)"};
-  }
+  if (auto not_ready = NotReady(*server)) return *not_ready;
   const std::optional<mcp::Tool> found = FindTool(*server, tool);
   if (!found) {
     std::string list_args = "{\"namespace\":";
@@ -291,6 +344,17 @@ std::variant<std::string, GatewayError> Catalog::GetDynamicTools(const Value& pa
   if (auto* e = std::get_if<GatewayError>(&tool)) return *e;
   const auto& ns_value = std::get<0>(ns);
   const auto& tool_value = std::get<0>(tool);
+  auto query = StringParam(params, "query");
+  if (auto* e = std::get_if<GatewayError>(&query)) return *e;
+  if (const auto& query_value = std::get<0>(query)) {
+    if (tool_value) {
+      return Invalid(
+          "\"query\" and \"toolName\" do not go together: search with \"query\" (and "
+          "\"namespace\" to search one server), or look up one tool with \"namespace\" and "
+          "\"toolName\"");
+    }
+    return Query(params, *query_value, ns_value);
+  }
 
   if (!ns_value) {
     if (tool_value) {
@@ -317,6 +381,61 @@ std::variant<std::string, GatewayError> Catalog::GetDynamicTools(const Value& pa
   out += ",\"tool\":";
   AppendTool(out, std::get<mcp::Tool>(resolved));
   out += '}';
+  return out;
+}
+
+std::variant<std::string, GatewayError> Catalog::Query(const Value& params, std::string_view query,
+                                                       std::optional<std::string_view> ns) const {
+  if (query.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) {
+    return Invalid(
+        "\"query\" is empty: say in a few words what the tool should do, e.g. {\"query\":"
+        "\"create a github issue\"}");
+  }
+  if (query.size() > kMaxQueryBytes) {
+    return Invalid("\"query\" is too long (" + std::to_string(query.size()) + " bytes; at most " +
+                   std::to_string(kMaxQueryBytes) +
+                   "): say in a few words what the tool should do");
+  }
+  int64_t limit = proto::kDefaultToolsLimit;
+  auto limit_it = params.FindMember("limit");
+  if (limit_it != params.MemberEnd() && !limit_it->value.IsNull()) {
+    const Value& v = limit_it->value;
+    if (!v.IsInt64() || v.GetInt64() < 1 || v.GetInt64() > proto::kMaxToolsLimit) {
+      return Invalid("\"limit\" must be an integer from 1 to " +
+                     std::to_string(proto::kMaxToolsLimit) + " (default " +
+                     std::to_string(proto::kDefaultToolsLimit) + "), not " +
+                     (v.IsNumber() ? NumberText(v) : std::string(TypeName(v))));
+    }
+    limit = v.GetInt64();
+  }
+  if (ns) {
+    const ServerView* server = Find(*ns);
+    if (server == nullptr) return UnknownNamespace(*ns);
+    if (policy_) {
+      if (auto reason = policy_->CheckNamespace(*ns)) {
+        return GatewayError{ErrorKind::kDenied, *reason};
+      }
+    }
+    if (auto not_ready = NotReady(*server)) return *not_ready;
+  }
+  // Without a policy every ready tool may be answered: no filter, so the
+  // index may prune.
+  search::ToolIndex::Keep keep;
+  if (policy_) {
+    keep = [this](std::string_view server, const mcp::Tool& tool) {
+      return policy_->NamespaceVisible(server) && !policy_->CheckTool(server, tool);
+    };
+  }
+  const std::vector<search::Hit> hits =
+      index_.Search(query, ns.value_or(std::string_view()), static_cast<size_t>(limit), keep);
+  std::string out = "{\"query\":";
+  base::AppendJsonString(&out, query);
+  out += ",\"tools\":[";
+  for (size_t i = 0; i < hits.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendTool(out, hits[i].tool, hits[i].server);
+  }
+  out += "]}";
   return out;
 }
 

@@ -2,6 +2,8 @@
 // the two tools, get_dynamic_tools and call_dynamic_tool (BEHAVIOR.md §4). The daemon
 // drives it from the main thread: Reset on every (re)loaded configuration,
 // Update whenever a session reports a change, SetPolicy when the settings load.
+// It keeps the search index of `query` (daemon/search) in step with every
+// server's ready tools as those events come.
 // It owns the pre-rendered no-argument listing, the hottest answer: any of
 // those three events marks it stale, and the first read after them renders
 // it again, so a wave of updates (a thousand servers becoming ready at
@@ -16,6 +18,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -25,6 +28,7 @@
 
 #include "daemon/guard/policy.h"
 #include "daemon/mcp/session.h"
+#include "daemon/search/tool_index.h"
 #include "proto/proto.h"
 
 namespace mcpgw {
@@ -35,6 +39,9 @@ struct ServerView {
   std::string reason;                          // set when kError
   std::shared_ptr<const mcp::ToolList> tools;  // sorted by name; may be null (= none)
   bool refused = false;  // kError for good: the configuration refused the entry, no retries
+  // `tools` analysed for search, when the server's worker did it; the catalog
+  // uses it once and keeps none.
+  std::shared_ptr<const search::AnalyzedTools> analyzed;
 };
 
 struct GatewayError {
@@ -69,6 +76,8 @@ class Catalog {
                                                      std::string_view params_text) const;
   const ServerView* Find(std::string_view name) const;
   const std::vector<ServerView>& servers() const;  // name order
+  // Heap bytes of the search index behind `query`.
+  size_t SearchIndexBytes() const { return index_.MemoryBytes(); }
 
  private:
   void Render() const;
@@ -78,10 +87,22 @@ class Catalog {
   // The tool is a view into the server's list, valid until the next Reset or Update.
   std::variant<mcp::Tool, GatewayError> Resolve(std::string_view ns, std::string_view tool) const;
   std::string NamespaceAnswer(const ServerView& server) const;
+  // Why a server cannot serve a lookup or call now (loading, in error), if so.
+  std::optional<GatewayError> NotReady(const ServerView& server) const;
+  // get_dynamic_tools with `query` (BEHAVIOR.md §10).
+  std::variant<std::string, GatewayError> Query(const rapidjson::Value& params,
+                                                std::string_view query,
+                                                std::optional<std::string_view> ns) const;
+  // Keeps the search index to what is ready now: `before` is the server's
+  // previous view (null when it is new).
+  void Reindex(const ServerView* before, const ServerView& now);
   GatewayError UnknownNamespace(std::string_view ns) const;
 
   std::vector<ServerView> servers_;  // sorted by name, names unique
   std::shared_ptr<const Policy> policy_;
+  // The tools of every ready server, for `query`. Searching reuses its
+  // buffers, hence mutable: the catalog is single-threaded.
+  mutable search::ToolIndex index_;
   // The rendered listing, a cache Listing() refreshes when it is stale.
   mutable std::string listing_;
   mutable bool listing_stale_ = true;

@@ -302,7 +302,11 @@ void Gateway::OnHostState(HostId id, ServerState state) {
   server.protocol_version = std::move(state.protocol_version);
   if (!state.http_version.empty()) server.http_version = std::move(state.http_version);
   listing_literal_.clear();
+  // The analysed tools go to the catalog's search index once, and are not
+  // kept: the index holds what it needs of them.
+  server.view.analyzed = std::move(state.analyzed);
   catalog_.Update(server.view);
+  server.view.analyzed.reset();
   if (tools_changed && tools_changed_) {
     const bool settled = std::none_of(servers_.begin(), servers_.end(), [](const auto& s) {
       return s->view.status == mcp::Status::kLoading;

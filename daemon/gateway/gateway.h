@@ -24,11 +24,11 @@
 
 #include "config/config.h"
 #include "daemon/gateway/catalog.h"
-#include "daemon/runtime/env.h"
 #include "daemon/gateway/host_table.h"
 #include "daemon/ipc/ipc_server.h"
 #include "daemon/mcp/era_cache.h"
 #include "daemon/mcp/session.h"
+#include "daemon/runtime/env.h"
 
 namespace mcpgw {
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "daemon/runtime/env.h"
 #include "daemon/gateway/server_host.h"
+#include "daemon/runtime/env.h"
 
 namespace mcpgw {
 

@@ -104,8 +104,8 @@ void ServerHost::Pump() {
         listener_->OnCallFinished(done->id, std::move(done->outcome));
       } else if (std::holds_alternative<mcp::StateChanged>(action)) {
         listener_->OnStateChanged(ServerState{session_.status(), session_.reason(),
-                                              session_.tools(), session_.protocol_version(),
-                                              http_version_});
+                                              session_.tools(), AnalyzeNewTools(),
+                                              session_.protocol_version(), http_version_});
       } else if (auto* need = std::get_if<mcp::AuthorizationNeeded>(&action)) {
         listener_->OnAuthorizationNeeded(need->http_status, need->www_authenticate);
       } else if (auto* line = std::get_if<mcp::LogLine>(&action)) {
@@ -145,6 +145,15 @@ void ServerHost::MaybeFinishShutdown() {
   timer_->Stop();
   armed_.reset();
   listener_->OnShutdownComplete();
+}
+
+std::shared_ptr<const search::AnalyzedTools> ServerHost::AnalyzeNewTools() {
+  const std::shared_ptr<const mcp::ToolList> tools = session_.tools();
+  if (session_.status() != mcp::Status::kReady || !tools || tools == analyzed_tools_) {
+    return nullptr;
+  }
+  analyzed_tools_ = tools;
+  return search::Analyze(session_.name(), *tools);
 }
 
 }  // namespace mcpgw

@@ -11,8 +11,9 @@
 #include <string>
 #include <unordered_set>
 
-#include "daemon/runtime/env.h"
 #include "daemon/mcp/session.h"
+#include "daemon/runtime/env.h"
+#include "daemon/search/tool_index.h"
 
 namespace mcpgw {
 
@@ -21,6 +22,9 @@ struct ServerState {
   mcp::Status status = mcp::Status::kLoading;
   std::string reason;
   std::shared_ptr<const mcp::ToolList> tools;
+  // The tools analysed for search, made here on the server's worker when
+  // they change (null when they did not, or the server is not ready).
+  std::shared_ptr<const search::AnalyzedTools> analyzed;
   std::string protocol_version;  // negotiated; empty before
   std::string http_version;      // the latest response head's: "HTTP/2", "HTTP/1.1"; empty before
 };
@@ -68,6 +72,9 @@ class ServerHost : private HttpSink {
   void Pump();  // carries out queued actions and re-arms the timer
   void ArmTimer();
   void MaybeFinishShutdown();
+  // The session's tools analysed for search when they changed since last
+  // time and the server is ready; else null.
+  std::shared_ptr<const search::AnalyzedTools> AnalyzeNewTools();
 
   Env* env_;
   mcp::Session session_;
@@ -77,6 +84,7 @@ class ServerHost : private HttpSink {
   std::unique_ptr<Timer> grace_timer_;   // shutdown bound
   std::unordered_set<uint64_t> live_;    // transfers started and not yet ended
   std::string http_version_;             // of the latest response head, for the status
+  std::shared_ptr<const mcp::ToolList> analyzed_tools_;  // the list last analysed
   bool pumping_ = false;
   bool shutting_down_ = false;
   bool shutdown_reported_ = false;

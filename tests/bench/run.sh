@@ -266,6 +266,14 @@ if command -v valgrind >/dev/null; then
   Record 0 hotpath "$("$BIN/hotpath_bench" list 20 "$CG_SERVERS" 100)"
 fi
 
+# ---- 3b. tool search (get_dynamic_tools' query) -----------------------------------------
+Log "search: recall on the recorded listings, cost at $SCALE_SERVERS servers x 100 tools"
+SEARCH_DATA="$BENCH_DIR/search"
+{
+  for split in dev test all; do "$BIN/search_bench" "$SEARCH_DATA" --split "$split"; done
+  "$BIN/search_bench" "$SEARCH_DATA" --scale "$SCALE_SERVERS" --repeat "$([ "$SMOKE" = 1 ] && echo 1 || echo 10)"
+} >"$TMP/search.md"
+
 # ---- 4. report ----------------------------------------------------------------------
 VERSIONS="$TMP/versions.json"
 python3 - "$VERSIONS" "$MCPGWD" "$NODE_MODULES" <<'EOF'

@@ -13,11 +13,11 @@ namespace {
 // Answers every call with `next`, and records what it was asked.
 class ScriptedApi : public DaemonApi {
  public:
-  ApiResult GetDynamicTools(const std::optional<std::string>& ns,
-                            const std::optional<std::string>& tool, CancelToken*) override {
+  ApiResult GetDynamicTools(const ToolsRequest& request, CancelToken*) override {
     ++calls;
-    seen_ns = ns;
-    seen_tool = tool;
+    seen_ns = request.ns;
+    seen_tool = request.tool;
+    seen_request = request;
     return next;
   }
   ApiResult CallDynamicTool(const std::string& ns, const std::string& tool,
@@ -41,6 +41,7 @@ class ScriptedApi : public DaemonApi {
   bool block_until_cancelled = false;
   int calls = 0;
   std::optional<std::string> seen_ns, seen_tool;
+  ToolsRequest seen_request;
   std::string seen_arguments;
 };
 
@@ -73,6 +74,41 @@ TEST_CASE("tools takes an optional namespace and tool", "[cli][args]") {
   CHECK(one.ns == "alpha");
   CHECK(one.tool == "add");
   CHECK(MisuseCode({"tools", "a", "b", "c"}) == kExitMisuse);
+}
+
+TEST_CASE("tools takes --query, and --limit with it", "[cli][args]") {
+  Invocation plain = Parse({"tools", "alpha"});
+  CHECK_FALSE(plain.query);
+  CHECK_FALSE(plain.limit);
+  Invocation query = Parse({"tools", "--query", "create a github issue"});
+  CHECK(query.query == "create a github issue");
+  CHECK_FALSE(query.ns);
+  CHECK_FALSE(query.limit);
+  Invocation scoped = Parse({"tools", "github", "--limit", "5", "--query", "open an issue"});
+  CHECK(scoped.ns == "github");
+  CHECK(scoped.query == "open an issue");
+  CHECK(scoped.limit == 5);
+  CHECK(Parse({"tools", "--query=x", "--limit=50"}).limit == 50);
+  CHECK(Parse({"tools", "--query", ""}).query == "");  // the daemon refuses it
+  // A TOOL with --query parses: the refusal is invalid_request, not misuse.
+  CHECK(Parse({"tools", "github", "create_issue", "--query", "x"}).tool == "create_issue");
+}
+
+TEST_CASE("tools --limit needs --query and a number of tools from 1 to 50", "[cli][args]") {
+  std::string err;
+  CHECK(MisuseCode({"tools", "--limit", "5"}, &err) == kExitMisuse);
+  CHECK(err.find("--limit requires --query") != std::string::npos);
+  CHECK(err.find("Run 'mcpgw tools --help' for usage.") != std::string::npos);
+  for (const char* bad : {"0", "51", "-1", "2.5", "five", ""}) {
+    INFO(bad);
+    CHECK(MisuseCode({"tools", "--query", "x", "--limit", bad}, &err) == kExitMisuse);
+    CHECK(err.find("--limit") != std::string::npos);
+  }
+  CHECK(err.find("from 1 to 50") != std::string::npos);
+  CHECK(MisuseCode({"tools", "--query"}) == kExitMisuse);
+  const ParseResult help = ParseArgs({"tools", "--help"});
+  CHECK(help.out.find("--query") != std::string::npos);
+  CHECK(help.out.find("--limit") != std::string::npos);
 }
 
 TEST_CASE("The --socket option is accepted before and after the command", "[cli][args]") {
@@ -256,6 +292,38 @@ TEST_CASE("tools prints exactly the daemon's text plus a newline", "[cli][tools]
   Io bad;
   CHECK(RunTools(api, Parse({"tools", "zeta"}), bad.io) == 3);
   CHECK(bad.err.str() == "mcpgw: invalid_request: unknown namespace \"zeta\"; known: alpha\n");
+}
+
+TEST_CASE("tools --query asks the daemon with the query and the limit", "[cli][tools]") {
+  ScriptedApi api;
+  api.next = {MCPGW_OK, R"({"query":"add","tools":[]})"};
+  Io io;
+  CHECK(RunTools(api, Parse({"tools", "alpha", "--query", "add", "--limit", "3"}), io.io) == 0);
+  CHECK(io.out.str() == api.next.text + "\n");
+  CHECK(api.seen_request.ns == "alpha");
+  CHECK_FALSE(api.seen_request.tool);
+  CHECK(api.seen_request.query == "add");
+  CHECK(api.seen_request.limit == 3);
+
+  CHECK(RunTools(api, Parse({"tools", "--query", "add"}), io.io) == 0);
+  CHECK_FALSE(api.seen_request.ns);
+  CHECK_FALSE(api.seen_request.limit);  // the daemon's default
+  // Without --query nothing new is asked for.
+  CHECK(RunTools(api, Parse({"tools", "alpha", "add"}), io.io) == 0);
+  CHECK_FALSE(api.seen_request.query);
+  CHECK_FALSE(api.seen_request.limit);
+  CHECK(api.seen_request.tool == "add");
+}
+
+TEST_CASE("tools --query with a TOOL is invalid_request, and nothing is asked", "[cli][tools]") {
+  ScriptedApi api;
+  Io io;
+  CHECK(RunTools(api, Parse({"tools", "github", "create_issue", "--query", "x"}), io.io) == 3);
+  CHECK(api.calls == 0);
+  CHECK(io.out.str().empty());
+  CHECK(io.err.str() ==
+        "mcpgw: invalid_request: --query does not go with TOOL: run \"mcpgw tools github "
+        "create_issue\" to look up that tool, or leave TOOL out to search\n");
 }
 
 TEST_CASE("results keep their bytes in a pipe but lose escapes on a terminal", "[cli][call]") {

@@ -41,10 +41,7 @@ class FakeAuth : public AuthApi {
 
 class FakeDaemon : public DaemonApi {
  public:
-  ApiResult GetDynamicTools(const std::optional<std::string>&, const std::optional<std::string>&,
-                            CancelToken*) override {
-    return {};
-  }
+  ApiResult GetDynamicTools(const ToolsRequest&, CancelToken*) override { return {}; }
   ApiResult CallDynamicTool(const std::string&, const std::string&, const std::string&,
                             CancelToken*) override {
     return {};

@@ -227,10 +227,7 @@ TEST_CASE("status --json prints the object with non-ASCII escaped", "[cli][statu
   class StatusApi : public DaemonApi {
    public:
     explicit StatusApi(ApiResult r) : r_(std::move(r)) {}
-    ApiResult GetDynamicTools(const std::optional<std::string>&, const std::optional<std::string>&,
-                              CancelToken*) override {
-      return {};
-    }
+    ApiResult GetDynamicTools(const ToolsRequest&, CancelToken*) override { return {}; }
     ApiResult CallDynamicTool(const std::string&, const std::string&, const std::string&,
                               CancelToken*) override {
       return {};

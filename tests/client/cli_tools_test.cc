@@ -28,10 +28,16 @@ constexpr const char* kTool =
     R"("inputSchema":{"type":"object","properties":{"a":{"type":"number","description":"The first"},)"
     R"("b":{"type":["number","string"]},"mode":{"enum":["x","y"]}},"required":["a"]}}})";
 
+constexpr const char* kRanked =
+    R"({"query":"create a github issue","tools":[)"
+    R"({"namespace":"github","name":"create_issue","description":"Create an issue.\nIn a repository.","inputSchema":{}},)"
+    R"({"namespace":"my tracker","name":"new_ticket","description":"Opens a \u001b[1mticket\u001b[0m.","inputSchema":{}}]})";
+
 class ToolsApi : public DaemonApi {
  public:
-  ApiResult GetDynamicTools(const std::optional<std::string>&, const std::optional<std::string>&,
-                            CancelToken*) override {
+  ApiResult GetDynamicTools(const ToolsRequest& request, CancelToken*) override {
+    ++calls;
+    seen = request;
     return next;
   }
   ApiResult CallDynamicTool(const std::string&, const std::string&, const std::string&,
@@ -40,6 +46,8 @@ class ToolsApi : public DaemonApi {
   }
   ApiResult Status(CancelToken*) override { return next; }
   ApiResult next{MCPGW_OK, "{}"};
+  int calls = 0;
+  ToolsRequest seen;
 };
 
 struct Io {
@@ -106,6 +114,50 @@ TEST_CASE("tools on a terminal prints one tool's arguments", "[cli][tools]") {
   CHECK(lines[9] == "\"mcpgw tools alpha add --json\" prints the full input schema.");
 }
 
+TEST_CASE("tools on a terminal ranks a query's tools, best first", "[cli][tools][find]") {
+  const auto out = RenderTools(kRanked, 80);
+  REQUIRE(out);
+  INFO(*out);
+  const auto lines = Lines(*out);
+  REQUIRE(lines.size() == 8);
+  CHECK(lines[0] == "2 tools for \"create a github issue\", best first");
+  CHECK(lines[2] == "#  TOOL                   DESCRIPTION");
+  CHECK(lines[3] == "1  github/create_issue    Create an issue.");
+  CHECK(lines[4] == "2  my tracker/new_ticket  Opens a ticket.");  // escape sequences stripped
+  CHECK(lines[6] == "\"mcpgw tools github create_issue\" shows the best match's arguments;");
+  CHECK(lines[7] == "\"mcpgw call github create_issue ARGUMENTS_JSON\" calls it.");
+
+  const auto none = RenderTools(R"({"query":"fly","tools":[]})", 80);
+  REQUIRE(none);
+  CHECK(*none ==
+        "no tool matches \"fly\"\n\n\"mcpgw tools\" lists the servers and their status.\n");
+  CHECK_FALSE(RenderTools(R"({"query":"fly","tools":["a"]})", 80));
+  CHECK_FALSE(RenderTools(R"({"query":"fly"})", 80));
+}
+
+TEST_CASE("tools --query prints a ranked list to a terminal, the exact JSON to a pipe",
+          "[cli][tools][find]") {
+  ToolsApi api;
+  api.next = {MCPGW_OK, kRanked};
+  Io pipe;
+  CHECK(RunTools(api, Parse({"tools", "--query", "create a github issue"}), pipe.io) == 0);
+  CHECK(pipe.out.str() == std::string(kRanked) + "\n");
+  CHECK(api.seen.query == "create a github issue");
+
+  Io tty;
+  tty.io.stdout_is_tty = true;
+  tty.io.width = 80;
+  CHECK(RunTools(api, Parse({"tools", "--query", "x", "--limit", "2"}), tty.io) == 0);
+  CHECK(tty.out.str().rfind("2 tools for \"create a github issue\", best first\n", 0) == 0);
+  CHECK(api.seen.limit == 2);
+
+  Io json;
+  json.io.stdout_is_tty = true;
+  CHECK(RunTools(api, Parse({"tools", "--query", "x", "--json"}), json.io) == 0);
+  CHECK(json.out.str() == std::string(kRanked) + "\n");
+  CHECK(api.calls == 3);
+}
+
 TEST_CASE("tool tables wrap their last column to the terminal", "[cli][tools]") {
   std::string tools;
   for (int i = 0; i < 30; ++i)
@@ -150,10 +202,10 @@ TEST_CASE("tools prints tables to a terminal, the exact JSON to a pipe or with -
 TEST_CASE("hints in the gateway's messages become CLI commands", "[cli][hints]") {
   // The messages come from the real Catalog, so a change in its wording shows here.
   Catalog catalog;
-  catalog.Reset(
-      {ServerView{"demo", mcp::Status::kReady, "", std::make_shared<const mcp::ToolList>(), false},
-       ServerView{"my server", mcp::Status::kReady, "", std::make_shared<const mcp::ToolList>(),
-                  false}});
+  catalog.Reset({ServerView{"demo", mcp::Status::kReady, "",
+                            std::make_shared<const mcp::ToolList>(), false, nullptr},
+                 ServerView{"my server", mcp::Status::kReady, "",
+                            std::make_shared<const mcp::ToolList>(), false, nullptr}});
   const auto error = [&](const char* params) {
     rapidjson::Document doc;
     doc.Parse(params);
@@ -170,6 +222,12 @@ TEST_CASE("hints in the gateway's messages become CLI commands", "[cli][hints]")
   const std::string unknown_ns = PersonHints(error(R"({"namespace":"Demo","toolName":"x"})"));
   CHECK(unknown_ns.find("get_dynamic_tools") == std::string::npos);
   CHECK(unknown_ns.find("run \"mcpgw tools\" to list them") != std::string::npos);
+  // A hint that searches becomes `mcpgw tools --query`.
+  CHECK(
+      PersonHints("call get_dynamic_tools with {\"query\":\"send mail\",\"limit\":5} to find it") ==
+      "run \"mcpgw tools --query 'send mail' --limit 5\" to find it");
+  CHECK(PersonHints("get_dynamic_tools with {\"namespace\":\"m\",\"query\":\"send\"}") ==
+        "\"mcpgw tools m --query send\"");
   // Anything else is left alone.
   CHECK(PersonHints("server \"x\" is loading") == "server \"x\" is loading");
   CHECK(PersonHints("get_dynamic_tools with {broken") == "get_dynamic_tools with {broken");

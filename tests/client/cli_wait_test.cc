@@ -22,10 +22,7 @@ constexpr const char* kSettled =
 // sleeps, so each poll is exactly one interval apart.
 class PollingApi : public DaemonApi {
  public:
-  ApiResult GetDynamicTools(const std::optional<std::string>&, const std::optional<std::string>&,
-                            CancelToken*) override {
-    return {};
-  }
+  ApiResult GetDynamicTools(const ToolsRequest&, CancelToken*) override { return {}; }
   ApiResult CallDynamicTool(const std::string&, const std::string&, const std::string&,
                             CancelToken*) override {
     return {};

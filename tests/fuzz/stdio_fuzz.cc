@@ -21,9 +21,10 @@ namespace {
 // out. The arguments the bridge forwards must be one JSON object, cut from the line exactly.
 class EchoApi : public mcpgw::cli::AsyncDaemonApi {
  public:
-  RequestId StartGetDynamicTools(const std::optional<std::string>& ns,
-                                 const std::optional<std::string>& tool, Done done) override {
-    return Add({MCPGW_NOT_READY, ns.value_or("") + "\n" + tool.value_or("")}, std::move(done));
+  RequestId StartGetDynamicTools(const mcpgw::cli::ToolsRequest& request, Done done) override {
+    return Add({MCPGW_NOT_READY, request.ns.value_or("") + "\n" + request.tool.value_or("") + "\n" +
+                                     request.query.value_or("")},
+               std::move(done));
   }
   RequestId StartCallDynamicTool(const std::string& ns, const std::string& tool,
                                  std::string_view arguments_json, Done done) override {

@@ -29,11 +29,12 @@ class FakeApi : public AsyncDaemonApi {
     bool finished = false;
   };
 
-  RequestId StartGetDynamicTools(const std::optional<std::string>& ns,
-                                 const std::optional<std::string>& tool, Done done) override {
-    last_get_ns = ns;
-    last_get_tool = tool;
-    return Add(Started{0, false, ns, tool, "", std::move(done)});
+  RequestId StartGetDynamicTools(const ToolsRequest& request, Done done) override {
+    last_get_ns = request.ns;
+    last_get_tool = request.tool;
+    last_get = request;
+    ++gets;
+    return Add(Started{0, false, request.ns, request.tool, "", std::move(done)});
   }
   RequestId StartCallDynamicTool(const std::string& ns, const std::string& tool,
                                  std::string_view arguments_json, Done done) override {
@@ -93,6 +94,8 @@ class FakeApi : public AsyncDaemonApi {
   ApiResult get_result{MCPGW_OK, "{\"servers\":[]}"};
   std::map<std::string, ApiResult> results;
   std::optional<std::string> last_get_ns, last_get_tool;
+  ToolsRequest last_get;
+  int gets = 0;
   std::string last_call;
   std::set<std::string> cancelled;
 
@@ -324,6 +327,101 @@ TEST_CASE("tools/list offers exactly the two gateway tools", "[stdio]") {
   CHECK(std::string(required[0].GetString()) == "namespace");
   CHECK(std::string(required[1].GetString()) == "toolName");
   CHECK_FALSE(call["annotations"]["readOnlyHint"].GetBool());
+}
+
+TEST_CASE("get_dynamic_tools offers query and limit, and says when to use query", "[stdio][find]") {
+  FakeApi api;
+  Output out;
+  StdioBridge bridge(api, out.Writer());
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id":2,"method":"initialize","params":{}})");
+  Feed(bridge, api, R"({"jsonrpc":"2.0","id":3,"method":"server/discover"})");
+  const auto list = out.At(0);
+  const auto& get = list["result"]["tools"][0];
+  const auto& props = get["inputSchema"]["properties"];
+  CHECK(std::string(props["query"]["type"].GetString()) == "string");
+  CHECK(std::string(props["query"]["description"].GetString()).find("own words") !=
+        std::string::npos);
+  CHECK(std::string(props["limit"]["type"].GetString()) == "integer");
+  CHECK(props["limit"]["minimum"].GetInt() == 1);
+  CHECK(props["limit"]["maximum"].GetInt() == 50);
+  CHECK(props["limit"]["default"].GetInt() == 10);
+  CHECK_FALSE(get["inputSchema"].HasMember("required"));
+  const std::string description = get["description"].GetString();
+  CHECK(description.find("With query") != std::string::npos);
+  CHECK(description.find("do not know which server") != std::string::npos);
+  for (const std::string instructions : {out.At(1)["result"]["instructions"].GetString(),
+                                         out.At(2)["result"]["instructions"].GetString()}) {
+    CHECK(instructions.find("with query") != std::string::npos);
+    CHECK(instructions.find("call the top match") != std::string::npos);
+  }
+}
+
+TEST_CASE("get_dynamic_tools forwards query and limit, the limit's range for the daemon to judge",
+          "[stdio][find]") {
+  FakeApi api;
+  api.get_result = {MCPGW_OK, R"({"query":"send mail","tools":[]})"};
+  Output out;
+  StdioBridge bridge(api, out.Writer());
+  Feed(bridge, api, Call(1, "get_dynamic_tools", R"({"query":"send mail"})"));
+  CHECK(Text(out.At(0)) == R"({"query":"send mail","tools":[]})");
+  CHECK_FALSE(IsError(out.At(0)));
+  CHECK(api.last_get.query == "send mail");
+  CHECK_FALSE(api.last_get.ns);
+  CHECK_FALSE(api.last_get.limit);
+
+  Feed(bridge, api, Call(2, "get_dynamic_tools", R"({"namespace":"mail","query":"x","limit":3})"));
+  CHECK(api.last_get.ns == "mail");
+  CHECK(api.last_get.limit == 3);
+  for (const int64_t limit : {51, -2}) {
+    Feed(bridge, api,
+         Call(3, "get_dynamic_tools", R"({"query":"x","limit":)" + std::to_string(limit) + "}"));
+    CHECK(api.last_get.limit == limit);
+  }
+  Feed(bridge, api, Call(4, "get_dynamic_tools", R"({"query":"","limit":null})"));
+  CHECK(api.last_get.query == "");
+  CHECK_FALSE(api.last_get.limit);
+  CHECK(api.gets == 5);
+  CHECK(out.count() == 5);
+
+  // Without a query the limit is not even read: the request is what it always was.
+  Feed(bridge, api, Call(5, "get_dynamic_tools", R"({"namespace":"alpha","limit":"x"})"));
+  CHECK_FALSE(IsError(out.At(5)));
+  CHECK(api.last_get.ns == "alpha");
+  CHECK_FALSE(api.last_get.query);
+  CHECK_FALSE(api.last_get.limit);
+}
+
+TEST_CASE("a query or limit of the wrong type is refused in-band, nothing sent", "[stdio][find]") {
+  FakeApi api;
+  Output out;
+  StdioBridge bridge(api, out.Writer());
+  const std::string not_integer = "invalid_request: limit must be an integer from 1 to 50";
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"query":5})", "invalid_request: query must be a string"},
+      {R"({"query":["x"]})", "invalid_request: query must be a string"},
+      {R"({"namespace":7,"query":"x"})", "invalid_request: namespace and toolName must be strings"},
+      {R"({"query":"x","limit":2.5})", not_integer},
+      {R"({"query":"x","limit":"5"})", not_integer},
+      {R"({"query":"x","limit":true})", not_integer},
+      {R"({"query":"x","limit":1e1})", not_integer},
+      // What libmcpgw cannot carry: 0 would read as the default, and no int holds 2^40.
+      {R"({"query":"x","limit":0})", not_integer},
+      {R"({"query":"x","limit":1099511627776})", not_integer},
+      {R"({"namespace":"a","toolName":"t","query":"x"})",
+       "invalid_request: query does not go with toolName"},
+  };
+  int id = 0;
+  for (const auto& [arguments, refusal] : cases) {
+    INFO(arguments);
+    Feed(bridge, api, Call(id, "get_dynamic_tools", arguments));
+    const auto doc = out.At(static_cast<size_t>(id));
+    CHECK(doc["id"].GetInt() == id);
+    CHECK(IsError(doc));
+    CHECK(Text(doc).rfind(refusal, 0) == 0);
+    ++id;
+  }
+  CHECK(api.gets == 0);
 }
 
 TEST_CASE("tools/call is bridged to the daemon", "[stdio]") {

@@ -33,9 +33,8 @@ class CountingApi : public AsyncDaemonApi {
  public:
   CountingApi(const std::string& socket, std::atomic<int>* cancels)
       : api_(socket), cancels_(cancels) {}
-  RequestId StartGetDynamicTools(const std::optional<std::string>& ns,
-                                 const std::optional<std::string>& tool, Done done) override {
-    return api_.StartGetDynamicTools(ns, tool, std::move(done));
+  RequestId StartGetDynamicTools(const ToolsRequest& request, Done done) override {
+    return api_.StartGetDynamicTools(request, std::move(done));
   }
   RequestId StartCallDynamicTool(const std::string& ns, const std::string& tool,
                                  std::string_view arguments_json, Done done) override {

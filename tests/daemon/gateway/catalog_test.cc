@@ -28,17 +28,19 @@ ToolSpec MakeTool(std::string name, std::string description = "d",
 ServerView Ready(std::string name, const std::vector<ToolSpec>& tools) {
   auto list = std::make_shared<mcp::ToolList>();
   for (const auto& t : tools) list->Add(t.name, t.description, t.schema, t.read_only);
-  return ServerView{std::move(name), mcp::Status::kReady, "", std::move(list), false};
+  return ServerView{std::move(name), mcp::Status::kReady, "", std::move(list), false, nullptr};
 }
 ServerView Loading(std::string name) {
-  return ServerView{std::move(name), mcp::Status::kLoading, "", nullptr, false};
+  return ServerView{std::move(name), mcp::Status::kLoading, "", nullptr, false, nullptr};
 }
 ServerView Failed(std::string name, std::string reason) {
-  return ServerView{std::move(name), mcp::Status::kError, std::move(reason), nullptr, false};
+  return ServerView{std::move(name), mcp::Status::kError, std::move(reason), nullptr, false,
+                    nullptr};
 }
 // An entry the configuration refused: in error for good.
 ServerView Refused(std::string name, std::string reason) {
-  return ServerView{std::move(name), mcp::Status::kError, std::move(reason), nullptr, true};
+  return ServerView{std::move(name), mcp::Status::kError, std::move(reason), nullptr, true,
+                    nullptr};
 }
 
 rapidjson::Document Params(const char* json) {
@@ -416,6 +418,121 @@ TEST_CASE("allow lists and read_only shape what is offered", "[catalog][policy]"
     CHECK(e.kind == proto::ErrorKind::kDenied);
     CHECK_THAT(e.message, Catch::Contains("read_only"));
   }
+}
+
+// ---- query (BEHAVIOR.md §10) --------------------------------------------------
+
+// Two trackers, a browser and a server still loading.
+void SearchServers(Catalog& c) {
+  c.Reset({Ready("github",
+                 {MakeTool("create_issue", "Create a new issue in a GitHub repository",
+                           R"({"type":"object","properties":{"title":{"type":"string"}}})"),
+                  MakeTool("list_issues", "List issues in a GitHub repository"),
+                  MakeTool("get_file_contents", "Get the contents of a file from a repository")}),
+           Ready("browser", {MakeTool("browser_navigate", "Navigate to a URL"),
+                             MakeTool("browser_take_screenshot", "Take a screenshot of the page")}),
+           Loading("jira")});
+}
+
+std::vector<std::string> Ranked(const Catalog& c, const char* params) {
+  const rapidjson::Document doc = Decode(Answer(c, params));
+  std::vector<std::string> out;
+  for (const auto& t : doc["tools"].GetArray()) {
+    out.push_back(std::string(t["namespace"].GetString()) + "/" + t["name"].GetString());
+  }
+  return out;
+}
+
+TEST_CASE("query ranks the tools of ready servers, each in its one-tool form", "[catalog][query]") {
+  Catalog c;
+  SearchServers(c);
+  const std::string answer = Answer(c, R"({"query":"open a new ticket on github"})");
+  // Best first, and the best carries what calling it needs.
+  CHECK(
+      answer.rfind(
+          R"({"query":"open a new ticket on github","tools":[{"namespace":"github","name":"create_issue","description":"Create a new issue in a GitHub repository","inputSchema":{"type":"object","properties":{"title":{"type":"string"}}}})",
+          0) == 0);
+  CHECK(Ranked(c, R"({"query":"screenshot of the page"})").front() ==
+        "browser/browser_take_screenshot");
+  // Identifiers are split and words stemmed: "navigating" finds browser_navigate.
+  CHECK(Ranked(c, R"({"query":"navigating somewhere"})") ==
+        std::vector<std::string>{"browser/browser_navigate"});
+  // Nothing shares a word with the query: no tools, not an error.
+  CHECK(Answer(c, R"({"query":"zebra"})") == R"({"query":"zebra","tools":[]})");
+}
+
+TEST_CASE("query: limit, namespace, and ties in name order", "[catalog][query]") {
+  Catalog c;
+  c.Reset({Ready("b", {MakeTool("echo", "Echo text"), MakeTool("shout", "Echo text loudly")}),
+           Ready("a", {MakeTool("echo", "Echo text")})});
+  // Equal scores: namespace, then name.
+  CHECK(Ranked(c, R"({"query":"echo","limit":2})") == std::vector<std::string>{"a/echo", "b/echo"});
+  CHECK(Ranked(c, R"({"query":"echo","limit":50})").size() == 3);
+  CHECK(Ranked(c, R"({"query":"echo","namespace":"b"})") ==
+        std::vector<std::string>{"b/echo", "b/shout"});
+}
+
+TEST_CASE("query follows every listing change", "[catalog][query]") {
+  Catalog c;
+  SearchServers(c);
+  CHECK(Ranked(c, R"({"query":"create jira issue"})").front() == "github/create_issue");
+  // jira becomes ready: its tools are found.
+  c.Update(Ready("jira", {MakeTool("jira_create_issue", "Create a Jira issue")}));
+  CHECK(Ranked(c, R"({"query":"create jira issue"})").front() == "jira/jira_create_issue");
+  // It lists again without that tool, then fails: none of its tools are offered.
+  c.Update(Ready("jira", {MakeTool("jira_search", "Search Jira with JQL")}));
+  CHECK(Ranked(c, R"({"query":"create jira issue"})").front() != "jira/jira_create_issue");
+  c.Update(Failed("jira", "connection refused"));
+  for (const auto& name : Ranked(c, R"({"query":"jira search"})")) {
+    CHECK(name.rfind("jira/", 0) != 0);
+  }
+  // A reload without github: its tools are gone from every answer.
+  c.Reset({Ready("browser", {MakeTool("browser_navigate", "Navigate to a URL")})});
+  CHECK(Ranked(c, R"({"query":"github issue"})").empty());
+  CHECK(Ranked(c, R"({"query":"navigate"})") ==
+        std::vector<std::string>{"browser/browser_navigate"});
+}
+
+TEST_CASE("query answers only what the policy offers", "[catalog][query][policy]") {
+  Catalog c;
+  SearchServers(c);
+  c.SetPolicy(MakePolicy({{}, {"github/create_issue", "browser"}, {}}));
+  const auto ranked = Ranked(c, R"({"query":"create issue screenshot","limit":50})");
+  CHECK(ranked == std::vector<std::string>{"github/list_issues"});
+  CHECK(LookupError(c, R"({"query":"x","namespace":"browser"})").kind == proto::ErrorKind::kDenied);
+}
+
+TEST_CASE("query: bad input is invalid_request with a message that says what to do",
+          "[catalog][query]") {
+  Catalog c;
+  SearchServers(c);
+  const auto invalid = [&](const char* params) {
+    const GatewayError e = LookupError(c, params);
+    CHECK(e.kind == proto::ErrorKind::kInvalidRequest);
+    return e.message;
+  };
+  CHECK_THAT(invalid(R"({"query":"issue","namespace":"github","toolName":"create_issue"})"),
+             Catch::Contains("do not go together"));
+  CHECK_THAT(invalid(R"({"query":""})"), Catch::Contains("\"query\" is empty"));
+  CHECK_THAT(invalid(R"({"query":" \t\n "})"), Catch::Contains("\"query\" is empty"));
+  CHECK_THAT(invalid(R"({"query":5})"), Catch::Contains("\"query\" must be a string"));
+  for (const char* limit : {"0", "51", "-1", "2.5", "\"5\"", "true", "1e3"}) {
+    const std::string params = std::string(R"({"query":"issue","limit":)") + limit + "}";
+    CHECK_THAT(invalid(params.c_str()),
+               Catch::Contains("\"limit\" must be an integer from 1 to 50"));
+  }
+  CHECK_THAT(invalid(R"({"query":"issue","namespace":"nope"})"),
+             Catch::Contains("unknown namespace"));
+  CHECK_THAT(invalid(("{\"query\":\"" + std::string(2000, 'x') + "\"}").c_str()),
+             Catch::Contains("too long"));
+  // A server that is not ready says so, as a lookup of one of its tools would.
+  const GatewayError loading = LookupError(c, R"({"query":"issue","namespace":"jira"})");
+  CHECK(loading.kind == proto::ErrorKind::kNotReady);
+  CHECK_THAT(loading.message, Catch::Contains("loading"));
+  // limit without query changes nothing: the listing, byte for byte.
+  CHECK(Answer(c, R"({"limit":3})") == c.Listing());
+  CHECK(Answer(c, R"({"limit":"junk","namespace":"browser"})") ==
+        Answer(c, R"({"namespace":"browser"})"));
 }
 
 }  // namespace

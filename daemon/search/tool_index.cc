@@ -1,0 +1,408 @@
+#include "daemon/search/tool_index.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include <rapidjson/document.h>
+
+namespace mcpgw::search {
+namespace {
+
+// Words that tool texts and requests use for the same action or thing. Each
+// group is general vocabulary of tool descriptions, not fitted to any one
+// tool: a query word matches the other words of its group at
+// RankWeights::synonym of its own weight.
+constexpr std::string_view kSynonymGroups[] = {
+    "get fetch retrieve read obtain load",
+    "create make add new insert",
+    "delete remove erase destroy drop",
+    "update edit modify change",
+    "search find query lookup look",
+    "list enumerate",
+    "run execute invoke exec",
+    "open navigate visit go browse",
+    "show display view",
+    "write save store",
+    "start launch begin",
+    "stop kill terminate end",
+    "click press tap",
+    "image picture photo",
+    "folder directory dir",
+    "document doc",
+    "repository repo",
+    "message msg",
+    "email mail",
+    "issue ticket bug",
+    "site website",
+    "page webpage",
+};
+
+// A field's text is cut at this many terms for its length (a description of
+// a few thousand words is rare, and a tool's score barely moves past it).
+constexpr uint32_t kMaxLength = std::numeric_limits<uint16_t>::max();
+
+// The text of a schema's top-level properties: each one's name and its
+// description. A schema that is not an object with properties gives nothing.
+void ArgumentText(std::string_view schema_json, std::string* out) {
+  rapidjson::Document doc;
+  doc.Parse(schema_json.data(), schema_json.size());
+  if (doc.HasParseError() || !doc.IsObject()) return;
+  auto props = doc.FindMember("properties");
+  if (props == doc.MemberEnd() || !props->value.IsObject()) return;
+  for (const auto& p : props->value.GetObject()) {
+    out->append(p.name.GetString(), p.name.GetStringLength());
+    out->push_back(' ');
+    if (!p.value.IsObject()) continue;
+    auto d = p.value.FindMember("description");
+    if (d != p.value.MemberEnd() && d->value.IsString()) {
+      out->append(d->value.GetString(), d->value.GetStringLength());
+      out->push_back(' ');
+    }
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const AnalyzedTools> Analyze(std::string_view server, const mcp::ToolList& tools) {
+  thread_local Analyzer analyzer;
+  auto out = std::make_shared<AnalyzedTools>();
+  out->server.assign(server);
+  out->tools.reserve(tools.size());
+  std::vector<std::string> server_words;
+  analyzer.Terms(server, &server_words);
+  std::array<std::vector<std::string>, kFieldCount> fields;
+  std::vector<std::pair<std::string_view, uint8_t>> occurrences;  // (term, field)
+  std::string arguments;
+  for (const mcp::Tool& tool : tools) {
+    for (auto& f : fields) f.clear();
+    analyzer.Terms(tool.name, &fields[kName]);
+    analyzer.Terms(tool.description, &fields[kDescription]);
+    arguments.clear();
+    ArgumentText(tool.input_schema_json, &arguments);
+    analyzer.Terms(arguments, &fields[kArguments]);
+    fields[kServer] = server_words;
+    // The server's own name in a tool's text ("linear_createIssue", "... in
+    // a MongoDB database") tells nothing about which of its tools is meant:
+    // the server field already gives each of them that word alike.
+    for (uint8_t f = 0; f < kServer; ++f) {
+      auto& terms = fields[f];
+      terms.erase(std::remove_if(terms.begin(), terms.end(),
+                                 [&](const std::string& t) {
+                                   return std::find(server_words.begin(), server_words.end(), t) !=
+                                          server_words.end();
+                                 }),
+                  terms.end());
+    }
+    AnalyzedTools::Tool entry{};
+    occurrences.clear();
+    for (uint8_t f = 0; f < kFieldCount; ++f) {
+      entry.length[f] = static_cast<uint16_t>(std::min<size_t>(fields[f].size(), kMaxLength));
+      for (const auto& t : fields[f]) occurrences.emplace_back(t, f);
+    }
+    std::sort(occurrences.begin(), occurrences.end());
+    entry.first_term = static_cast<uint32_t>(out->terms.size());
+    for (size_t i = 0; i < occurrences.size();) {
+      AnalyzedTools::Term term{std::string(occurrences[i].first), {}};
+      for (; i < occurrences.size() && occurrences[i].first == term.text; ++i) {
+        uint8_t& tf = term.tf[occurrences[i].second];
+        if (tf < 255) ++tf;
+      }
+      out->terms.push_back(std::move(term));
+    }
+    entry.term_count = static_cast<uint32_t>(out->terms.size()) - entry.first_term;
+    out->tools.push_back(entry);
+  }
+  return out;
+}
+
+ToolIndex::ToolIndex(RankWeights weights) : weights_(weights) {
+  for (std::string_view group : kSynonymGroups) {
+    std::vector<std::string> stems;
+    analyzer_.Terms(group, &stems);
+    for (const auto& s : stems) {
+      auto& others = synonyms_[s];
+      for (const auto& o : stems) {
+        if (o != s && std::find(others.begin(), others.end(), o) == others.end()) {
+          others.push_back(o);
+        }
+      }
+    }
+  }
+}
+
+uint32_t ToolIndex::TermId(const std::string& text) {
+  auto [it, added] = term_ids_.try_emplace(text, 0);
+  if (!added) return it->second;
+  uint32_t id;
+  if (!free_terms_.empty()) {
+    id = free_terms_.back();
+    free_terms_.pop_back();
+    terms_[id].text = text;
+  } else {
+    id = static_cast<uint32_t>(terms_.size());
+    terms_.push_back(Term{text, {}});
+  }
+  it->second = id;
+  return id;
+}
+
+uint32_t ToolIndex::NewDoc() {
+  if (!free_docs_.empty()) {
+    const uint32_t id = free_docs_.back();
+    free_docs_.pop_back();
+    return id;
+  }
+  docs_.push_back(Doc{});
+  return static_cast<uint32_t>(docs_.size() - 1);
+}
+
+uint32_t ToolIndex::AddTool(uint32_t slot, uint32_t position, const AnalyzedTools& analyzed,
+                            std::vector<uint32_t>* server_terms) {
+  const AnalyzedTools::Tool& tool = analyzed.tools[position];
+  const uint32_t doc_id = NewDoc();
+  Doc& doc = docs_[doc_id];
+  doc.server = slot;
+  doc.tool = position;
+  doc.length = tool.length;
+  for (uint8_t f = 0; f < kFieldCount; ++f) length_sum_[f] += doc.length[f];
+  for (uint32_t i = tool.first_term; i < tool.first_term + tool.term_count; ++i) {
+    const uint32_t term = TermId(analyzed.terms[i].text);
+    auto& postings = terms_[term].postings;
+    // A server's tools are added one after another: a term whose last
+    // posting is another server's is new to this one.
+    if (postings.empty() || docs_[postings.back().doc].server != slot) {
+      server_terms->push_back(term);
+    }
+    postings.push_back(Posting{doc_id, analyzed.terms[i].tf});
+  }
+  ++live_docs_;
+  return doc_id;
+}
+
+void ToolIndex::Set(const std::string& server, std::shared_ptr<const mcp::ToolList> tools,
+                    std::shared_ptr<const AnalyzedTools> analyzed) {
+  Remove(server);
+  if (!tools || tools->empty()) return;
+  if (!analyzed || analyzed->server != server || analyzed->tools.size() != tools->size()) {
+    analyzed = Analyze(server, *tools);
+  }
+  uint32_t slot;
+  if (!free_servers_.empty()) {
+    slot = free_servers_.back();
+    free_servers_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(servers_.size());
+    servers_.emplace_back();
+  }
+  servers_[slot].name = server;
+  servers_[slot].tools = std::move(tools);
+  by_name_.emplace(server, slot);
+  std::vector<uint32_t> docs;
+  std::vector<uint32_t> server_terms;
+  docs.reserve(analyzed->tools.size());
+  for (uint32_t i = 0; i < analyzed->tools.size(); ++i) {
+    docs.push_back(AddTool(slot, i, *analyzed, &server_terms));
+  }
+  servers_[slot].docs = std::move(docs);
+  servers_[slot].terms = std::move(server_terms);
+}
+
+void ToolIndex::Remove(const std::string& server) {
+  auto it = by_name_.find(server);
+  if (it == by_name_.end()) return;
+  const uint32_t slot = it->second;
+  by_name_.erase(it);
+  Server& s = servers_[slot];
+  for (uint32_t term : s.terms) {
+    auto& postings = terms_[term].postings;
+    postings.erase(std::remove_if(postings.begin(), postings.end(),
+                                  [&](const Posting& p) { return docs_[p.doc].server == slot; }),
+                   postings.end());
+    if (postings.empty()) {
+      // A term no tool holds any more leaves the dictionary.
+      term_ids_.erase(terms_[term].text);
+      terms_[term].text.clear();
+      terms_[term].postings.shrink_to_fit();
+      free_terms_.push_back(term);
+    }
+  }
+  for (uint32_t d : s.docs) {
+    for (uint8_t f = 0; f < kFieldCount; ++f) length_sum_[f] -= docs_[d].length[f];
+    docs_[d] = Doc{};
+    docs_[d].server = kNoServer;
+    free_docs_.push_back(d);
+  }
+  live_docs_ -= s.docs.size();
+  s = Server{};
+  free_servers_.push_back(slot);
+}
+
+void ToolIndex::Clear() {
+  term_ids_.clear();
+  terms_.clear();
+  free_terms_.clear();
+  docs_.clear();
+  free_docs_.clear();
+  servers_.clear();
+  free_servers_.clear();
+  by_name_.clear();
+  live_docs_ = 0;
+  length_sum_ = {};
+}
+
+std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) const {
+  scratch_.clear();
+  analyzer_.Terms(query, &scratch_);
+  std::vector<QueryTerm> out;
+  const auto add = [&](const std::string& text, float weight) {
+    auto it = term_ids_.find(text);
+    if (it == term_ids_.end()) return;
+    for (auto& q : out) {
+      if (q.id == it->second) {
+        q.weight = std::max(q.weight, weight);
+        return;
+      }
+    }
+    out.push_back(QueryTerm{it->second, weight, 0.0f});
+  };
+  for (const auto& t : scratch_) add(t, 1.0f);
+  for (const auto& t : scratch_) {
+    if (weights_.synonym <= 0) break;
+    auto syn = synonyms_.find(t);
+    if (syn == synonyms_.end()) continue;
+    for (const auto& s : syn->second) add(s, weights_.synonym);
+  }
+  return out;
+}
+
+void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t prune_at) const {
+  if (scores_.size() < docs_.size()) scores_.resize(docs_.size(), 0.0f);
+  // Per field, the two constants of BM25F's length normalisation.
+  std::array<float, kFieldCount> flat{}, per_term{};
+  for (uint8_t f = 0; f < kFieldCount; ++f) {
+    float average = live_docs_ ? static_cast<float>(length_sum_[f] / live_docs_) : 1.0f;
+    if (average <= 0) average = 1.0f;
+    flat[f] = 1.0f - weights_.b[f];
+    per_term[f] = weights_.b[f] / average;
+  }
+  const float n = static_cast<float>(live_docs_);
+  const float k1 = weights_.k1;
+  // A term adds at most weight × idf to a tool (the saturated part is below 1).
+  for (QueryTerm& q : terms) {
+    const float df = static_cast<float>(terms_[q.id].postings.size());
+    q.idf = std::log(1.0f + (n - df + 0.5f) / (df + 0.5f));
+  }
+  std::sort(terms.begin(), terms.end(), [](const QueryTerm& a, const QueryTerm& b) {
+    return a.weight * a.idf > b.weight * b.idf;
+  });
+  float rest = 0;  // the most the terms not yet walked can add
+  for (const QueryTerm& q : terms) rest += q.weight * q.idf;
+  float best = 0;
+  bool only_known = false;
+  for (const QueryTerm& q : terms) {
+    // Max-score pruning: once the terms left cannot lift a tool not yet
+    // scored above the prune_at-th best score so far, they only add to tools
+    // already scored (the ranking is the same, with far less work).
+    if (!only_known && prune_at > 0 && rest < best && touched_.size() >= prune_at &&
+        rest < KthScore(prune_at)) {
+      only_known = true;
+    }
+    rest -= q.weight * q.idf;
+    const float term_weight = q.weight * q.idf;
+    for (const Posting& p : terms_[q.id].postings) {
+      float& score = scores_[p.doc];
+      if (only_known && score == 0.0f) continue;
+      const Doc& doc = docs_[p.doc];
+      if (only_slot != kNoServer && doc.server != only_slot) continue;
+      // BM25F: each field's count weighted and normalised by its own length.
+      float tf = 0;
+      for (uint8_t f = 0; f < kFieldCount; ++f) {
+        if (p.tf[f] == 0) continue;
+        tf += weights_.weight[f] * p.tf[f] / (flat[f] + per_term[f] * doc.length[f]);
+      }
+      if (score == 0.0f) touched_.push_back(p.doc);
+      score += term_weight * tf / (k1 + tf);
+      best = std::max(best, score);
+    }
+  }
+}
+
+float ToolIndex::KthScore(size_t k) const {
+  kth_.clear();
+  for (uint32_t d : touched_) kth_.push_back(scores_[d]);
+  std::nth_element(kth_.begin(), kth_.begin() + static_cast<std::ptrdiff_t>(k - 1), kth_.end(),
+                   std::greater<float>());
+  return kth_[k - 1];
+}
+
+bool ToolIndex::Better(uint32_t a, uint32_t b) const {
+  if (scores_[a] != scores_[b]) return scores_[a] > scores_[b];
+  const Doc& da = docs_[a];
+  const Doc& db = docs_[b];
+  if (da.server != db.server) return servers_[da.server].name < servers_[db.server].name;
+  return ToolOf(da).name < ToolOf(db).name;
+}
+
+std::vector<Hit> ToolIndex::Select(size_t limit, const Keep& keep) const {
+  std::vector<Hit> out;
+  const auto better = [this](uint32_t a, uint32_t b) { return Better(a, b); };
+  // Order only as many of the candidates as the answer needs, more when the
+  // policy turns some away.
+  size_t ordered = 0;
+  size_t want = limit + limit / 2 + 4;
+  while (out.size() < limit && ordered < touched_.size()) {
+    const size_t k = std::min(touched_.size(), ordered + want);
+    std::partial_sort(touched_.begin() + static_cast<std::ptrdiff_t>(ordered),
+                      touched_.begin() + static_cast<std::ptrdiff_t>(k), touched_.end(), better);
+    for (; ordered < k && out.size() < limit; ++ordered) {
+      const Doc& doc = docs_[touched_[ordered]];
+      const mcp::Tool tool = ToolOf(doc);
+      const std::string_view server = servers_[doc.server].name;
+      if (keep && !keep(server, tool)) continue;
+      out.push_back(Hit{server, tool, scores_[touched_[ordered]]});
+    }
+    want *= 4;
+  }
+  return out;
+}
+
+std::vector<Hit> ToolIndex::Search(std::string_view query, std::string_view only_server,
+                                   size_t limit, const Keep& keep) const {
+  uint32_t only_slot = kNoServer;
+  if (!only_server.empty()) {
+    auto it = by_name_.find(std::string(only_server));
+    if (it == by_name_.end()) return {};
+    only_slot = it->second;
+  }
+  // Pruning keeps the best `limit` exact; a filter may turn some of them
+  // away, so with one every candidate is scored.
+  Score(QueryTerms(query), only_slot, keep ? 0 : limit);
+  std::vector<Hit> out = limit > 0 ? Select(limit, keep) : std::vector<Hit>();
+  for (uint32_t d : touched_) scores_[d] = 0.0f;
+  touched_.clear();
+  return out;
+}
+
+size_t ToolIndex::MemoryBytes() const {
+  size_t bytes = terms_.capacity() * sizeof(Term) + docs_.capacity() * sizeof(Doc) +
+                 servers_.capacity() * sizeof(Server) + scores_.capacity() * sizeof(float) +
+                 touched_.capacity() * sizeof(uint32_t) +
+                 (free_terms_.capacity() + free_docs_.capacity() + free_servers_.capacity()) *
+                     sizeof(uint32_t);
+  for (const Term& t : terms_) {
+    bytes += t.postings.capacity() * sizeof(Posting) + t.text.capacity();
+  }
+  // The dictionary: a node per term (its key, the value and the hash links)
+  // and the bucket array.
+  bytes += term_ids_.size() * (sizeof(std::string) + sizeof(uint32_t) + 2 * sizeof(void*)) +
+           term_ids_.bucket_count() * sizeof(void*);
+  for (const auto& [text, id] : term_ids_) bytes += text.capacity() > 15 ? text.capacity() : 0;
+  for (const Server& s : servers_) {
+    bytes += (s.docs.capacity() + s.terms.capacity()) * sizeof(uint32_t) + s.name.capacity();
+  }
+  return bytes;
+}
+
+}  // namespace mcpgw::search

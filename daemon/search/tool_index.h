@@ -1,0 +1,173 @@
+// ToolIndex: the tools of every ready server, indexed for get_dynamic_tools'
+// `query` (BEHAVIOR.md §10). A query is ranked against four fields of each
+// tool — its name split into words, its description, its arguments' names
+// and descriptions, and its server's name — with BM25F: each field's term
+// counts are weighted and normalised by the field's length apart, then summed
+// and saturated once, so a word in a tool's name counts more than the same
+// word deep in a long description. A query word also matches, at a lower
+// weight, the words tool texts use for the same thing (get/fetch/read,
+// create/add/make, delete/remove, ...).
+//
+// Shape, for 1,000 servers of 100 tools: an inverted index from each term to
+// the tools holding it (8 bytes a posting: the tool's number and its count in
+// each field), and 16 bytes a tool. A query walks only the postings of its
+// own terms, so its cost follows how common its words are, not how many
+// tools there are. Setting a server's tools analyses them (tokenising and
+// stemming, the costly part) before touching the index; removing a server
+// takes its postings out of the lists of its own terms.
+//
+// Single-threaded: the Catalog owns one on the main thread. A Hit's views
+// are valid until the next Set or Remove.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "daemon/mcp/tool_list.h"
+#include "daemon/search/analyzer.h"
+
+namespace mcpgw::search {
+
+enum Field : uint8_t { kName, kDescription, kArguments, kServer, kFieldCount };
+
+// How the score is made; the defaults are the ones mcpgw ships.
+struct RankWeights {
+  std::array<float, kFieldCount> weight = {3.0f, 1.0f, 0.6f, 4.0f};
+  std::array<float, kFieldCount> b = {0.5f, 0.75f, 0.75f, 0.3f};
+  float k1 = 1.2f;
+  float synonym = 0.5f;  // a query word's synonyms count this much of the word
+};
+
+// One server's tools analysed into terms: the costly part of indexing,
+// done on whichever thread calls Analyze (the server's worker), so the
+// index's thread only merges terms it is given.
+struct AnalyzedTools {
+  struct Term {
+    std::string text;
+    std::array<uint8_t, kFieldCount> tf;  // count in each field, saturated at 255
+  };
+  struct Tool {
+    std::array<uint16_t, kFieldCount> length;  // terms in each field, saturated
+    uint32_t first_term;                       // its distinct terms: terms[first, first + count)
+    uint32_t term_count;
+  };
+  std::string server;
+  std::vector<Tool> tools;  // in the list's order
+  std::vector<Term> terms;
+};
+
+// `tools` of server `server`, analysed. Any thread (one analyzer per thread).
+std::shared_ptr<const AnalyzedTools> Analyze(std::string_view server, const mcp::ToolList& tools);
+
+struct Hit {
+  std::string_view server;
+  mcp::Tool tool;
+  float score = 0;
+};
+
+class ToolIndex {
+ public:
+  explicit ToolIndex(RankWeights weights = {});
+  ToolIndex(const ToolIndex&) = delete;
+  ToolIndex& operator=(const ToolIndex&) = delete;
+
+  // The server's tools from now on (replacing what it had); null or empty
+  // removes it. The list is kept alive by the index. `analyzed`, when given,
+  // is Analyze(server, *tools) made elsewhere; else it is made here.
+  void Set(const std::string& server, std::shared_ptr<const mcp::ToolList> tools,
+           std::shared_ptr<const AnalyzedTools> analyzed = nullptr);
+  void Remove(const std::string& server);
+  void Clear();
+
+  // Whether a hit may be answered (the policy's say); called on the best
+  // candidates only.
+  using Keep = std::function<bool(std::string_view server, const mcp::Tool& tool)>;
+  // At most `limit` tools, best first; equal scores in server, then tool name
+  // order. `only_server` non-empty: that server's tools only. Tools that share
+  // no term with the query are not answered.
+  // Const to its callers; it reuses scratch buffers, so one thread at a time.
+  std::vector<Hit> Search(std::string_view query, std::string_view only_server, size_t limit,
+                          const Keep& keep = nullptr) const;
+
+  size_t tools() const { return live_docs_; }
+  size_t servers() const { return by_name_.size(); }
+  // Heap bytes of the index itself (the tool lists it keeps alive aside).
+  size_t MemoryBytes() const;
+
+ private:
+  struct Posting {
+    uint32_t doc;
+    std::array<uint8_t, kFieldCount> tf;  // saturated at 255
+  };
+  static_assert(sizeof(Posting) == 8);
+  struct Doc {
+    uint32_t server;                           // slot in servers_
+    uint32_t tool;                             // position in that server's list
+    std::array<uint16_t, kFieldCount> length;  // terms in each field, saturated
+  };
+  static_assert(sizeof(Doc) == 16);
+  struct Term {
+    std::string text;
+    std::vector<Posting> postings;
+  };
+  struct Server {
+    std::string name;
+    std::shared_ptr<const mcp::ToolList> tools;
+    std::vector<uint32_t> docs;
+    std::vector<uint32_t> terms;  // every term its tools hold, once
+  };
+  struct QueryTerm {
+    uint32_t id;
+    float weight;
+    float idf;
+  };
+
+  static constexpr uint32_t kNoServer = std::numeric_limits<uint32_t>::max();
+
+  uint32_t TermId(const std::string& text);
+  uint32_t NewDoc();
+  // Indexes one analysed tool of the server in `slot`; its doc id. Adds the
+  // terms new to this server to `server_terms`.
+  uint32_t AddTool(uint32_t slot, uint32_t position, const AnalyzedTools& analyzed,
+                   std::vector<uint32_t>* server_terms);
+  std::vector<QueryTerm> QueryTerms(std::string_view query) const;
+  // Adds each term's share to the score of every tool holding it. With
+  // `prune_at` > 0 only the best `prune_at` need be exact.
+  void Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t prune_at) const;
+  // The k-th best score among the tools scored so far (k <= their number).
+  float KthScore(size_t k) const;
+  bool Better(uint32_t a, uint32_t b) const;  // by score, then server, then name
+  std::vector<Hit> Select(size_t limit, const Keep& keep) const;
+  mcp::Tool ToolOf(const Doc& doc) const { return (*servers_[doc.server].tools)[doc.tool]; }
+
+  RankWeights weights_;
+  mutable Analyzer analyzer_;
+  // Stem -> the stems of words tool texts use for the same thing.
+  std::unordered_map<std::string, std::vector<std::string>> synonyms_;
+
+  std::unordered_map<std::string, uint32_t> term_ids_;
+  std::vector<Term> terms_;
+  std::vector<uint32_t> free_terms_;
+  std::vector<Doc> docs_;
+  std::vector<uint32_t> free_docs_;
+  std::vector<Server> servers_;
+  std::vector<uint32_t> free_servers_;
+  std::unordered_map<std::string, uint32_t> by_name_;
+  size_t live_docs_ = 0;
+  std::array<double, kFieldCount> length_sum_{};  // over live docs
+
+  // Per query, reused: each touched doc's score, and which docs were touched.
+  mutable std::vector<float> scores_;
+  mutable std::vector<uint32_t> touched_;
+  mutable std::vector<std::string> scratch_;
+  mutable std::vector<float> kth_;
+};
+
+}  // namespace mcpgw::search

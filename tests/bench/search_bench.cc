@@ -1,0 +1,404 @@
+// search_bench: how well and how fast get_dynamic_tools' `query` finds a tool.
+//
+//   search_bench DATA_DIR [--split dev|test|all] [--scale SERVERS] [--repeat N]
+//                         [--weights name,description,arguments,server,synonym]
+//                         [--verbose] [--query TEXT]   (the ten best tools for TEXT)
+//                         [--check]   (exit 1 unless the ranking beats BM25 at @1 and @5)
+//
+// DATA_DIR holds listings/<namespace>.json (real servers' tools/list `tools`
+// arrays) and requests.json (requests as users put them, each with its one
+// best tool). Quality: recall@1 and recall@5 of mcpgw's ranking (daemon/search)
+// and of a plain BM25 (k1 1.2, b 0.75 over name + description, lower-cased,
+// split on non-alphanumerics), by kind of request, as a Markdown table.
+// Cost (--scale): the real tools dealt out to SERVERS servers of 100 tools
+// each (every tool many times over, so every word's posting list is that much
+// longer than in the real set: a pessimistic load), then the thread CPU time
+// of each request's query through the Catalog (ranking and the answer's JSON),
+// the index's memory and the cost of re-indexing one server.
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <rapidjson/document.h>
+
+#include "daemon/gateway/catalog.h"
+#include "daemon/mcp/convert.h"
+#include "daemon/search/tool_index.h"
+
+namespace {
+
+using mcpgw::mcp::ToolList;
+
+struct Request {
+  std::string text, ns, tool, kind, split;
+};
+
+std::string ReadFile(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Every listing, by namespace, as the daemon keeps it.
+std::map<std::string, std::shared_ptr<const ToolList>> LoadListings(const std::string& dir) {
+  std::map<std::string, std::shared_ptr<const ToolList>> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/listings")) {
+    if (e.path().extension() != ".json") continue;
+    const std::string text = "{\"tools\":" + ReadFile(e.path()) + "}";
+    rapidjson::Document doc;
+    doc.Parse(text.data(), text.size());
+    auto list = std::make_shared<ToolList>();
+    std::string error;
+    if (doc.HasParseError() || !mcpgw::mcp::AppendToolsPage(doc, {}, *list, error)) {
+      std::fprintf(stderr, "search_bench: %s: not a tools array\n", e.path().c_str());
+      std::exit(2);
+    }
+    mcpgw::mcp::SortAndDedupTools(*list);
+    list->Shrink();
+    out[e.path().stem().string()] = std::move(list);
+  }
+  return out;
+}
+
+std::vector<Request> LoadRequests(const std::string& dir, const std::string& split) {
+  const std::string text = ReadFile(dir + "/requests.json");
+  rapidjson::Document doc;
+  doc.Parse(text.data(), text.size());
+  if (doc.HasParseError() || !doc.IsArray()) {
+    std::fprintf(stderr, "search_bench: requests.json is not an array\n");
+    std::exit(2);
+  }
+  std::vector<Request> out;
+  for (const auto& r : doc.GetArray()) {
+    Request q{r["request"].GetString(), r["namespace"].GetString(), r["tool"].GetString(),
+              r["kind"].GetString(), r["split"].GetString()};
+    if (split == "all" || q.split == split) out.push_back(std::move(q));
+  }
+  return out;
+}
+
+// ---- The plain BM25 the ranking is compared with -------------------------
+
+class PlainBm25 {
+ public:
+  struct Ranked {
+    std::string ns, tool;
+  };
+  explicit PlainBm25(const std::map<std::string, std::shared_ptr<const ToolList>>& listings) {
+    for (const auto& [ns, list] : listings) {
+      for (const auto& tool : *list) {
+        Doc d{ns, std::string(tool.name), {}, 0};
+        for (const auto& w : Words(std::string(tool.name) + " " + std::string(tool.description))) {
+          ++d.tf[w];
+          ++d.length;
+        }
+        for (const auto& [w, n] : d.tf) ++df_[w];
+        total_length_ += d.length;
+        docs_.push_back(std::move(d));
+      }
+    }
+  }
+  static std::vector<std::string> Words(const std::string& text) {
+    std::vector<std::string> out;
+    std::string w;
+    for (char c : text) {
+      if (std::isalnum(static_cast<unsigned char>(c))) {
+        w.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      } else if (!w.empty()) {
+        out.push_back(std::move(w));
+        w.clear();
+      }
+    }
+    if (!w.empty()) out.push_back(std::move(w));
+    return out;
+  }
+  std::vector<Ranked> Search(const std::string& query, size_t limit) const {
+    std::set<std::string> terms;
+    for (const auto& w : Words(query)) terms.insert(w);
+    const double n = static_cast<double>(docs_.size());
+    const double avg = total_length_ / n;
+    std::vector<std::pair<double, const Doc*>> scored;
+    for (const auto& d : docs_) {
+      double score = 0;
+      for (const auto& t : terms) {
+        auto it = d.tf.find(t);
+        if (it == d.tf.end()) continue;
+        const double df = df_.at(t);
+        const double idf = std::log(1 + (n - df + 0.5) / (df + 0.5));
+        const double tf = it->second;
+        score += idf * tf * 2.2 / (tf + 1.2 * (1 - 0.75 + 0.75 * d.length / avg));
+      }
+      if (score > 0) scored.emplace_back(score, &d);
+    }
+    std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first > b.first;
+      if (a.second->ns != b.second->ns) return a.second->ns < b.second->ns;
+      return a.second->tool < b.second->tool;
+    });
+    std::vector<Ranked> out;
+    for (size_t i = 0; i < scored.size() && i < limit; ++i) {
+      out.push_back({scored[i].second->ns, scored[i].second->tool});
+    }
+    return out;
+  }
+
+ private:
+  struct Doc {
+    std::string ns, tool;
+    std::unordered_map<std::string, int> tf;
+    int length;
+  };
+  std::vector<Doc> docs_;
+  std::unordered_map<std::string, int> df_;
+  double total_length_ = 0;
+};
+
+// ---- Quality ---------------------------------------------------------------
+
+struct Recall {
+  int n = 0, at1 = 0, at5 = 0;
+  void Add(int rank) {  // 0 = not in the top 5
+    ++n;
+    if (rank == 1) ++at1;
+    if (rank >= 1 && rank <= 5) ++at5;
+  }
+  std::string Cell(int hits) const {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f", n ? static_cast<double>(hits) / n : 0.0);
+    return b;
+  }
+};
+
+template <typename Ranked>
+int RankOf(const std::vector<Ranked>& ranked, const Request& r) {
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    if (ranked[i].ns == r.ns && ranked[i].tool == r.tool) return static_cast<int>(i + 1);
+  }
+  return 0;
+}
+
+struct HitView {
+  std::string ns, tool;
+};
+
+// Prints the table; false when mcpgw's ranking is not above plain BM25 in
+// both recall@1 and recall@5 over all requests.
+bool Quality(const std::string& dir, const std::string& split, mcpgw::search::RankWeights weights,
+             bool verbose) {
+  const auto listings = LoadListings(dir);
+  const auto requests = LoadRequests(dir, split);
+  mcpgw::search::ToolIndex index(weights);
+  size_t tools = 0;
+  for (const auto& [ns, list] : listings) {
+    index.Set(ns, list);
+    tools += list->size();
+  }
+  const PlainBm25 bm25(listings);
+  std::map<std::string, Recall> ours, plain;  // by kind, and "all"
+  for (const auto& r : requests) {
+    std::vector<HitView> hits;
+    for (const auto& h : index.Search(r.text, "", 5)) {
+      hits.push_back({std::string(h.server), std::string(h.tool.name)});
+    }
+    const int rank = RankOf(hits, r);
+    const int plain_rank = RankOf(bm25.Search(r.text, 5), r);
+    for (const std::string& k : {r.kind, std::string("all")}) {
+      ours[k].Add(rank);
+      plain[k].Add(plain_rank);
+    }
+    if (verbose && rank != 1) {
+      std::printf("rank %d (bm25 %d): %s -> %s/%s; top: %s/%s\n", rank, plain_rank, r.text.c_str(),
+                  r.ns.c_str(), r.tool.c_str(), hits.empty() ? "-" : hits[0].ns.c_str(),
+                  hits.empty() ? "-" : hits[0].tool.c_str());
+    }
+  }
+  std::printf("\n%zu tools of %zu servers, %zu requests (split: %s)\n\n", tools, listings.size(),
+              requests.size(), split.c_str());
+  std::printf(
+      "| requests | n | mcpgw recall@1 | BM25 recall@1 | mcpgw recall@5 | BM25 recall@5 |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|\n");
+  for (const std::string k : {"direct", "paraphrase", "all"}) {
+    std::printf("| %s | %d | %s | %s | %s | %s |\n", k.c_str(), ours[k].n,
+                ours[k].Cell(ours[k].at1).c_str(), plain[k].Cell(plain[k].at1).c_str(),
+                ours[k].Cell(ours[k].at5).c_str(), plain[k].Cell(plain[k].at5).c_str());
+  }
+  const Recall& a = ours["all"];
+  const Recall& b = plain["all"];
+  return a.at1 > b.at1 && a.at5 > b.at5;
+}
+
+// ---- Cost at scale ---------------------------------------------------------
+
+double ThreadCpuMicros() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+double Percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))];
+}
+
+size_t RssKiB() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoul(line.substr(6));
+  }
+  return 0;
+}
+
+void Scale(const std::string& dir, int servers, int repeat) {
+  constexpr int kToolsPerServer = 100;
+  const auto listings = LoadListings(dir);
+  const auto requests = LoadRequests(dir, "all");
+  // Every real tool in one pool; server i takes 100 of them in turn.
+  std::vector<std::pair<std::shared_ptr<const ToolList>, size_t>> pool;
+  for (const auto& [ns, list] : listings) {
+    for (size_t i = 0; i < list->size(); ++i) pool.emplace_back(list, i);
+  }
+  std::vector<mcpgw::ServerView> views;
+  for (int s = 0; s < servers; ++s) {
+    auto list = std::make_shared<ToolList>();
+    for (int t = 0; t < kToolsPerServer; ++t) {
+      const auto& [from, i] = pool[(static_cast<size_t>(s) * kToolsPerServer + t) % pool.size()];
+      const auto tool = (*from)[i];
+      list->Add(tool.name, tool.description, tool.input_schema_json, tool.read_only_hint);
+    }
+    mcpgw::mcp::SortAndDedupTools(*list);
+    list->Shrink();
+    char name[32];
+    std::snprintf(name, sizeof name, "server%04d", s);
+    views.push_back({name, mcpgw::mcp::Status::kReady, "", std::move(list), false, nullptr});
+  }
+  // As in the daemon, each server's tools are analysed on its worker: that
+  // cost is measured apart, and the catalog's thread only merges.
+  const double analyse_start = ThreadCpuMicros();
+  for (auto& v : views) v.analyzed = mcpgw::search::Analyze(v.name, *v.tools);
+  const double analyse_ms = (ThreadCpuMicros() - analyse_start) / 1e3;
+  const size_t rss_before = RssKiB();
+  mcpgw::Catalog catalog;
+  const double build_start = ThreadCpuMicros();
+  catalog.Reset(views);
+  const double build_ms = (ThreadCpuMicros() - build_start) / 1e3;
+  const size_t rss_after = RssKiB();
+  const size_t catalog_index_bytes = catalog.SearchIndexBytes();
+  size_t tools = 0;
+  for (const auto& v : views) tools += v.tools->size();
+
+  std::vector<double> micros;
+  size_t answer_bytes = 0;
+  for (int round = 0; round < repeat; ++round) {
+    for (const auto& r : requests) {
+      rapidjson::Document params;
+      params.SetObject();
+      params.AddMember("query", rapidjson::StringRef(r.text.c_str()), params.GetAllocator());
+      const double start = ThreadCpuMicros();
+      auto answer = catalog.GetDynamicTools(params);
+      micros.push_back(ThreadCpuMicros() - start);
+      answer_bytes += std::get<std::string>(answer).size();
+    }
+  }
+  // One server listing new tools: what the main thread spends re-indexing it.
+  std::vector<double> update_ms;
+  for (int i = 0; i < 20; ++i) {
+    mcpgw::ServerView v = views[static_cast<size_t>(i) * 37 % views.size()];
+    auto changed = std::make_shared<ToolList>(*v.tools);
+    changed->Add("added_tool_" + std::to_string(i), "A tool added by a list change", "{}", false);
+    mcpgw::mcp::SortAndDedupTools(*changed);
+    changed->Shrink();
+    v.tools = std::move(changed);
+    v.analyzed = mcpgw::search::Analyze(v.name, *v.tools);
+    const double start = ThreadCpuMicros();
+    catalog.Update(std::move(v));
+    update_ms.push_back((ThreadCpuMicros() - start) / 1e3);
+  }
+  std::printf(
+      "\n| tools | servers | query CPU median | p90 | p99 | max | analysis per server (worker) | "
+      "merge of all (main) | re-index one server (main, median) | index memory | RSS growth |\n");
+  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| %zu | %d | %.0f µs | %.0f µs | %.0f µs | %.0f µs | %.2f ms | %.0f ms | %.2f ms | %.0f MiB "
+      "| "
+      "%.0f MiB |\n",
+      tools, servers, Percentile(micros, 0.5), Percentile(micros, 0.9), Percentile(micros, 0.99),
+      Percentile(micros, 1.0), analyse_ms / servers, build_ms, Percentile(update_ms, 0.5),
+      catalog_index_bytes / 1048576.0, (rss_after - rss_before) / 1024.0);
+  std::printf("\n(%zu queries, limit 10, %zu bytes of answers on average)\n", micros.size(),
+              answer_bytes / micros.size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr,
+                 "usage: search_bench DATA_DIR [--split dev|test|all] [--scale SERVERS] "
+                 "[--repeat N] [--weights N,D,A,S,SYN] [--verbose] [--query TEXT]\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  std::string split = "all";
+  int scale = 0;
+  int repeat = 5;
+  bool verbose = false;
+  std::string query;
+  bool check = false;
+  mcpgw::search::RankWeights weights;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--split" && i + 1 < argc)
+      split = argv[++i];
+    else if (a == "--scale" && i + 1 < argc)
+      scale = std::atoi(argv[++i]);
+    else if (a == "--repeat" && i + 1 < argc)
+      repeat = std::atoi(argv[++i]);
+    else if (a == "--verbose")
+      verbose = true;
+    else if (a == "--query" && i + 1 < argc)
+      query = argv[++i];
+    else if (a == "--check")
+      check = true;
+    else if (a == "--weights" && i + 1 < argc) {
+      float w[5];
+      if (std::sscanf(argv[++i], "%f,%f,%f,%f,%f", &w[0], &w[1], &w[2], &w[3], &w[4]) != 5)
+        return 2;
+      for (int f = 0; f < 4; ++f) weights.weight[f] = w[f];
+      weights.synonym = w[4];
+    } else {
+      std::fprintf(stderr, "search_bench: unknown argument %s\n", a.c_str());
+      return 2;
+    }
+  }
+  if (!query.empty()) {
+    mcpgw::search::ToolIndex index(weights);
+    for (const auto& [ns, list] : LoadListings(dir)) index.Set(ns, list);
+    for (const auto& h : index.Search(query, "", 10)) {
+      std::printf("%8.3f  %.*s/%.*s\n", h.score, static_cast<int>(h.server.size()), h.server.data(),
+                  static_cast<int>(h.tool.name.size()), h.tool.name.data());
+    }
+  } else if (scale > 0) {
+    Scale(dir, scale, repeat);
+  } else {
+    const bool better = Quality(dir, split, weights, verbose);
+    if (check && !better) {
+      std::fprintf(stderr, "search_bench: the ranking is not above plain BM25 in recall@1 and @5\n");
+      return 1;
+    }
+  }
+  return 0;
+}
