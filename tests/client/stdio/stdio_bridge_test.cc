@@ -350,8 +350,14 @@ TEST_CASE("get_dynamic_tools offers query and limit, and says when to use query"
   const std::string description = get["description"].GetString();
   CHECK(description.find("With query") != std::string::npos);
   CHECK(description.find("do not know which server") != std::string::npos);
-  for (const std::string instructions : {out.At(1)["result"]["instructions"].GetString(),
-                                         out.At(2)["result"]["instructions"].GetString()}) {
+  // call_dynamic_tool's description points to query for finding the tool too.
+  const std::string call_description = list["result"]["tools"][1]["description"].GetString();
+  CHECK(call_description.find("with query when you do not know which server") != std::string::npos);
+  // Each answer's text copied while its document lives.
+  const auto instructions_of = [&](size_t i) {
+    return std::string(out.At(i)["result"]["instructions"].GetString());
+  };
+  for (const std::string& instructions : {instructions_of(1), instructions_of(2)}) {
     CHECK(instructions.find("with query") != std::string::npos);
     CHECK(instructions.find("call the top match") != std::string::npos);
   }
