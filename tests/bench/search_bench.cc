@@ -396,7 +396,8 @@ int main(int argc, char** argv) {
   } else {
     const bool better = Quality(dir, split, weights, verbose);
     if (check && !better) {
-      std::fprintf(stderr, "search_bench: the ranking is not above plain BM25 in recall@1 and @5\n");
+      std::fprintf(stderr,
+                   "search_bench: the ranking is not above plain BM25 in recall@1 and @5\n");
       return 1;
     }
   }

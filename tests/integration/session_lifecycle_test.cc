@@ -98,7 +98,8 @@ TEST_CASE("lifecycle: a call whose stream is cut and cannot be resumed runs once
   REQUIRE(WaitReady(d, "life"));
   auto r = d.Cli({"call", "life", "prime_cut"});
   CHECK(r.code == 5);  // transport
-  CHECK(r.err.find("the tool may have run, and calling it again may run it again") != std::string::npos);
+  CHECK(r.err.find("the tool may have run, and calling it again may run it again") !=
+        std::string::npos);
   // The 404 on the resumption also told the daemon the session is gone: it
   // opens another, and still does not send the call again.
   CHECK(WaitFor([&] { return server.List("sessions").size() >= 2; }));
@@ -122,7 +123,8 @@ TEST_CASE("lifecycle: a refused resumption fails the call once and keeps the ses
   REQUIRE(WaitReady(d, "life"));
   auto r = d.Cli({"call", "life", "prime_refused"});
   CHECK(r.code == 5);  // transport
-  CHECK(r.err.find("the tool may have run, and calling it again may run it again") != std::string::npos);
+  CHECK(r.err.find("the tool may have run, and calling it again may run it again") !=
+        std::string::npos);
   // A later call in the same session is the barrier: had prime_refused been
   // queued to go out again, it would have gone before this one. The session
   // is alive: it serves the call, not re-initialized, not DELETEd.
@@ -177,7 +179,8 @@ TEST_CASE("lifecycle: a call in flight when the server restarts runs once, the n
   REQUIRE(call.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
   const auto r = call.get();
   CHECK(r.code == 5);  // transport
-  CHECK(r.err.find("the tool may have run, and calling it again may run it again") != std::string::npos);
+  CHECK(r.err.find("the tool may have run, and calling it again may run it again") !=
+        std::string::npos);
   CHECK(
       WaitFor([&] { return ToolNames(d, "life") == "count,hold,new"; }, std::chrono::seconds(10)));
   // A later call through the new session is the barrier: had hold waited
