@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include "integration/service_harness.h"
+#include "test_paths.h"  // MCPGW_SOURCE_DIR and the built programs' paths
 
 using namespace mcpgw::testing;
 

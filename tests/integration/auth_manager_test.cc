@@ -16,6 +16,7 @@
 #include "daemon/auth/store.h"
 #include "daemon/runtime/worker.h"
 #include "integration/service_harness.h"
+#include "test_paths.h"  // MCPGW_SOURCE_DIR and the built programs' paths
 
 namespace mcpgw::testing {
 namespace {

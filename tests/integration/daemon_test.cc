@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "integration/harness.h"
+#include "test_paths.h"  // MCPGW_SOURCE_DIR and the built programs' paths
 
 using namespace mcpgw::testing;
 

@@ -21,6 +21,8 @@
 #include <thread>
 #include <vector>
 
+#include "test_paths.h"  // MCPGW_SOURCE_DIR and the built programs' paths
+
 extern char** environ;
 
 namespace mcpgw::testing {

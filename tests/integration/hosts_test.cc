@@ -16,6 +16,7 @@
 
 #include "client/include/mcpgw.h"
 #include "integration/harness.h"
+#include "test_paths.h"  // MCPGW_SOURCE_DIR and the built programs' paths
 
 using namespace mcpgw::testing;
 

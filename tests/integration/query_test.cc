@@ -13,6 +13,7 @@
 #include "integration/service_harness.h"
 #include "integration/stdio_process.h"
 #include "mcpgw.h"
+#include "test_paths.h"  // MCPGW_SOURCE_DIR and the built programs' paths
 
 using namespace mcpgw::testing;
 

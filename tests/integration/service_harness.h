@@ -19,6 +19,7 @@
 #include <rapidjson/document.h>
 
 #include "integration/harness.h"
+#include "test_paths.h"  // MCPGW_SOURCE_DIR and the built programs' paths
 
 namespace mcpgw::testing {
 

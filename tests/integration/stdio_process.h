@@ -15,6 +15,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "test_paths.h"  // MCPGW_SOURCE_DIR and the built programs' paths
+
 extern char** environ;
 
 namespace mcpgw::testing {

@@ -10,6 +10,7 @@
 
 #include "proto/messages.h"
 #include "proto/methods.h"
+#include "test_paths.h"  // MCPGW_SOURCE_DIR and the built programs' paths
 
 namespace mcpgw::proto {
 namespace {
