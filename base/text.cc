@@ -65,4 +65,13 @@ bool IsHttpToken(std::string_view s) {
   return true;
 }
 
+std::string MediaType(std::string_view content_type) {
+  content_type = content_type.substr(0, content_type.find(';'));
+  std::string out;
+  for (char c : content_type) {
+    if (c != ' ' && c != '\t') out += ToLowerAscii(c);
+  }
+  return out;
+}
+
 }  // namespace mcpgw::base

@@ -31,4 +31,8 @@ bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix);
 bool IsTchar(char c);
 bool IsHttpToken(std::string_view s);
 
+// The media type of a Content-Type value, lower-cased, parameters and blanks
+// dropped: "Application/JSON; charset=utf-8" → "application/json".
+std::string MediaType(std::string_view content_type);
+
 }  // namespace mcpgw::base

@@ -15,15 +15,6 @@ namespace {
 // Longest lifetime believed (a year): a bigger expires_in is treated as this.
 constexpr int64_t kMaxLifetimeS = 365LL * 24 * 3600;
 
-std::string MediaType(std::string_view content_type) {
-  content_type = content_type.substr(0, content_type.find(';'));
-  std::string out;
-  for (char c : content_type) {
-    if (c != ' ' && c != '\t') out += base::ToLowerAscii(c);
-  }
-  return out;
-}
-
 bool IsJsonMedia(std::string_view media) {
   return media == "application/json" ||
          (media.size() > 5 && media.compare(media.size() - 5, 5, "+json") == 0);
@@ -105,7 +96,7 @@ TokenOutcome ParseTokenResponse(int http_status, std::string_view content_type,
   std::optional<Tokens> previous_copy;
   if (previous_in) previous_copy = *previous_in;
   const Tokens* previous = previous_copy ? &*previous_copy : nullptr;
-  const std::string media = MediaType(content_type);
+  const std::string media = base::MediaType(content_type);
   rapidjson::Document doc;
   std::string why;
   const bool json = IsJsonMedia(media) &&

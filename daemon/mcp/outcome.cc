@@ -315,15 +315,6 @@ std::string_view RemedyName(Remedy r) {
   return "none";
 }
 
-std::string MediaType(std::string_view content_type) {
-  content_type = content_type.substr(0, content_type.find(';'));
-  std::string out;
-  for (char c : content_type) {
-    if (c != ' ' && c != '\t') out += base::ToLowerAscii(c);
-  }
-  return out;
-}
-
 Verdict Classify(const Outcome& facts) {
   switch (facts.target) {
     case Target::kDiscover:

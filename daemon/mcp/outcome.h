@@ -19,6 +19,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/text.h"
+
 namespace mcpgw::mcp {
 
 // The end of a call's error text when the server may have run it.
@@ -126,8 +128,7 @@ struct Verdict {
 
 Verdict Classify(const Outcome& facts);
 
-// The media type of a Content-Type value as Outcome::media wants it:
-// "application/json; charset=utf-8" → "application/json".
-std::string MediaType(std::string_view content_type);
+// The media type of a Content-Type value, as Outcome::media wants it.
+using base::MediaType;
 
 }  // namespace mcpgw::mcp
