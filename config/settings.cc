@@ -13,7 +13,6 @@
 
 #include "base/json_text.h"
 
-
 namespace mcpgw {
 namespace {
 
@@ -186,8 +185,10 @@ class SettingsReader {
         if (!ReadPolicy(v, key, s.policy)) return false;
       } else if (key == "tls") {
         if (!ReadTls(v, key, s.tls)) return false;
+      } else if (key == "results") {
+        if (!ReadResults(v, key, s.results)) return false;
       } else {
-        return Unknown(key, key, "limits, ipc, workers, call_log, policy, tls");
+        return Unknown(key, key, "limits, ipc, workers, call_log, policy, tls, results");
       }
     }
     return true;
@@ -270,6 +271,27 @@ class SettingsReader {
         ok = Int(x, p, 0, 100, c.keep);
       } else {
         return Unknown(p, key, "path, max_bytes, keep");
+      }
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  bool ReadResults(const Value& v, const std::string& at, ResultsSettings& r) {
+    if (!v.IsObject()) return Fail(at, "expected an object");
+    for (const auto& m : v.GetObject()) {
+      std::string key = m.name.GetString();
+      std::string p = at + "." + key;
+      const Value& x = m.value;
+      bool ok;
+      if (key == "max_text_bytes") {
+        ok = Uint64(x, p, 0, proto::kMaxTextBytesBound, r.max_text_bytes);
+      } else if (key == "stdio_max_text_bytes") {
+        ok = Uint64(x, p, 0, proto::kMaxTextBytesBound, r.stdio_max_text_bytes);
+      } else if (key == "spill_max_mb") {
+        ok = Uint64(x, p, 0, uint64_t{1} << 20, r.spill_max_mb);
+      } else {
+        return Unknown(p, key, "max_text_bytes, stdio_max_text_bytes, spill_max_mb");
       }
       if (!ok) return false;
     }

@@ -49,6 +49,15 @@ struct CallLogSettings {
   bool operator==(const CallLogSettings&) const = default;
 };
 
+// Large results (BEHAVIOR.md §11): the bound on a call's result text when
+// its client names none, and the budget of the folder that keeps whole texts.
+struct ResultsSettings {
+  uint64_t max_text_bytes = 0;  // libmcpgw and the CLI; 0: no bound
+  uint64_t stdio_max_text_bytes = proto::kDefaultStdioMaxTextBytes;  // mcpgw stdio; 0: none
+  uint64_t spill_max_mb = 256;
+  bool operator==(const ResultsSettings&) const = default;
+};
+
 // Policy patterns (enforced by daemon/guard/policy.h; docs/SETTINGS.md):
 // "namespace" or "namespace/tool", with `*` and `?` globs.
 struct PolicySettings {
@@ -71,6 +80,7 @@ struct Settings {
   CallLogSettings call_log;
   PolicySettings policy;
   TlsSettings tls;
+  ResultsSettings results;
 };
 
 struct SettingsResult {

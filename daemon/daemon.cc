@@ -91,6 +91,9 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
   if (!no_dumps.empty()) spdlog::warn("{}", no_dumps);
   LogNotes(parsed.config);
   std::signal(SIGPIPE, SIG_IGN);
+  // A file past the process's size limit (ulimit -f) is a failed write the
+  // daemon reports (a result it could not keep), not a reason to die.
+  std::signal(SIGXFSZ, SIG_IGN);
 
   CallLog call_log;
   if (const CallLogSettings& log = options.options.call_log; !log.path.empty()) {

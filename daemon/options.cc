@@ -43,9 +43,20 @@ DaemonOptions MakeOptions(const CommandLine& command_line, const Settings& setti
   o.ipc.max_frame_bytes = settings.ipc.max_frame_bytes;
 
   o.call_log = settings.call_log;
+  o.results = settings.results;
   o.policy = std::make_shared<const Policy>(settings.policy);
   o.settings = settings;
   return o;
+}
+
+std::string ResultsDir(const GetEnv& get_env, const std::string& socket_path) {
+  if (auto runtime = get_env("XDG_RUNTIME_DIR");
+      runtime && !runtime->empty() && runtime->front() == '/') {
+    return *runtime + "/mcpgw/results";
+  }
+  const size_t slash = socket_path.find_last_of('/');
+  if (slash == std::string::npos) return "results";
+  return socket_path.substr(0, slash == 0 ? 1 : slash) + (slash == 0 ? "" : "/") + "results";
 }
 
 OptionsResult LoadOptions(const CommandLine& command_line, const GetEnv& get_env) {
@@ -66,6 +77,7 @@ OptionsResult LoadOptions(const CommandLine& command_line, const GetEnv& get_env
   result.options = MakeOptions(command_line, loaded.settings, cores);
   result.options.socket_path = proto::ResolveSocketPath(command_line.socket_path);
   result.options.token_dir = auth::DefaultTokenDir(get_env, get_env("HOME").value_or(""));
+  result.options.results_dir = ResultsDir(get_env, result.options.socket_path);
   http::TlsTrust::Result trust = http::TlsTrust::Load(loaded.settings.tls, get_env);
   if (!trust.trust) result.trust_error = path + ": " + trust.error;
   result.options.trust = std::move(trust.trust);

@@ -34,8 +34,12 @@ struct DaemonOptions {
   CallLogSettings call_log;  // path empty: no call log
   std::shared_ptr<const Policy> policy;
   std::shared_ptr<const http::TlsTrust> trust;  // null only when trust_error is set
+  ResultsSettings results;                      // bounds on result texts and the folder's budget
   // From the environment.
   std::string token_dir;  // where OAuth tokens live (docs/AUTH.md)
+  // Where cut results keep their whole text (BEHAVIOR.md §11):
+  // $XDG_RUNTIME_DIR/mcpgw/results, else `results` beside the socket.
+  std::string results_dir;
   // Calls in flight at shutdown get this long before sessions are closed.
   uint64_t shutdown_grace_ms = 3000;
   // What the options were made from: a reload compares what it read with
@@ -65,6 +69,10 @@ struct OptionsResult {
 DaemonOptions MakeOptions(const CommandLine& command_line, const Settings& settings,
                           unsigned cores);
 
+// The folder of whole results: $XDG_RUNTIME_DIR/mcpgw/results (an absolute
+// XDG_RUNTIME_DIR), else `results` in the socket's folder.
+std::string ResultsDir(const GetEnv& get_env, const std::string& socket_path);
+
 // Reads the settings file the command line names, loads the TLS trust its tls
 // keys name, and makes the options; the token directory comes from
 // XDG_STATE_HOME or HOME. Every error names the file.
@@ -73,7 +81,7 @@ OptionsResult LoadOptions(const CommandLine& command_line, const GetEnv& get_env
 // The settings sections that differ between the `running` options and those
 // a reload `read`, and that only a restart applies: "limits", "ipc",
 // "workers" (the number in effect: --workers wins over the file), "call_log".
-// The policy and the tls keys apply at a reload.
+// The policy, the tls keys and results apply at a reload.
 std::vector<std::string_view> RestartOnlyChanges(const DaemonOptions& running,
                                                  const DaemonOptions& read);
 

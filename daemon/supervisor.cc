@@ -150,6 +150,7 @@ void Supervisor::Start(const config::Config& config, int listen_fd, CallLog* cal
     }
   });
   gateway_->SetPolicy(options_.policy);
+  gateway_->SetResults(options_.results, options_.results_dir);
   StartAuth();
   const std::string error =
       listen_fd >= 0 ? ipc_->ListenFd(listen_fd) : ipc_->Listen(options_.socket_path);
@@ -218,8 +219,8 @@ void Supervisor::Reload(std::string_view why) {
   notify_("READY=1");
 }
 
-// What a reload can change while the daemon runs: the policy and the TLS
-// trust. The rest of the settings (limits, ipc, workers, call log) shape
+// What a reload can change while the daemon runs: the policy, the TLS
+// trust and the bounds on results. The rest of the settings (limits, ipc, workers, call log) shape
 // objects made at start-up; a change to them is logged as waiting for a
 // restart. Status shows why the settings could not be used until a reload
 // reads them well.
@@ -234,6 +235,8 @@ void Supervisor::ApplySettings(std::string_view why, const OptionsResult& read) 
   const DaemonOptions& next = read.options;
   options_.policy = next.policy;
   gateway_->SetPolicy(next.policy);
+  options_.results = next.results;
+  gateway_->SetResults(next.results, options_.results_dir);
   if (next.trust) {
     ApplyTrust(why, next.trust);
   } else {

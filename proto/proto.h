@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -29,6 +30,16 @@ inline constexpr std::chrono::seconds kDefaultCallTimeout{300};
 // types it (`mcpgw tools --limit`, checked as it is parsed).
 inline constexpr int kDefaultToolsLimit = 10;
 inline constexpr int kMaxToolsLimit = 50;
+
+// call_dynamic_tool's `max_text_bytes` (docs/BEHAVIOR.md §11): a result text
+// longer than this many bytes comes back cut, the whole text kept in a file.
+// 0 is no bound; absent is the daemon's results.max_text_bytes (none unless
+// set), and the string kMaxTextStdio its results.stdio_max_text_bytes
+// (kDefaultStdioMaxTextBytes unless set), which `mcpgw stdio` sends: it serves
+// models. Larger numbers than kMaxTextBytesBound are refused.
+inline constexpr std::string_view kMaxTextStdio = "stdio";
+inline constexpr uint64_t kDefaultStdioMaxTextBytes = 100000;
+inline constexpr uint64_t kMaxTextBytesBound = uint64_t{1} << 53;
 
 // Method names; methods.h says what each one is.
 inline constexpr std::string_view kHello = "hello";

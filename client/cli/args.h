@@ -29,6 +29,7 @@ struct Invocation {
   std::optional<std::string> arguments;     // call: the ARGUMENTS_JSON text, or "-"
   std::optional<std::string> query;         // tools --query
   std::optional<int> limit;                 // tools --limit (only with --query)
+  std::optional<long long> max_bytes;       // call --max-bytes, stdio --max-bytes
   bool json = false;                        // status --json, tools --json
   bool no_browser = false;                  // login --no-browser
   double timeout_s = kDefaultWaitTimeoutS;  // wait --timeout; login --timeout (default 330)

@@ -23,9 +23,11 @@ class AsyncDaemonApi {
   // get_dynamic_tools. A request ToolsRequestError() refuses is the caller's to refuse; given
   // one anyway, it finishes as MCPGW_INVALID_REQUEST saying why.
   virtual RequestId StartGetDynamicTools(const ToolsRequest& request, Done done) = 0;
-  // call_dynamic_tool; `arguments_json` is a JSON object's text, sent as it is.
+  // call_dynamic_tool; `arguments_json` is a JSON object's text, sent as it is;
+  // `max_text_bytes` as mcpgw_start_call_dynamic_tool_bounded() takes it.
   virtual RequestId StartCallDynamicTool(const std::string& ns, const std::string& tool,
-                                         std::string_view arguments_json, Done done) = 0;
+                                         std::string_view arguments_json, long long max_text_bytes,
+                                         Done done) = 0;
   // Drops a request: the daemon is told, and its callback then runs with MCPGW_CANCELLED.
   virtual void Cancel(RequestId id) = 0;
   // Connects now; false with *error (which socket, how to start the daemon) when it cannot.
@@ -51,7 +53,8 @@ class LibAsyncDaemonApi : public AsyncDaemonApi {
 
   RequestId StartGetDynamicTools(const ToolsRequest& request, Done done) override;
   RequestId StartCallDynamicTool(const std::string& ns, const std::string& tool,
-                                 std::string_view arguments_json, Done done) override;
+                                 std::string_view arguments_json, long long max_text_bytes,
+                                 Done done) override;
   void Cancel(RequestId id) override;
   bool Connect(std::string* error) override;
   int fd() override;

@@ -116,7 +116,8 @@ int RunCall(DaemonApi& api, const Invocation& inv, CommandIo& io, CancelToken* c
     io.err << "mcpgw: " << message << "\n";
     return code;
   }
-  const ApiResult result = api.CallDynamicTool(*inv.ns, *inv.tool, arguments, cancel);
+  const ApiResult result = api.CallDynamicTool(
+      *inv.ns, *inv.tool, arguments, inv.max_bytes.value_or(MCPGW_MAX_TEXT_DEFAULT), cancel);
   if (result.status != MCPGW_OK) {
     if (cancel != nullptr && cancel->triggered()) return Fail(io, {MCPGW_CANCELLED, {}});
     return Fail(io, result);

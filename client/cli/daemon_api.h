@@ -70,8 +70,10 @@ class DaemonApi {
   virtual ~DaemonApi() = default;
   virtual ApiResult GetDynamicTools(const ToolsRequest& request, CancelToken* cancel) = 0;
   // call_dynamic_tool; arguments_json is a JSON object's text.
+  // `max_text_bytes` as mcpgw_call_dynamic_tool_bounded() takes it.
   virtual ApiResult CallDynamicTool(const std::string& ns, const std::string& tool,
-                                    const std::string& arguments_json, CancelToken* cancel) = 0;
+                                    const std::string& arguments_json, long long max_text_bytes,
+                                    CancelToken* cancel) = 0;
   // The daemon's status object as JSON text.
   virtual ApiResult Status(CancelToken* cancel) = 0;
   // Upper bound for each following call in milliseconds (0: none).
@@ -89,7 +91,8 @@ class LibDaemonApi : public DaemonApi {
 
   ApiResult GetDynamicTools(const ToolsRequest& request, CancelToken* cancel) override;
   ApiResult CallDynamicTool(const std::string& ns, const std::string& tool,
-                            const std::string& arguments_json, CancelToken* cancel) override;
+                            const std::string& arguments_json, long long max_text_bytes,
+                            CancelToken* cancel) override;
   ApiResult Status(CancelToken* cancel) override;
   void SetTimeoutMs(long timeout_ms) override;
 

@@ -59,13 +59,14 @@ AsyncDaemonApi::RequestId LibAsyncDaemonApi::StartGetDynamicTools(const ToolsReq
 AsyncDaemonApi::RequestId LibAsyncDaemonApi::StartCallDynamicTool(const std::string& ns,
                                                                   const std::string& tool,
                                                                   std::string_view arguments_json,
+                                                                  long long max_text_bytes,
                                                                   Done done) {
   if (client_ == nullptr) return 0;
   const std::string arguments(arguments_json);
   return Start(std::move(done), [&](Done* user) {
-    return mcpgw_start_call_dynamic_tool(client_, ns.c_str(), tool.c_str(),
-                                         arguments.empty() ? nullptr : arguments.c_str(), Deliver,
-                                         user);
+    return mcpgw_start_call_dynamic_tool_bounded(client_, ns.c_str(), tool.c_str(),
+                                                 arguments.empty() ? nullptr : arguments.c_str(),
+                                                 max_text_bytes, Deliver, user);
   });
 }
 

@@ -70,13 +70,14 @@ ApiResult LibDaemonApi::GetDynamicTools(const ToolsRequest& request, CancelToken
 }
 
 ApiResult LibDaemonApi::CallDynamicTool(const std::string& ns, const std::string& tool,
-                                        const std::string& arguments_json, CancelToken* cancel) {
+                                        const std::string& arguments_json, long long max_text_bytes,
+                                        CancelToken* cancel) {
   if (client_ == nullptr) return {MCPGW_UNAVAILABLE, "out of memory"};
   CallCancel call_cancel(cancel);
   char* out = nullptr;
-  const mcpgw_status status = mcpgw_call_dynamic_tool(
+  const mcpgw_status status = mcpgw_call_dynamic_tool_bounded(
       client_, ns.c_str(), tool.c_str(), arguments_json.empty() ? nullptr : arguments_json.c_str(),
-      call_cancel.native(), &out);
+      max_text_bytes, call_cancel.native(), &out);
   return Finish(status, out);
 }
 

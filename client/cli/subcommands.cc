@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -68,11 +70,40 @@ void ToolsUsage(CLI::App& app, Invocation& inv) {
       ->needs(query);
 }
 
+std::string CheckBytes(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || n < 0 ||
+      static_cast<unsigned long long>(n) > proto::kMaxTextBytesBound) {
+    return "needs a number of bytes, 0 (no bound) or more (got '" + text + "')";
+  }
+  return {};
+}
+
+void MaxBytesOption(CLI::App& app, Invocation& inv, const std::string& description) {
+  app.add_option_function<long long>(
+         "--max-bytes", [&inv](long long n) { inv.max_bytes = n; }, description)
+      ->type_name("N")
+      ->check(CheckBytes);
+}
+
 void CallUsage(CLI::App& app, Invocation& inv) {
   Positional(app, "NAMESPACE", &inv.ns, "The server's namespace")->required();
   Positional(app, "TOOL", &inv.tool, "The tool's name")->required();
   Positional(app, "ARGUMENTS_JSON", &inv.arguments,
              "The arguments as a JSON object (default {}); '-' reads them from stdin");
+  MaxBytesOption(app, inv,
+                 "Cut a result longer than N bytes and keep the whole text in a file the "
+                 "answer names (default: the daemon's results.max_text_bytes, none unless set; "
+                 "0: no bound)");
+}
+
+void StdioUsage(CLI::App& app, Invocation& inv) {
+  MaxBytesOption(app, inv,
+                 "Cut results longer than N bytes, keeping the whole text in a file the answer "
+                 "names (default: the daemon's results.stdio_max_text_bytes, 100000 unless set; "
+                 "0: no bound)");
 }
 
 void StatusUsage(CLI::App& app, Invocation& inv) {
@@ -85,8 +116,6 @@ void WaitUsage(CLI::App& app, Invocation& inv) {
       ->type_name("SECONDS")
       ->check(CheckSeconds);
 }
-
-void NoArguments(CLI::App&, Invocation&) {}
 
 void LoginUsage(CLI::App& app, Invocation& inv) {
   inv.timeout_s = kDefaultLoginTimeoutS;
@@ -121,10 +150,13 @@ int Wait(const Invocation& inv, Context& c) { return RunWait(c.api, inv, c.io, W
 // The MCP server on stdin/stdout. Its calls have no deadline on this side: the daemon owns it.
 int Stdio(const Invocation& inv, Context&) {
   LibAsyncDaemonApi api(inv.socket);
-  StdioLoop loop(api, STDIN_FILENO, STDOUT_FILENO, [](const std::string& line) {
-    std::fprintf(stderr, "%s\n", line.c_str());
-    std::fflush(stderr);
-  });
+  StdioLoop loop(
+      api, STDIN_FILENO, STDOUT_FILENO,
+      [](const std::string& line) {
+        std::fprintf(stderr, "%s\n", line.c_str());
+        std::fflush(stderr);
+      },
+      inv.max_bytes.value_or(MCPGW_MAX_TEXT_STDIO));
   return loop.Run();
 }
 
@@ -149,7 +181,7 @@ constexpr Subcommand kSubcommands[] = {
     {"status", StatusUsage, "Show the daemon and a row per server", Status},
     {"wait", WaitUsage,
      "Wait until the daemon answers and no server is loading (exit 0), else exit 4", Wait},
-    {"stdio", NoArguments,
+    {"stdio", StdioUsage,
      "Serve MCP on stdin/stdout with the two gateway tools, bridged to the daemon", Stdio},
     {"login", LoginUsage,
      "Authorize mcpgw for a server that needs a login (OAuth): opens the browser, waits, exit 0 "

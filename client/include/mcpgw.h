@@ -96,6 +96,24 @@ MCPGW_API mcpgw_status mcpgw_find_tools(mcpgw_client* client, const char* ns, co
 MCPGW_API mcpgw_status mcpgw_call_dynamic_tool(mcpgw_client* client, const char* ns,
                                                const char* tool, const char* arguments_json,
                                                mcpgw_cancel* cancel, char** out);
+/* call_dynamic_tool with a bound on the result's text (BEHAVIOR.md §11): a
+ * text longer than `max_text_bytes` bytes comes back cut at a character
+ * boundary, followed by a blank line and one line
+ *   [result truncated: N bytes in total; the full text is in PATH]
+ * naming a private file that holds the whole text (or saying why none could
+ * be kept); the cut answer is never longer than the bound unless the bound is
+ * shorter than that line. A tool's own error text is held to it as well.
+ * `max_text_bytes` is a number of bytes (0: no bound), MCPGW_MAX_TEXT_DEFAULT
+ * (the daemon's results.max_text_bytes, no bound unless set: what
+ * mcpgw_call_dynamic_tool() uses) or MCPGW_MAX_TEXT_STDIO (its
+ * results.stdio_max_text_bytes, 100000 unless set: for hosts that hand the
+ * text to a model); any other negative value is MCPGW_INVALID_REQUEST. */
+#define MCPGW_MAX_TEXT_DEFAULT (-1LL)
+#define MCPGW_MAX_TEXT_STDIO (-2LL)
+MCPGW_API mcpgw_status mcpgw_call_dynamic_tool_bounded(mcpgw_client* client, const char* ns,
+                                                       const char* tool, const char* arguments_json,
+                                                       long long max_text_bytes,
+                                                       mcpgw_cancel* cancel, char** out);
 /* The daemon's status as JSON (see proto/PROTOCOL.md). */
 MCPGW_API mcpgw_status mcpgw_status_json(mcpgw_client* client, mcpgw_cancel* cancel, char** out);
 
@@ -202,6 +220,11 @@ MCPGW_API mcpgw_request mcpgw_start_find_tools(mcpgw_client* client, const char*
 MCPGW_API mcpgw_request mcpgw_start_call_dynamic_tool(mcpgw_client* client, const char* ns,
                                                       const char* tool, const char* arguments_json,
                                                       mcpgw_done done, void* user_data);
+MCPGW_API mcpgw_request mcpgw_start_call_dynamic_tool_bounded(mcpgw_client* client, const char* ns,
+                                                              const char* tool,
+                                                              const char* arguments_json,
+                                                              long long max_text_bytes,
+                                                              mcpgw_done done, void* user_data);
 MCPGW_API mcpgw_request mcpgw_start_status(mcpgw_client* client, mcpgw_done done, void* user_data);
 /* Cancels a pending request: the daemon drops it (a frame half-written is
  * finished first, so other requests on the connection are not disturbed) and

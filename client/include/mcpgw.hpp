@@ -130,6 +130,18 @@ class Client {
                                      Token(cancel), out);
     });
   }
+  // With a bound on the result's text (mcpgw_call_dynamic_tool_bounded): a number of bytes
+  // (0: none), MCPGW_MAX_TEXT_DEFAULT or MCPGW_MAX_TEXT_STDIO.
+  Result CallDynamicToolBounded(const std::string& ns, const std::string& tool,
+                                const std::string& arguments_json, long long max_text_bytes,
+                                CancelToken* cancel = nullptr) {
+    return Run([&](char** out) {
+      return mcpgw_call_dynamic_tool_bounded(
+          client_, ns.c_str(), tool.c_str(),
+          arguments_json.empty() ? nullptr : arguments_json.c_str(), max_text_bytes, Token(cancel),
+          out);
+    });
+  }
   Result Status(CancelToken* cancel = nullptr) {
     return Run([&](char** out) { return mcpgw_status_json(client_, Token(cancel), out); });
   }
@@ -160,6 +172,15 @@ class Client {
       return mcpgw_start_call_dynamic_tool(
           client_, ns.c_str(), tool.c_str(),
           arguments_json.empty() ? nullptr : arguments_json.c_str(), fn, user);
+    });
+  }
+  mcpgw_request StartCallDynamicToolBounded(const std::string& ns, const std::string& tool,
+                                            const std::string& arguments_json,
+                                            long long max_text_bytes, Callback done) {
+    return Start(std::move(done), [&](mcpgw_done fn, void* user) {
+      return mcpgw_start_call_dynamic_tool_bounded(
+          client_, ns.c_str(), tool.c_str(),
+          arguments_json.empty() ? nullptr : arguments_json.c_str(), max_text_bytes, fn, user);
     });
   }
   mcpgw_request StartStatus(Callback done) {

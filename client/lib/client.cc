@@ -126,10 +126,25 @@ constexpr std::string_view kNoQuery =
 // The call's params with the caller's arguments embedded verbatim; "" and
 // *error set when they cannot be sent.
 std::string CallParams(const char* ns, const char* tool, const char* arguments_json,
-                       std::string* error) {
+                       std::string* error, long long max_text_bytes = MCPGW_MAX_TEXT_DEFAULT) {
   std::string params = "{";
   AddString(&params, "namespace", ns);
   AddString(&params, "toolName", tool);
+  if (max_text_bytes == MCPGW_MAX_TEXT_STDIO) {
+    if (params.size() > 1) params.push_back(',');
+    params.append("\"max_text_bytes\":\"");
+    params.append(proto::kMaxTextStdio);
+    params.push_back('"');
+  } else if (max_text_bytes >= 0) {
+    if (params.size() > 1) params.push_back(',');
+    params.append("\"max_text_bytes\":");
+    params.append(std::to_string(max_text_bytes));
+  } else if (max_text_bytes != MCPGW_MAX_TEXT_DEFAULT) {
+    *error = "max_text_bytes is " + std::to_string(max_text_bytes) +
+             ": give a number of bytes (0 for no bound), MCPGW_MAX_TEXT_DEFAULT or "
+             "MCPGW_MAX_TEXT_STDIO";
+    return "";
+  }
   if (arguments_json != nullptr) {
     if (std::string why = CheckArguments(arguments_json); !why.empty()) {
       *error = std::move(why);
@@ -214,6 +229,17 @@ mcpgw_status mcpgw_call_dynamic_tool(mcpgw_client* client, const char* ns, const
   return client::Finish(client->core.Run(proto::kCallDynamicTool, params, cancel), out);
 }
 
+mcpgw_status mcpgw_call_dynamic_tool_bounded(mcpgw_client* client, const char* ns, const char* tool,
+                                             const char* arguments_json, long long max_text_bytes,
+                                             mcpgw_cancel* cancel, char** out) {
+  if (out != nullptr) *out = nullptr;
+  if (client == nullptr) return client::Finish({MCPGW_INVALID_REQUEST, "no client handle"}, out);
+  std::string error;
+  const std::string params = client::CallParams(ns, tool, arguments_json, &error, max_text_bytes);
+  if (!error.empty()) return client::Finish({MCPGW_INVALID_REQUEST, error}, out);
+  return client::Finish(client->core.Run(proto::kCallDynamicTool, params, cancel), out);
+}
+
 mcpgw_status mcpgw_status_json(mcpgw_client* client, mcpgw_cancel* cancel, char** out) {
   if (out != nullptr) *out = nullptr;
   if (client == nullptr) return client::Finish({MCPGW_INVALID_REQUEST, "no client handle"}, out);
@@ -255,6 +281,17 @@ mcpgw_request mcpgw_start_call_dynamic_tool(mcpgw_client* client, const char* ns
   if (client == nullptr) return 0;
   std::string error;
   const std::string params = client::CallParams(ns, tool, arguments_json, &error);
+  if (!error.empty()) return client->core.Refuse(MCPGW_INVALID_REQUEST, error, done, user_data);
+  return client->core.Start(proto::kCallDynamicTool, params, done, user_data);
+}
+
+mcpgw_request mcpgw_start_call_dynamic_tool_bounded(mcpgw_client* client, const char* ns,
+                                                    const char* tool, const char* arguments_json,
+                                                    long long max_text_bytes, mcpgw_done done,
+                                                    void* user_data) {
+  if (client == nullptr) return 0;
+  std::string error;
+  const std::string params = client::CallParams(ns, tool, arguments_json, &error, max_text_bytes);
   if (!error.empty()) return client->core.Refuse(MCPGW_INVALID_REQUEST, error, done, user_data);
   return client->core.Start(proto::kCallDynamicTool, params, done, user_data);
 }

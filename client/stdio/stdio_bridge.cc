@@ -89,8 +89,12 @@ const StdioBridge::Method StdioBridge::kNotifications[] = {
     {"notifications/cancelled", &StdioBridge::OnCancelled},
 };
 
-StdioBridge::StdioBridge(AsyncDaemonApi& api, Writer writer, Notice notice)
-    : api_(api), writer_(std::move(writer)), notice_(std::move(notice)) {}
+StdioBridge::StdioBridge(AsyncDaemonApi& api, Writer writer, Notice notice,
+                         long long max_text_bytes)
+    : api_(api),
+      writer_(std::move(writer)),
+      notice_(std::move(notice)),
+      max_text_bytes_(max_text_bytes) {}
 
 StdioBridge::~StdioBridge() {
   for (const auto& [id, call] : calls_) api_.Cancel(call.request);
@@ -282,7 +286,7 @@ void StdioBridge::StartCall(const std::string& id_json, const ToolCall& request,
   };
   const AsyncDaemonApi::RequestId id =
       request.call ? api_.StartCallDynamicTool(*request.args.ns, *request.args.tool,
-                                               request.arguments_json, done)
+                                               request.arguments_json, max_text_bytes_, done)
                    : api_.StartGetDynamicTools(request.args, done);
   if (id == 0) {
     Send(ResultMessage(id_json, ToolCallResult("unavailable: the bridge is shutting down",

@@ -44,7 +44,10 @@ class StdioBridge {
   // Receives one line for stderr (no trailing newline).
   using Notice = std::function<void(const std::string& line)>;
 
-  StdioBridge(AsyncDaemonApi& api, Writer writer, Notice notice = nullptr);
+  // `max_text_bytes` bounds each call's result text (BEHAVIOR.md §11): a number
+  // of bytes (0: none), or MCPGW_MAX_TEXT_STDIO, the daemon's setting for models.
+  StdioBridge(AsyncDaemonApi& api, Writer writer, Notice notice = nullptr,
+              long long max_text_bytes = MCPGW_MAX_TEXT_STDIO);
   // Cancels the calls still running; they are not answered.
   ~StdioBridge();
   StdioBridge(const StdioBridge&) = delete;
@@ -100,6 +103,7 @@ class StdioBridge {
   AsyncDaemonApi& api_;
   Writer writer_;
   Notice notice_;
+  long long max_text_bytes_;
   std::unordered_map<std::string, Call> calls_;  // by request id as JSON text
   uint64_t next_seq_ = 1;
   bool unreachable_noted_ = false;  // since the last call that reached the daemon

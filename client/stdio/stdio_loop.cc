@@ -21,13 +21,14 @@ bool WouldBlock() { return errno == EAGAIN || errno == EWOULDBLOCK; }
 
 }  // namespace
 
-StdioLoop::StdioLoop(AsyncDaemonApi& api, int in_fd, int out_fd, StdioBridge::Notice notice)
+StdioLoop::StdioLoop(AsyncDaemonApi& api, int in_fd, int out_fd, StdioBridge::Notice notice,
+                     long long max_text_bytes)
     : api_(api),
       in_fd_(in_fd),
       out_fd_(out_fd),
       notice_(std::move(notice)),
       bridge_(
-          api, [this](std::string message) { Queue(std::move(message)); }, notice_),
+          api, [this](std::string message) { Queue(std::move(message)); }, notice_, max_text_bytes),
       in_chunk_(kReadChunk) {}
 
 StdioLoop::~StdioLoop() {

@@ -22,7 +22,9 @@ inline constexpr size_t kMaxPendingOutput = 1u << 20;
 class StdioLoop {
  public:
   // `notice` receives lines meant for stderr (the host's log).
-  StdioLoop(AsyncDaemonApi& api, int in_fd, int out_fd, StdioBridge::Notice notice);
+  // `max_text_bytes` as StdioBridge takes it.
+  StdioLoop(AsyncDaemonApi& api, int in_fd, int out_fd, StdioBridge::Notice notice,
+            long long max_text_bytes = MCPGW_MAX_TEXT_STDIO);
   ~StdioLoop();
   StdioLoop(const StdioLoop&) = delete;
   StdioLoop& operator=(const StdioLoop&) = delete;

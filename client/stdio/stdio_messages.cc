@@ -45,7 +45,8 @@ constexpr std::string_view kCallDescription =
     "Calls one tool of one MCP server behind this gateway and returns the tool's result as "
     "text. Look up the namespace, the tool name and its inputSchema with get_dynamic_tools "
     "first (with query when you do not know which server has the tool); pass the tool's "
-    "arguments as an object.";
+    "arguments as an object. A very long result comes back cut, its last line naming the "
+    "file that holds the whole text.";
 
 void Key(JsonWriter& w, std::string_view key) {
   w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));

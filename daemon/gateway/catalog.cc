@@ -483,6 +483,23 @@ std::variant<CallTarget, GatewayError> Catalog::PrepareCall(const Value& params,
     target.arguments_json.assign(*raw);
   }
 
+  if (auto bound = params.FindMember("max_text_bytes");
+      bound != params.MemberEnd() && !bound->value.IsNull()) {
+    const Value& b = bound->value;
+    if (b.IsString() &&
+        std::string_view(b.GetString(), b.GetStringLength()) == proto::kMaxTextStdio) {
+      target.bound.kind = TextBoundRequest::Kind::kStdio;
+    } else if (b.IsUint64() && b.GetUint64() <= proto::kMaxTextBytesBound) {
+      target.bound.kind = TextBoundRequest::Kind::kBytes;
+      target.bound.bytes = b.GetUint64();
+    } else {
+      return Invalid(
+          "\"max_text_bytes\" must be a whole number of bytes (0 for no bound) or \"stdio\", "
+          "not " +
+          std::string(b.IsNumber() ? "that number" : TypeName(b)));
+    }
+  }
+
   auto resolved = Resolve(*ns_value, *tool_value);
   if (auto* e = std::get_if<GatewayError>(&resolved)) return *e;
   target.ns = *ns_value;

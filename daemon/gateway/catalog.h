@@ -49,10 +49,22 @@ struct GatewayError {
   std::string message;  // a message a model can act on
 };
 
+// The bound on a call's result text its client asked for (BEHAVIOR.md §11).
+struct TextBoundRequest {
+  enum class Kind {
+    kDefault,  // none given: the settings' results.max_text_bytes
+    kStdio,    // "stdio": the settings' results.stdio_max_text_bytes
+    kBytes,    // this many bytes; 0 is no bound
+  };
+  Kind kind = Kind::kDefault;
+  uint64_t bytes = 0;
+};
+
 struct CallTarget {
   std::string ns;              // namespace
   std::string tool;            // tool name
   std::string arguments_json;  // JSON object text as the host sent it ("{}" when absent)
+  TextBoundRequest bound;
 };
 
 // Catalog: the gateway's view of every configured server and the semantics of

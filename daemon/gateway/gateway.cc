@@ -22,6 +22,8 @@ namespace mcpgw {
 namespace {
 
 constexpr size_t kLatencyWindow = 256;  // calls per server kept for the median
+// How often the folder of whole results is swept for expired files.
+constexpr auto kResultSweepEvery = std::chrono::minutes(10);
 
 std::string_view OutcomeName(mcp::CallErrorKind kind) {
   switch (kind) {
@@ -133,6 +135,32 @@ void Gateway::OnWorker(size_t worker, F&& fn) {
 void Gateway::SetPolicy(std::shared_ptr<const Policy> policy) {
   listing_literal_.clear();
   catalog_.SetPolicy(std::move(policy));
+}
+
+void Gateway::SetResults(const ResultsSettings& results, const std::string& dir) {
+  results_ = results;
+  const uint64_t budget = results.spill_max_mb << 20;
+  if (spill_) {
+    spill_->SetMaxBytes(budget);
+    spill_->Sweep(std::chrono::system_clock::now());
+    return;
+  }
+  if (dir.empty()) return;
+  ResultSpill::Options options;
+  options.dir = dir;
+  options.max_bytes = budget;
+  spill_ = std::make_unique<ResultSpill>(options);
+  sweep_ = main_->NewTimer();
+  SweepResults();
+}
+
+// Files expire even when no new result comes to push them out.
+void Gateway::SweepResults() {
+  if (const size_t removed = spill_->Sweep(std::chrono::system_clock::now()); removed > 0) {
+    spdlog::debug("results: removed {} expired file{} from {}", removed, removed == 1 ? "" : "s",
+                  spill_->dir());
+  }
+  sweep_->Start(kResultSweepEvery, [this] { SweepResults(); });
 }
 
 void Gateway::SetScrubber(std::shared_ptr<const Scrubber> scrubber) {
@@ -483,10 +511,30 @@ void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value
   calls_.emplace(id, PendingCall{ticket, server.host, server.worker, target.ns, target.tool,
                                  main_->Now(), peer});
   call_by_ticket_.emplace(ticket, id);
-  OnWorker(server.worker, [host = server.host, id, tool = std::move(target.tool),
-                           args = std::move(target.arguments_json)](HostTable& table) mutable {
-    table.Call(host, id, std::move(tool), std::move(args));
-  });
+  const ResultBound bound = Bound(target.bound);
+  OnWorker(server.worker,
+           [host = server.host, id, tool = std::move(target.tool),
+            args = std::move(target.arguments_json), bound](HostTable& table) mutable {
+             table.Call(host, id, std::move(tool), std::move(args), bound);
+           });
+}
+
+ResultBound Gateway::Bound(const TextBoundRequest& request) const {
+  ResultBound bound;
+  bound.spill = spill_.get();
+  bound.scrubber = scrubber_;
+  switch (request.kind) {
+    case TextBoundRequest::Kind::kDefault:
+      bound.max_text_bytes = results_.max_text_bytes;
+      break;
+    case TextBoundRequest::Kind::kStdio:
+      bound.max_text_bytes = results_.stdio_max_text_bytes;
+      break;
+    case TextBoundRequest::Kind::kBytes:
+      bound.max_text_bytes = request.bytes;
+      break;
+  }
+  return bound;
 }
 
 void Gateway::OnCancel(Ticket ticket) {
@@ -523,6 +571,10 @@ void Gateway::LogCall(const PendingCall& call, std::string_view outcome,
     r.request_params = result->request_params;
     r.bytes_in = result->bytes_in;
     r.bytes_out = result->bytes_out;
+    if (result->kind != mcp::CallErrorKind::kTransport) {
+      r.result_bytes = result->full_text_bytes > 0 ? result->full_text_bytes : result->text.size();
+    }
+    r.result_file = result->kept_file;
   }
   if (auto err = call_log_->Append(r)) spdlog::error("call log: {}", *err);
 }
@@ -635,6 +687,7 @@ std::string Gateway::StatusJson() const {
 }
 
 void Gateway::ReleaseHosts() {
+  sweep_.reset();  // a timer goes on the loop that made it, before it stops
   for (size_t w = 0; w < tables_.size(); ++w) OnWorker(w, [](HostTable& table) { table.Clear(); });
 }
 

@@ -23,8 +23,10 @@
 #include <vector>
 
 #include "config/config.h"
+#include "config/settings.h"
 #include "daemon/gateway/catalog.h"
 #include "daemon/gateway/host_table.h"
+#include "daemon/gateway/large_results.h"
 #include "daemon/ipc/ipc_server.h"
 #include "daemon/mcp/era_cache.h"
 #include "daemon/mcp/session.h"
@@ -64,6 +66,11 @@ class Gateway : public IpcHandler, private HostEvents {
   // no server is loading any more.
   void SetToolsChanged(std::function<void(bool settled)> fn) { tools_changed_ = std::move(fn); }
   void SetPolicy(std::shared_ptr<const Policy> policy);
+  // Large results (BEHAVIOR.md §11): the default bounds and the folder's
+  // budget. The first call names the folder that keeps whole texts (empty:
+  // none can be kept) and starts its hourly sweep; later calls (reloads)
+  // change the bounds and the budget.
+  void SetResults(const ResultsSettings& results, const std::string& dir);
   // The snapshot that reasons, errors and status are scrubbed with. Set it
   // before Load/Reload so the new servers' secrets are covered from the start.
   void SetScrubber(std::shared_ptr<const Scrubber> scrubber);
@@ -87,8 +94,9 @@ class Gateway : public IpcHandler, private HostEvents {
   void SettingsReloaded(std::string error);
   // Shuts every session down (DELETE), then runs `done` on the main loop.
   void Shutdown(std::function<void()> done);
-  // Destroys whatever hosts are left, on their workers. Call after
-  // Shutdown's `done`, before the workers stop.
+  // Destroys whatever hosts are left, on their workers, and stops the
+  // results sweep. Call on the main loop after Shutdown's `done`, before the
+  // workers stop.
   void ReleaseHosts();
 
   void OnRequest(Ticket ticket, const Peer& peer, std::string_view method,
@@ -127,6 +135,8 @@ class Gateway : public IpcHandler, private HostEvents {
 
   void HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params,
                   std::string_view frame);
+  ResultBound Bound(const TextBoundRequest& request) const;
+  void SweepResults();
   void Apply(const config::Config& config, bool reload);
   std::unique_ptr<Server> NewServer(const config::Entry& entry);
   void Retire(Server& server);
@@ -139,6 +149,11 @@ class Gateway : public IpcHandler, private HostEvents {
 
   Env* main_;
   std::vector<Env*> workers_;
+  // Shared with the workers' tables (they keep their calls' whole texts), so
+  // made before them and destroyed after them.
+  std::unique_ptr<ResultSpill> spill_;
+  ResultsSettings results_;
+  std::unique_ptr<Timer> sweep_;
   std::vector<std::unique_ptr<HostTable>> tables_;  // one per worker, used on its loop only
   GatewayOptions options_;
   IpcReplies* replies_ = nullptr;

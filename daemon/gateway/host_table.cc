@@ -1,5 +1,6 @@
 #include "daemon/gateway/host_table.h"
 
+#include <chrono>
 #include <utility>
 
 namespace mcpgw {
@@ -13,6 +14,10 @@ struct HostTable::Slot : ServerHostListener {
         [events = table->events_, host = id, state] { events->OnHostState(host, state); });
   }
   void OnCallFinished(mcp::CallId call, mcp::CallOutcome outcome) override {
+    if (auto bound = bounds.find(call); bound != bounds.end()) {
+      FitResult(outcome, bound->second, std::chrono::system_clock::now());
+      bounds.erase(bound);
+    }
     table->main_->Post(
         [events = table->events_, host = id, call, out = std::move(outcome)]() mutable {
           events->OnHostCallFinished(host, call, std::move(out));
@@ -31,6 +36,8 @@ struct HostTable::Slot : ServerHostListener {
   HostTable* table;
   HostId id;
   std::unique_ptr<ServerHost> host;
+  // The bounds of the calls running that have one.
+  std::unordered_map<mcp::CallId, ResultBound> bounds;
   bool retiring = false;
 };
 
@@ -50,7 +57,8 @@ void HostTable::Create(HostId id, std::string name, config::RemoteServer server,
   raw->host->Start(era_hint);
 }
 
-void HostTable::Call(HostId id, mcp::CallId call, std::string tool, std::string arguments_json) {
+void HostTable::Call(HostId id, mcp::CallId call, std::string tool, std::string arguments_json,
+                     ResultBound bound) {
   auto it = slots_.find(id);
   if (it == slots_.end() || it->second->retiring) {
     mcp::CallOutcome outcome;
@@ -61,12 +69,15 @@ void HostTable::Call(HostId id, mcp::CallId call, std::string tool, std::string 
     });
     return;
   }
+  if (bound.max_text_bytes > 0) it->second->bounds[call] = bound;
   it->second->host->Call(call, std::move(tool), std::move(arguments_json));
 }
 
 void HostTable::Cancel(HostId id, mcp::CallId call) {
   auto it = slots_.find(id);
-  if (it != slots_.end()) it->second->host->Cancel(call);
+  if (it == slots_.end()) return;
+  it->second->bounds.erase(call);
+  it->second->host->Cancel(call);
 }
 
 void HostTable::SetAuthorization(HostId id, Secret value) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "daemon/gateway/large_results.h"
 #include "daemon/gateway/server_host.h"
 #include "daemon/runtime/env.h"
 
@@ -47,7 +48,10 @@ class HostTable {
   // OAuth token), empty for none; `era_hint` as ServerHost::Start takes it.
   void Create(HostId id, std::string name, config::RemoteServer server, mcp::SessionLimits limits,
               Secret authorization = Secret(), std::string era_hint = {});
-  void Call(HostId id, mcp::CallId call, std::string tool, std::string arguments_json);
+  // `bound` holds the result's text to its client's bound (BEHAVIOR.md §11),
+  // here on the worker, before the outcome travels to the main loop.
+  void Call(HostId id, mcp::CallId call, std::string tool, std::string arguments_json,
+            ResultBound bound = {});
   void Cancel(HostId id, mcp::CallId call);
   // The session's authorization hooks (mcp::Session); unknown ids are ignored.
   void SetAuthorization(HostId id, Secret value);

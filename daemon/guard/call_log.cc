@@ -61,6 +61,13 @@ std::string FormatCallRecord(const CallRecord& r) {
   line += ",\"duration_ms\":" + std::to_string(r.duration_ms);
   line += ",\"bytes_in\":" + std::to_string(r.bytes_in);
   line += ",\"bytes_out\":" + std::to_string(r.bytes_out);
+  line += ",\"result_bytes\":" + (r.result_bytes ? std::to_string(*r.result_bytes) : "null");
+  line += ",\"result_file\":";
+  if (r.result_file.empty()) {
+    line += "null";
+  } else {
+    base::AppendJsonString(&line, r.result_file);
+  }
   line += '}';
   return line;
 }

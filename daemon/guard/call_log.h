@@ -32,6 +32,10 @@ struct CallRecord {
   uint64_t duration_ms = 0;
   uint64_t bytes_in = 0;   // response bytes received from the server
   uint64_t bytes_out = 0;  // request bytes sent to the server
+  // The size of the result's whole text (a tool's error text included), even
+  // when its client got it cut (BEHAVIOR.md §11); absent when there was none.
+  std::optional<uint64_t> result_bytes;
+  std::string result_file;  // where the whole text was kept; empty when it was not cut
 };
 
 // Lower-case hex SHA-256 of `params`.

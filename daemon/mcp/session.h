@@ -98,6 +98,10 @@ struct CallOutcome {
   std::string request_params;
   size_t bytes_out = 0;
   size_t bytes_in = 0;
+  // Set when the gateway cut the text to its client's bound (BEHAVIOR.md §11):
+  // the whole text's size, and the file that keeps it (empty when none could).
+  size_t full_text_bytes = 0;
+  std::string kept_file;
 };
 
 using TransferId = uint64_t;

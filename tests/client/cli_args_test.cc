@@ -21,8 +21,10 @@ class ScriptedApi : public DaemonApi {
     return next;
   }
   ApiResult CallDynamicTool(const std::string& ns, const std::string& tool,
-                            const std::string& arguments_json, CancelToken* cancel) override {
+                            const std::string& arguments_json, long long max_text_bytes,
+                            CancelToken* cancel) override {
     ++calls;
+    seen_max_text_bytes = max_text_bytes;
     seen_ns = ns;
     seen_tool = tool;
     seen_arguments = arguments_json;
@@ -40,6 +42,7 @@ class ScriptedApi : public DaemonApi {
   ApiResult next{MCPGW_OK, "ok"};
   bool block_until_cancelled = false;
   int calls = 0;
+  long long seen_max_text_bytes = 0;
   std::optional<std::string> seen_ns, seen_tool;
   ToolsRequest seen_request;
   std::string seen_arguments;
@@ -248,6 +251,28 @@ TEST_CASE("call prints the result text and sends the arguments", "[cli][call]") 
   from_stdin.in.str("{\"from\":\"stdin\"}\n");
   CHECK(RunCall(api, Parse({"call", "alpha", "add", "-"}), from_stdin.io, nullptr) == 0);
   CHECK(api.seen_arguments == "{\"from\":\"stdin\"}\n");
+}
+
+TEST_CASE("call --max-bytes is sent as the call's bound, else the daemon's default",
+          "[cli][call]") {
+  ScriptedApi api;
+  Io io;
+  CHECK(RunCall(api, Parse({"call", "alpha", "add"}), io.io, nullptr) == 0);
+  CHECK(api.seen_max_text_bytes == MCPGW_MAX_TEXT_DEFAULT);
+  CHECK(RunCall(api, Parse({"call", "alpha", "add", "{}", "--max-bytes", "100000"}), io.io,
+                nullptr) == 0);
+  CHECK(api.seen_max_text_bytes == 100000);
+  CHECK(RunCall(api, Parse({"call", "alpha", "add", "--max-bytes=0"}), io.io, nullptr) == 0);
+  CHECK(api.seen_max_text_bytes == 0);
+  std::string err;
+  for (const char* bad : {"-1", "2.5", "many", "", "9007199254740993"}) {
+    INFO(bad);
+    CHECK(MisuseCode({"call", "alpha", "add", "--max-bytes", bad}, &err) == kExitMisuse);
+    CHECK(err.find("--max-bytes") != std::string::npos);
+  }
+  CHECK(Parse({"stdio", "--max-bytes", "4096"}).max_bytes == 4096);
+  CHECK_FALSE(Parse({"stdio"}).max_bytes);
+  CHECK(MisuseCode({"stdio", "--max-bytes", "-5"}) == kExitMisuse);
 }
 
 TEST_CASE("each error kind has its exit code and a prefixed message on stderr", "[cli][call]") {

@@ -42,7 +42,7 @@ class FakeAuth : public AuthApi {
 class FakeDaemon : public DaemonApi {
  public:
   ApiResult GetDynamicTools(const ToolsRequest&, CancelToken*) override { return {}; }
-  ApiResult CallDynamicTool(const std::string&, const std::string&, const std::string&,
+  ApiResult CallDynamicTool(const std::string&, const std::string&, const std::string&, long long,
                             CancelToken*) override {
     return {};
   }

@@ -228,7 +228,7 @@ TEST_CASE("status --json prints the object with non-ASCII escaped", "[cli][statu
    public:
     explicit StatusApi(ApiResult r) : r_(std::move(r)) {}
     ApiResult GetDynamicTools(const ToolsRequest&, CancelToken*) override { return {}; }
-    ApiResult CallDynamicTool(const std::string&, const std::string&, const std::string&,
+    ApiResult CallDynamicTool(const std::string&, const std::string&, const std::string&, long long,
                               CancelToken*) override {
       return {};
     }

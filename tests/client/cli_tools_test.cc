@@ -40,7 +40,7 @@ class ToolsApi : public DaemonApi {
     seen = request;
     return next;
   }
-  ApiResult CallDynamicTool(const std::string&, const std::string&, const std::string&,
+  ApiResult CallDynamicTool(const std::string&, const std::string&, const std::string&, long long,
                             CancelToken*) override {
     return next;
   }

@@ -23,7 +23,7 @@ constexpr const char* kSettled =
 class PollingApi : public DaemonApi {
  public:
   ApiResult GetDynamicTools(const ToolsRequest&, CancelToken*) override { return {}; }
-  ApiResult CallDynamicTool(const std::string&, const std::string&, const std::string&,
+  ApiResult CallDynamicTool(const std::string&, const std::string&, const std::string&, long long,
                             CancelToken*) override {
     return {};
   }

@@ -49,6 +49,9 @@ TEST_CASE("an empty object gives the documented defaults", "[settings]") {
   CHECK(s.policy.read_only.empty());
   CHECK(s.tls.ca_file.empty());
   CHECK(s.tls.ca_dir.empty());
+  CHECK(s.results.max_text_bytes == 0);
+  CHECK(s.results.stdio_max_text_bytes == 100000);
+  CHECK(s.results.spill_max_mb == 256);
 }
 
 TEST_CASE("every key is read", "[settings]") {
@@ -63,8 +66,12 @@ TEST_CASE("every key is read", "[settings]") {
     /* block comment */
     "call_log": {"path": "/var/log/mcpgw/calls.jsonl", "max_bytes": 1048576, "keep": 5},
     "policy": {"allow": ["github/*", "docs"], "deny": ["*/delete_*"], "read_only": ["prod-*"]},
-    "tls": {"ca_file": "/etc/mcpgw/corp-ca.pem", "ca_dir": "/etc/mcpgw/ca.d"}
+    "tls": {"ca_file": "/etc/mcpgw/corp-ca.pem", "ca_dir": "/etc/mcpgw/ca.d"},
+    "results": {"max_text_bytes": 50000, "stdio_max_text_bytes": 0, "spill_max_mb": 16}
   })");
+  CHECK(s.results.max_text_bytes == 50000);
+  CHECK(s.results.stdio_max_text_bytes == 0);
+  CHECK(s.results.spill_max_mb == 16);
   CHECK(s.limits.max_response_bytes == 2048);
   CHECK(s.limits.max_json_depth == 64);
   CHECK(s.limits.call_timeout_s == 30);
@@ -139,6 +146,18 @@ TEST_CASE("wrong types and ranges name the key path and position", "[settings]")
   CHECK_THAT(Error(R"({"call_log": {"keep": 101}})"), Catch::Contains("call_log.keep"));
   CHECK_THAT(Error(R"({"call_log": null})"), Catch::Contains("call_log: expected an object"));
   CHECK_THAT(Error("[]"), Catch::Contains("the settings must be a JSON object"));
+}
+
+TEST_CASE("results keys take whole numbers in range", "[settings]") {
+  CHECK_THAT(Error(R"({"results": {"max_text_bytes": -1}})"),
+             Catch::Contains("results.max_text_bytes"));
+  CHECK_THAT(Error(R"({"results": {"stdio_max_text_bytes": 1.5}})"),
+             Catch::Contains("results.stdio_max_text_bytes"));
+  CHECK_THAT(Error(R"({"results": {"spill_max_mb": 2000000}})"),
+             Catch::Contains("results.spill_max_mb"));
+  CHECK_THAT(Error(R"({"results": {"max_bytes": 10}})"),
+             Catch::Contains("max_text_bytes, stdio_max_text_bytes, spill_max_mb"));
+  CHECK_THAT(Error(R"({"results": 5})"), Catch::Contains("results: expected an object"));
 }
 
 TEST_CASE("tls keys take absolute paths and nothing else", "[settings]") {

@@ -151,6 +151,25 @@ TEST_CASE("options: a reload names the settings only a restart applies", "[optio
         std::vector<std::string_view>{"ipc", "workers", "call_log"});
   // The file's `workers` spelling out the cores in use changes nothing.
   CHECK(RestartOnlyChanges(running, options(R"({"workers": 4})")).empty());
+  // Bounds on results apply at a reload.
+  const DaemonOptions bounded = options(R"({"results": {"max_text_bytes": 9000}})");
+  CHECK(bounded.results.max_text_bytes == 9000);
+  CHECK(RestartOnlyChanges(running, bounded).empty());
+}
+
+TEST_CASE("options: whole results live under XDG_RUNTIME_DIR, else beside the socket",
+          "[options]") {
+  auto env = [](std::optional<std::string> runtime) -> GetEnv {
+    return [runtime](std::string_view name) -> std::optional<std::string> {
+      if (name == "XDG_RUNTIME_DIR") return runtime;
+      return std::nullopt;
+    };
+  };
+  CHECK(ResultsDir(env("/run/user/1000"), "/tmp/s/mcpgw.sock") == "/run/user/1000/mcpgw/results");
+  CHECK(ResultsDir(env(std::nullopt), "/tmp/s/mcpgw.sock") == "/tmp/s/results");
+  CHECK(ResultsDir(env(""), "/tmp/s/mcpgw.sock") == "/tmp/s/results");
+  CHECK(ResultsDir(env("relative/dir"), "/tmp/s/mcpgw.sock") == "/tmp/s/results");
+  CHECK(ResultsDir(env(std::nullopt), "/mcpgw.sock") == "/results");
 }
 
 TEST_CASE("options: with --workers, the file's workers cannot change the count", "[options]") {

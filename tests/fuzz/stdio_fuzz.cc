@@ -27,10 +27,13 @@ class EchoApi : public mcpgw::cli::AsyncDaemonApi {
                std::move(done));
   }
   RequestId StartCallDynamicTool(const std::string& ns, const std::string& tool,
-                                 std::string_view arguments_json, Done done) override {
+                                 std::string_view arguments_json, long long max_text_bytes,
+                                 Done done) override {
     rapidjson::Document args;
     args.Parse<rapidjson::kParseValidateEncodingFlag>(arguments_json.data(), arguments_json.size());
-    if (args.HasParseError() || !args.IsObject()) std::abort();
+    if (args.HasParseError() || !args.IsObject() || max_text_bytes != MCPGW_MAX_TEXT_STDIO) {
+      std::abort();
+    }
     return Add({MCPGW_OK, ns + tool + std::string(arguments_json)}, std::move(done));
   }
   void Cancel(RequestId id) override {

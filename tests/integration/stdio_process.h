@@ -21,10 +21,11 @@ extern char** environ;
 
 namespace mcpgw::testing {
 
-// `mcpgw --socket SOCKET stdio` with the test holding both ends of its stdin and stdout.
+// `mcpgw --socket SOCKET stdio [ARGS]` with the test holding both ends of its stdin and stdout.
 class StdioProcess {
  public:
-  explicit StdioProcess(const std::string& socket) {
+  explicit StdioProcess(const std::string& socket,
+                        const std::vector<std::string>& extra_args = {}) {
     REQUIRE(pipe(in_) == 0);
     REQUIRE(pipe(out_) == 0);
     posix_spawn_file_actions_t fa;
@@ -33,6 +34,7 @@ class StdioProcess {
     posix_spawn_file_actions_adddup2(&fa, out_[1], 1);
     for (int fd : {in_[0], in_[1], out_[0], out_[1]}) posix_spawn_file_actions_addclose(&fa, fd);
     std::vector<std::string> argv = {MCPGW_CLI_PATH, "--socket", socket, "stdio"};
+    argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     std::vector<char*> args;
     for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);

@@ -37,8 +37,10 @@ class FakeApi : public AsyncDaemonApi {
     return Add(Started{0, false, request.ns, request.tool, "", std::move(done)});
   }
   RequestId StartCallDynamicTool(const std::string& ns, const std::string& tool,
-                                 std::string_view arguments_json, Done done) override {
+                                 std::string_view arguments_json, long long max_text_bytes,
+                                 Done done) override {
     last_call = ns + "/" + tool + " " + std::string(arguments_json);
+    last_max_text_bytes = max_text_bytes;
     return Add(Started{0, true, ns, tool, std::string(arguments_json), std::move(done)});
   }
   void Cancel(RequestId id) override {
@@ -97,6 +99,7 @@ class FakeApi : public AsyncDaemonApi {
   ToolsRequest last_get;
   int gets = 0;
   std::string last_call;
+  long long last_max_text_bytes = 0;
   std::set<std::string> cancelled;
 
  private:
@@ -233,6 +236,8 @@ TEST_CASE("a 2026-07-28 host is served without initialize", "[stdio][modern]") {
   CHECK(std::string(called["result"]["resultType"].GetString()) == "complete");
   CHECK(Text(called) == "result of add");
   CHECK(api.last_call == R"(alpha/add {"a":1})");
+  // Its calls ask for the daemon's bound for models unless told otherwise.
+  CHECK(api.last_max_text_bytes == MCPGW_MAX_TEXT_STDIO);
 
   // A tool error is a complete result too.
   api.results = {{"broken", {MCPGW_BACKEND, "boom"}}};
@@ -458,6 +463,18 @@ TEST_CASE("tools/call is bridged to the daemon", "[stdio]") {
   Feed(bridge, api, Call(4, "call_dynamic_tool", R"({"namespace":"alpha","toolName":"now"})"));
   CHECK_FALSE(IsError(out.At(3)));
   CHECK(api.last_call == "alpha/now {}");
+}
+
+TEST_CASE("a bridge given --max-bytes sends that bound with every call", "[stdio]") {
+  FakeApi api;
+  Output out;
+  StdioBridge bridge(api, out.Writer(), nullptr, 4096);
+  Feed(bridge, api, Call(1, "call_dynamic_tool", R"({"namespace":"alpha","toolName":"add"})"));
+  CHECK(Text(out.At(0)) == "result of add");
+  CHECK(api.last_max_text_bytes == 4096);
+  StdioBridge unbounded(api, out.Writer(), nullptr, 0);
+  Feed(unbounded, api, Call(2, "call_dynamic_tool", R"({"namespace":"alpha","toolName":"add"})"));
+  CHECK(api.last_max_text_bytes == 0);
 }
 
 TEST_CASE("every gateway error becomes an isError result naming its kind", "[stdio]") {

@@ -37,8 +37,9 @@ class CountingApi : public AsyncDaemonApi {
     return api_.StartGetDynamicTools(request, std::move(done));
   }
   RequestId StartCallDynamicTool(const std::string& ns, const std::string& tool,
-                                 std::string_view arguments_json, Done done) override {
-    return api_.StartCallDynamicTool(ns, tool, arguments_json, std::move(done));
+                                 std::string_view arguments_json, long long max_text_bytes,
+                                 Done done) override {
+    return api_.StartCallDynamicTool(ns, tool, arguments_json, max_text_bytes, std::move(done));
   }
   void Cancel(RequestId id) override {
     ++*cancels_;

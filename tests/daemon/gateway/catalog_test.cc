@@ -301,6 +301,35 @@ TEST_CASE("call_dynamic_tool resolves a target with the arguments as sent", "[ca
         "{}");
 }
 
+TEST_CASE("call_dynamic_tool's max_text_bytes: a number, \"stdio\" or absent", "[catalog]") {
+  Catalog c;
+  ThreeServers(c);
+  using Kind = TextBoundRequest::Kind;
+  CHECK(Target(c, R"({"namespace":"alpha","toolName":"add"})").bound.kind == Kind::kDefault);
+  CHECK(Target(c, R"({"namespace":"alpha","toolName":"add","max_text_bytes":null})").bound.kind ==
+        Kind::kDefault);
+  auto bytes = Target(c, R"({"namespace":"alpha","toolName":"add","max_text_bytes":100000})");
+  CHECK(bytes.bound.kind == Kind::kBytes);
+  CHECK(bytes.bound.bytes == 100000);
+  auto none = Target(c, R"({"namespace":"alpha","toolName":"add","max_text_bytes":0})");
+  CHECK(none.bound.kind == Kind::kBytes);
+  CHECK(none.bound.bytes == 0);
+  CHECK(
+      Target(c, R"({"namespace":"alpha","toolName":"add","max_text_bytes":"stdio"})").bound.kind ==
+      Kind::kStdio);
+  for (const char* bad :
+       {R"({"namespace":"alpha","toolName":"add","max_text_bytes":-1})",
+        R"({"namespace":"alpha","toolName":"add","max_text_bytes":1.5})",
+        R"({"namespace":"alpha","toolName":"add","max_text_bytes":"lots"})",
+        R"({"namespace":"alpha","toolName":"add","max_text_bytes":[100]})",
+        R"({"namespace":"alpha","toolName":"add","max_text_bytes":18014398509481984})"}) {
+    CAPTURE(bad);
+    const GatewayError e = CallError(c, bad);
+    CHECK(e.kind == proto::ErrorKind::kInvalidRequest);
+    CHECK_THAT(e.message, Catch::StartsWith("\"max_text_bytes\" must be a whole number of bytes"));
+  }
+}
+
 TEST_CASE("call_dynamic_tool errors", "[catalog]") {
   Catalog c;
   ThreeServers(c);

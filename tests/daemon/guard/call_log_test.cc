@@ -75,9 +75,20 @@ TEST_CASE("a call line has every field and no argument values", "[call_log]") {
         "{\"time\":\"2025-03-04T05:06:07.089Z\",\"pid\":4242,\"uid\":1000,"
         "\"namespace\":\"github\",\"tool\":\"create_issue\",\"request_digest\":\"" +
             RequestDigest(r.request_params) +
-            "\",\"outcome\":\"backend\",\"duration_ms\":1234,\"bytes_in\":512,\"bytes_out\":64}");
+            "\",\"outcome\":\"backend\",\"duration_ms\":1234,\"bytes_in\":512,\"bytes_out\":64,"
+            "\"result_bytes\":null,\"result_file\":null}");
   CHECK_THAT(line, !Catch::Contains("hunter2"));
   CHECK_THAT(line, !Catch::Contains("arguments"));
+}
+
+TEST_CASE("a cut result's line records the whole size and its file", "[call_log]") {
+  CallRecord r = Record();
+  r.outcome = "ok";
+  r.result_bytes = 5000000;
+  r.result_file = "/run/user/1000/mcpgw/results/20250304T050607.089Z-ba7816bf8f01cfea.txt";
+  std::string line = FormatCallRecord(r);
+  CHECK_THAT(line, Catch::EndsWith(",\"result_bytes\":5000000,\"result_file\":\"/run/user/1000/"
+                                   "mcpgw/results/20250304T050607.089Z-ba7816bf8f01cfea.txt\"}"));
 }
 
 TEST_CASE("a call that sent nothing has a null digest", "[call_log]") {
