@@ -48,6 +48,7 @@ struct Options {
   int calls = 1000;
   int warmup = 50;
   int conns = 10;
+  long long max_bytes = MCPGW_MAX_TEXT_DEFAULT;  // lib calls: the result's bound
   std::vector<int> pids;
 };
 
@@ -174,8 +175,8 @@ mcpgw_status LibOne(mcpgw_client* client, const Options& o, long i, std::string*
   } else if (o.op == "list-ns") {
     status = mcpgw_get_dynamic_tools(client, ns.c_str(), nullptr, nullptr, &out);
   } else {
-    status =
-        mcpgw_call_dynamic_tool(client, ns.c_str(), o.tool.c_str(), o.args.c_str(), nullptr, &out);
+    status = mcpgw_call_dynamic_tool_bounded(client, ns.c_str(), o.tool.c_str(), o.args.c_str(),
+                                             o.max_bytes, nullptr, &out);
   }
   if (status != MCPGW_OK && error && out)
     *error = std::string(mcpgw_status_name(status)) + ": " + out;
@@ -525,6 +526,8 @@ bool ParseArgs(int argc, char** argv, Options& o) {
       o.warmup = std::max(0, std::atoi(value.c_str()));
     else if (flag == "--conns")
       o.conns = std::max(1, std::atoi(value.c_str()));
+    else if (flag == "--max-bytes")
+      o.max_bytes = std::atoll(value.c_str());
     else if (flag == "--pids") {
       std::istringstream in(value);
       for (std::string pid; std::getline(in, pid, ',');)
@@ -543,7 +546,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: load_client lib|curl|raw [--socket S] [--url U] [--ns NS | --ns-prefix P "
                  "--ns-count K] [--tool T] [--args JSON] [--op call|list|list-ns] [--inflight C] "
-                 "[--calls N] [--warmup W] [--conns K] [--pids P1,P2]\n");
+                 "[--calls N] [--warmup W] [--conns K] [--max-bytes N] [--pids P1,P2]\n");
     return 2;
   }
   Result r = o.mode == "lib" ? RunLib(o) : o.mode == "curl" ? RunCurl(o) : RunRaw(o);

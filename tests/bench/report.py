@@ -227,6 +227,34 @@ if os.path.exists(search_md):
         if len(cells) == 11 and cells[0].isdigit():
             search_rows["scale"] = cells
 
+# ---- 6. large results ----------------------------------------------------------------
+large = [r for r in pick("large") if r.get("label") != "daemon"]
+if large:
+    out("## Large results: a 4 MB result, whole and cut to 100 KB")
+    out("")
+    out("The official SDK's server (tests/fixtures/large-result-server.mjs) answers 4,000,000 "
+        "bytes of 4-byte characters as one SSE event; libmcpgw calls it sequentially with no "
+        "bound, and with max_text_bytes 100000 (what `mcpgw stdio` asks for by default), when "
+        "the daemon cuts the text and writes the whole of it to a file. A 100 KB result with "
+        "no bound is the baseline. Latency is the caller's, end to end; CPU is the daemon's, "
+        "per call.")
+    out("")
+    out("| result | bytes to the caller | p50 latency (ms) | daemon CPU per call (ms) |")
+    out("|---|---|---|---|")
+    sizes = {"4mb-whole": "4,000,000", "4mb-cut": "≤ 100,000 (+ a 4 MB file)", "100kb-whole": "100,000"}
+    for label in ("4mb-whole", "4mb-cut", "100kb-whole"):
+        got = [r for r in large if r.get("label") == label]
+        if not got:
+            continue
+        out(f"| {label} | {sizes[label]} | {cell([r['p50_us'] / 1000 for r in got], 2)} | "
+            f"{cell([r['cpu_us_per_call'] / 1000 for r in got], 2)} |")
+    daemon = [r for r in pick("large") if r.get("label") == "daemon"]
+    if daemon:
+        out("")
+        out(f"Daemon peak RSS after these calls: {daemon[0]['hwm_kb'] / 1024:.1f} MB; files kept: "
+            f"{daemon[0]['files']}.")
+    out("")
+
 # ---- targets -----------------------------------------------------------------------
 targets = []
 

@@ -274,6 +274,38 @@ SEARCH_DATA="$BENCH_DIR/search"
   "$BIN/search_bench" "$SEARCH_DATA" --scale "$SCALE_SERVERS" --repeat "$([ "$SMOKE" = 1 ] && echo 1 || echo 10)"
 } >"$TMP/search.md"
 
+# ---- 3c. large results (a 4 MB result, whole and cut to 100 KB) -------------------------
+# The official SDK's server (tests/fixtures/large-result-server.mjs) answers a
+# text of 4,000,000 bytes of 4-byte characters as SSE; libmcpgw calls it with
+# no bound and with max_text_bytes 100000 (what `mcpgw stdio` asks for), and a
+# 100 KB result with no bound is the baseline. The daemon writes the whole
+# text to $XDG_RUNTIME_DIR/mcpgw/results when it cuts.
+FIXTURE_NODE_MODULES="$ROOT/tests/fixtures/node_modules"
+if [ -d "$FIXTURE_NODE_MODULES/@modelcontextprotocol/sdk" ] && command -v node >/dev/null; then
+  Log "large results: 4 MB whole and cut, 100 KB whole"
+  node "$ROOT/tests/fixtures/large-result-server.mjs" --port 0 >"$TMP/large.port" 2>"$TMP/large.err" &
+  PIDS+=($!)
+  for _ in $(seq 100); do grep -q LISTENING "$TMP/large.port" 2>/dev/null && break; sleep 0.1; done
+  LPORT="$(sed -n 's/^LISTENING //p' "$TMP/large.port")"
+  printf '{"mcpServers":{"big":{"url":"http://127.0.0.1:%s/mcp"}}}\n' "$LPORT" >"$TMP/large.json"
+  StartDaemon "$TMP/large.json" "$TMP/run/large.sock" 30
+  LCALLS=$([ "$SMOKE" = 1 ] && echo 5 || echo 40)
+  EMOJI=$'\xF0\x9F\x98\x80'
+  for ((run = 1; run <= RUNS; run++)); do
+    for spec in "4mb-whole 4000000 -1" "4mb-cut 4000000 100000" "100kb-whole 100000 -1"; do
+      read -r label bytes bound <<<"$spec"
+      line="$("$LOAD" lib --socket "$TMP/run/large.sock" --ns big --tool text \
+        --args "{\"unit\":\"$EMOJI\",\"bytes\":$bytes}" --max-bytes "$bound" \
+        --calls "$LCALLS" --warmup 2 --pids "$DAEMON_PID" 2>/dev/null || true)"
+      Record "$run" large "${line/\{/\{\"label\":\"$label\",}"
+    done
+  done
+  Record 0 large "{\"label\":\"daemon\",\"hwm_kb\":$(KbOf "$DAEMON_PID" VmHWM),\"files\":$(ls "$TMP/run/mcpgw/results" 2>/dev/null | wc -l)}"
+  StopPid "$DAEMON_PID"
+else
+  Log "SKIP large results: tests/fixtures/node_modules is missing (scripts/install-node-deps.sh)"
+fi
+
 # ---- 4. report ----------------------------------------------------------------------
 VERSIONS="$TMP/versions.json"
 python3 - "$VERSIONS" "$MCPGWD" "$NODE_MODULES" <<'EOF'
@@ -300,10 +332,13 @@ fi
 python3 "$BENCH_DIR/report.py" "$RESULTS" "$VERSIONS" "$OUT" "$PLOT" "$TMP" "$SMOKE" "$RUNS"
 if [ "$SMOKE" = 1 ]; then
   # The smoke run passes when every section produced numbers without errors.
-  python3 - "$RESULTS" "$HAVE_PEERS" <<'EOF'
+  HAVE_FIXTURES=0
+  [ -d "$FIXTURE_NODE_MODULES/@modelcontextprotocol/sdk" ] && HAVE_FIXTURES=1
+  python3 - "$RESULTS" "$HAVE_PEERS" "$HAVE_FIXTURES" <<'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 need = {"call", "scale", "idle"} | ({"peer", "syscalls"} if sys.argv[2] == "1" else set())
+need |= {"large"} if sys.argv[3] == "1" else set()
 missing = need - {r["section"] for r in rows}
 bad = [r for r in rows if r.get("errors")]
 if missing or bad:
