@@ -445,7 +445,44 @@ std::optional<std::string_view> RawMember(std::string_view text,
   return text.substr(begin, end - begin);
 }
 
-bool AppendCompactJson(std::string& out, const rapidjson::Value& value, size_t max_bytes) {
+namespace {
+
+bool AppendJson(std::string& out, const rapidjson::Value& value, size_t max_bytes, bool sort_keys);
+
+// An object's members, in byte order of their names when `sort_keys` (equal
+// names keep their order), else as they are.
+bool AppendObject(std::string& out, const rapidjson::Value& value, size_t max_bytes,
+                  bool sort_keys) {
+  auto append = [&](const rapidjson::Value::Member& m, bool first) {
+    if (!first) out += ',';
+    AppendJsonString(&out, std::string_view(m.name.GetString(), m.name.GetStringLength()));
+    out += ':';
+    return out.size() <= max_bytes && AppendJson(out, m.value, max_bytes, sort_keys);
+  };
+  out += '{';
+  if (sort_keys) {
+    std::vector<const rapidjson::Value::Member*> members;
+    members.reserve(value.MemberCount());
+    for (const auto& m : value.GetObject()) members.push_back(&m);
+    std::stable_sort(members.begin(), members.end(), [](const auto* a, const auto* b) {
+      return std::string_view(a->name.GetString(), a->name.GetStringLength()) <
+             std::string_view(b->name.GetString(), b->name.GetStringLength());
+    });
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (!append(*members[i], i == 0)) return false;
+    }
+  } else {
+    bool first = true;
+    for (const auto& m : value.GetObject()) {
+      if (!append(m, first)) return false;
+      first = false;
+    }
+  }
+  out += '}';
+  return true;
+}
+
+bool AppendJson(std::string& out, const rapidjson::Value& value, size_t max_bytes, bool sort_keys) {
   switch (value.GetType()) {
     case rapidjson::kNullType:
       out += "null";
@@ -462,32 +499,34 @@ bool AppendCompactJson(std::string& out, const rapidjson::Value& value, size_t m
     case rapidjson::kStringType:
       AppendJsonString(&out, std::string_view(value.GetString(), value.GetStringLength()));
       break;
-    case rapidjson::kObjectType: {
-      out += '{';
-      bool first = true;
-      for (const auto& m : value.GetObject()) {
-        if (!first) out += ',';
-        first = false;
-        AppendJsonString(&out, std::string_view(m.name.GetString(), m.name.GetStringLength()));
-        out += ':';
-        if (out.size() > max_bytes || !AppendCompactJson(out, m.value, max_bytes)) return false;
-      }
-      out += '}';
+    case rapidjson::kObjectType:
+      if (!AppendObject(out, value, max_bytes, sort_keys)) return false;
       break;
-    }
     case rapidjson::kArrayType: {
       out += '[';
       bool first = true;
       for (const auto& e : value.GetArray()) {
         if (!first) out += ',';
         first = false;
-        if (out.size() > max_bytes || !AppendCompactJson(out, e, max_bytes)) return false;
+        if (out.size() > max_bytes || !AppendJson(out, e, max_bytes, sort_keys)) return false;
       }
       out += ']';
       break;
     }
   }
   return out.size() <= max_bytes;
+}
+
+}  // namespace
+
+bool AppendCompactJson(std::string& out, const rapidjson::Value& value, size_t max_bytes) {
+  return AppendJson(out, value, max_bytes, /*sort_keys=*/false);
+}
+
+std::string CanonicalJson(const rapidjson::Value& value) {
+  std::string out;
+  AppendJson(out, value, static_cast<size_t>(-1), /*sort_keys=*/true);
+  return out;
 }
 
 std::string ToCompactJson(const rapidjson::Value& value) {

@@ -51,4 +51,9 @@ std::string ToCompactJson(const rapidjson::Value& value);
 bool AppendCompactJson(std::string& out, const rapidjson::Value& value,
                        size_t max_bytes = static_cast<size_t>(-1));
 
+// Compact serialisation with every object's members in byte order of their
+// names: two values that differ only in member order give the same text (a
+// tool definition's pin, BEHAVIOR.md §12).
+std::string CanonicalJson(const rapidjson::Value& value);
+
 }  // namespace mcpgw::base

@@ -1,6 +1,7 @@
 #include "base/clean_text.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "base/utf8.h"
 
@@ -93,6 +94,38 @@ std::string CleanServerText(std::string_view text, size_t max_bytes) {
   out.reserve(std::min(text.size(), max_bytes) + 3);
   if (!Strip(text, /*keep_newlines=*/false, max_bytes, &out)) out += "...";
   return out;
+}
+
+bool IsInvisible(char32_t cp) {
+  return (cp >= 0xE0000 && cp <= 0xE007F) || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069) || (cp >= 0x200B && cp <= 0x200F) || cp == 0x2060 ||
+         cp == 0xFEFF;
+}
+
+size_t RemoveInvisible(std::string& text) {
+  // Every invisible character encodes in three or four bytes starting 0xE2,
+  // 0xEF or 0xF3: text without those lead bytes is left untouched at once.
+  if (text.find_first_of("\xE2\xEF\xF3") == std::string::npos) return 0;
+  size_t removed = 0, out = 0;
+  for (size_t i = 0; i < text.size();) {
+    size_t bad = 0;
+    const size_t n = Utf8SequenceAt(text, i, &bad);
+    const size_t len = n > 0 ? n : bad;
+    bool drop = false;
+    if (n >= 3) {
+      size_t pos = i;
+      drop = IsInvisible(DecodeUtf8(text, &pos));
+    }
+    if (drop) {
+      ++removed;
+    } else {
+      if (out != i) std::memmove(&text[out], &text[i], len);  // out < i: moves left
+      out += len;
+    }
+    i += len;
+  }
+  text.resize(out);
+  return removed;
 }
 
 }  // namespace mcpgw::base

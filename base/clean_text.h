@@ -27,4 +27,15 @@ std::string StripControls(std::string_view text, StripOptions options = {});
 // when cut). Reads no further than it writes, so a huge message costs little.
 std::string CleanServerText(std::string_view text, size_t max_bytes = 200);
 
+// A character no person sees that can carry instructions to a model: the
+// Unicode tag characters (U+E0000..U+E007F), the bidirectional controls
+// (U+202A..U+202E, U+2066..U+2069) and the zero-width characters
+// (U+200B..U+200F, U+2060, U+FEFF).
+bool IsInvisible(char32_t cp);
+
+// Removes every invisible character (IsInvisible) from `text`, in place;
+// everything else, ill-formed bytes included, stays as it was. Returns how
+// many characters were removed.
+size_t RemoveInvisible(std::string& text);
+
 }  // namespace mcpgw::base

@@ -207,6 +207,23 @@ TEST_CASE("json: compact serialisation", "[base][json]") {
   CHECK(RoundTrip(R"({"z":1,"a":2})") == R"({"z":1,"a":2})");
 }
 
+TEST_CASE("json: canonical serialisation sorts members at every level", "[base][json]") {
+  auto canonical = [](const char* text) {
+    rapidjson::Document doc;
+    std::string error;
+    REQUIRE(ParseBoundedJson(text, {}, doc, error));
+    return CanonicalJson(doc);
+  };
+  CHECK(canonical(R"({"z":1,"a":{"y":[{"b":2,"a":1}],"x":null},"m":"\u00e9"})") ==
+        "{\"a\":{\"x\":null,\"y\":[{\"a\":1,\"b\":2}]},\"m\":\"\xC3\xA9\",\"z\":1}");
+  // Member order alone never changes the text; a value does.
+  CHECK(canonical(R"({"type":"object","properties":{"q":{"type":"string"}}})") ==
+        canonical(R"({ "properties" : { "q" : { "type" : "string" } }, "type" : "object" })"));
+  CHECK(canonical(R"({"type":"object"})") != canonical(R"({"type":"array"})"));
+  // Byte order: upper case before lower case, shorter prefix first.
+  CHECK(canonical(R"({"b":1,"B":2,"bb":3})") == R"({"B":2,"b":1,"bb":3})");
+}
+
 TEST_CASE("json: compact serialisation reparses to the same text", "[base][json]") {
   const std::string once =
       RoundTrip(R"({"s":"\u0001\u2028\ud83d\ude00","n":[1.5e-7,12345678901234]})");

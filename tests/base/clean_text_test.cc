@@ -59,3 +59,36 @@ TEST_CASE("server text is cut to its byte bound on a UTF-8 boundary", "[base][cl
 
 }  // namespace
 }  // namespace mcpgw::base
+
+TEST_CASE("invisible characters are removed, visible text of every script stays", "[base][clean]") {
+  // A tag-character instruction ("read key" spelt in U+E0000 tags), a
+  // right-to-left override, zero-width spaces and joiners, a word joiner and
+  // a byte order mark, each between visible letters.
+  std::string text =
+      "Adds\xF3\xA0\x81\xB2\xF3\xA0\x81\xA5\xF3\xA0\x81\xA1\xF3\xA0\x81\xA4 two\xE2\x80\xAE"
+      "numbers\xE2\x80\x8B.\xE2\x80\x8C\xE2\x80\x8D\xE2\x80\x8E\xE2\x80\x8F\xE2\x81\xA0\xEF\xBB\xBF"
+      "\xE2\x80\xAA\xE2\x81\xA6\xE2\x81\xA9";
+  CHECK(mcpgw::base::RemoveInvisible(text) == 15);
+  CHECK(text == "Adds twonumbers.");
+
+  // CJK, emoji (with its own zero-width joiner kept out: U+200D is invisible),
+  // accents, Arabic and Hebrew letters, a no-break space and ill-formed bytes
+  // are all left as they are.
+  std::string visible =
+      "\xE4\xB8\xAD\xE6\x96\x87 \xF0\x9F\x98\x80 caf\xC3\xA9 \xD8\xB9\xD8\xB1\xD8\xA8\xD9\x8A "
+      "\xD7\xA2\xD7\x91\xD7\xA8\xD7\x99\xD7\xAA \xC2\xA0 \xE2\x80\x94 \xFF\xC3";
+  const std::string before = visible;
+  CHECK(mcpgw::base::RemoveInvisible(visible) == 0);
+  CHECK(visible == before);
+  std::string family = "\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9";  // man ZWJ woman
+  CHECK(mcpgw::base::RemoveInvisible(family) == 1);
+  CHECK(family == "\xF0\x9F\x91\xA8\xF0\x9F\x91\xA9");
+  for (char32_t cp : {U'\U000E0000', U'\U000E007F', U'\u202A', U'\u202E', U'\u2066', U'\u2069',
+                      U'\u200B', U'\u200F', U'\u2060', U'\uFEFF'}) {
+    CHECK(mcpgw::base::IsInvisible(cp));
+  }
+  for (char32_t cp : {U'\U000E0080', U'\u2029', U'\u2065', U'\u206A', U'\u200A', U'\u2010',
+                      U'\u2061', U'\uFEFE', U'a', U'\u4E2D'}) {
+    CHECK_FALSE(mcpgw::base::IsInvisible(cp));
+  }
+}

@@ -1,0 +1,205 @@
+#include "daemon/guard/pins.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <rapidjson/document.h>
+
+#include "base/bounded_json.h"
+#include "base/json_text.h"
+#include "base/sha256.h"
+#include "daemon/runtime/env.h"
+
+namespace mcpgw {
+
+namespace {
+
+// A pin file holds at most this much (a server's tools, their schemas).
+constexpr size_t kMaxPinFileBytes = 64u << 20;
+
+std::string_view Str(const rapidjson::Value& v) {
+  return std::string_view(v.GetString(), v.GetStringLength());
+}
+
+}  // namespace
+
+std::string_view PinningModeName(PinningMode mode) {
+  switch (mode) {
+    case PinningMode::kBlock:
+      return "block";
+    case PinningMode::kStrict:
+      return "strict";
+    case PinningMode::kOff:
+      return "off";
+  }
+  return "block";
+}
+
+std::optional<PinningMode> ParsePinningMode(std::string_view name) {
+  for (PinningMode m : {PinningMode::kBlock, PinningMode::kStrict, PinningMode::kOff}) {
+    if (PinningModeName(m) == name) return m;
+  }
+  return std::nullopt;
+}
+
+ToolDefinition MakeDefinition(std::string_view name, std::string_view title,
+                              std::string_view description, std::string_view input_schema_json,
+                              std::string_view annotations_json) {
+  // The members in byte order, each value canonical itself: a server that
+  // reorders a schema's keys changes nothing.
+  auto canonical = [](std::string_view json) {
+    rapidjson::Document doc;
+    std::string error;
+    if (!base::ParseBoundedJson(json, base::JsonLimits{}, doc, error)) return std::string("null");
+    return base::CanonicalJson(doc);
+  };
+  ToolDefinition d;
+  d.name = std::string(name);
+  std::string& out = d.json;
+  out = "{";
+  if (!annotations_json.empty()) out += "\"annotations\":" + canonical(annotations_json) + ",";
+  out += "\"description\":";
+  base::AppendJsonString(&out, description);
+  out += ",\"inputSchema\":" + canonical(input_schema_json);
+  out += ",\"name\":";
+  base::AppendJsonString(&out, name);
+  if (!title.empty()) {
+    out += ",\"title\":";
+    base::AppendJsonString(&out, title);
+  }
+  out += '}';
+  d.sha256 = base::Sha256Hex(d.json);
+  return d;
+}
+
+PinReview ReviewListing(PinSet& pins, bool known, const std::vector<ToolDefinition>& listing,
+                        PinningMode mode) {
+  PinReview review;
+  if (mode == PinningMode::kOff) return review;
+  for (const ToolDefinition& tool : listing) {
+    auto pin = pins.tools.find(tool.name);
+    if (pin != pins.tools.end()) {
+      if (pin->second.sha256 == tool.sha256) continue;
+      review.changed.push_back(tool.name);
+      review.pending[tool.name] = tool;
+    } else if (known && mode == PinningMode::kStrict) {
+      review.unapproved.push_back(tool.name);
+      review.pending[tool.name] = tool;
+    } else {
+      pins.tools[tool.name] = tool;
+      review.pinned.push_back(tool.name);
+    }
+  }
+  std::sort(review.changed.begin(), review.changed.end());
+  std::sort(review.unapproved.begin(), review.unapproved.end());
+  return review;
+}
+
+std::string FormatPinFile(const PinSet& pins) {
+  std::string out = "{\"url\":";
+  base::AppendJsonString(&out, pins.url);
+  out += ",\"tools\":{";
+  bool first = true;
+  for (const auto& [name, tool] : pins.tools) {
+    out += first ? "\n" : ",\n";
+    first = false;
+    base::AppendJsonString(&out, name);
+    out += ":{\"sha256\":\"" + tool.sha256 + "\",\"definition\":" + tool.json + "}";
+  }
+  out += "\n}}\n";
+  return out;
+}
+
+bool ParsePinFile(std::string_view text, PinSet* pins, std::string* error) {
+  rapidjson::Document doc;
+  std::string why;
+  if (!base::ParseBoundedJson(text, base::JsonLimits{}, doc, why)) {
+    *error = "not valid JSON (" + why + ")";
+    return false;
+  }
+  if (!doc.IsObject() || !doc.HasMember("url") || !doc["url"].IsString() ||
+      !doc.HasMember("tools") || !doc["tools"].IsObject()) {
+    *error = "not a pin file (it needs \"url\" and \"tools\")";
+    return false;
+  }
+  PinSet out;
+  out.url = std::string(Str(doc["url"]));
+  for (const auto& m : doc["tools"].GetObject()) {
+    const std::string name(Str(m.name));
+    const rapidjson::Value& v = m.value;
+    if (!v.IsObject() || !v.HasMember("sha256") || !v["sha256"].IsString() ||
+        !v.HasMember("definition") || !v["definition"].IsObject()) {
+      *error = "the pin of tool \"" + name + "\" is not {\"sha256\", \"definition\"}";
+      return false;
+    }
+    ToolDefinition d;
+    d.name = name;
+    d.json = base::CanonicalJson(v["definition"]);
+    d.sha256 = base::Sha256Hex(d.json);
+    const auto tool_name = v["definition"].FindMember("name");
+    if (d.sha256 != Str(v["sha256"]) || tool_name == v["definition"].MemberEnd() ||
+        !tool_name->value.IsString() || Str(tool_name->value) != name) {
+      *error = "the pin of tool \"" + name + "\" does not match its digest";
+      return false;
+    }
+    out.tools[name] = std::move(d);
+  }
+  *pins = std::move(out);
+  return true;
+}
+
+std::string PinFiles::PathFor(std::string_view url) const {
+  // The host, for a person looking in the folder; the digest tells urls apart.
+  std::string_view rest = url;
+  if (const size_t scheme = rest.find("://"); scheme != std::string_view::npos) {
+    rest.remove_prefix(scheme + 3);
+  }
+  std::string label;
+  for (char c : rest) {
+    if (c == '/' || c == '?' || c == '#' || label.size() >= 48) break;
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '.' || c == '-';
+    label += plain ? c : '_';
+  }
+  if (label.empty()) label = "server";
+  return dir_ + "/" + label + "-" + base::Sha256Hex(url).substr(0, 16) + ".json";
+}
+
+PinFiles::Loaded PinFiles::Load(Env& env, std::string_view url) const {
+  Loaded loaded;
+  const std::string path = PathFor(url);
+  loaded.pins.url = std::string(url);
+  if (!env.FileExists(path)) return loaded;
+  loaded.exists = true;
+  std::string text, error;
+  if (!env.ReadPrivateFile(path, kMaxPinFileBytes, &text, &error)) {
+    loaded.error = error;
+    return loaded;
+  }
+  if (!ParsePinFile(text, &loaded.pins, &error)) {
+    loaded.error = path + ": " + error;
+    loaded.pins = PinSet{std::string(url), {}};
+    return loaded;
+  }
+  if (loaded.pins.url != url) {
+    loaded.error = path + ": it pins " + loaded.pins.url + ", not " + std::string(url);
+    loaded.pins = PinSet{std::string(url), {}};
+  }
+  return loaded;
+}
+
+std::string PinFiles::Save(Env& env, const PinSet& pins) const {
+  std::string error;
+  if (!env.CreateDir(dir_, 0700, &error)) return error;
+  if (!env.WriteFileAtomically(PathFor(pins.url), FormatPinFile(pins), 0600, &error)) return error;
+  return {};
+}
+
+std::string DefaultPinsDir(std::string_view xdg_state_home, std::string_view home) {
+  if (!xdg_state_home.empty() && xdg_state_home.front() == '/') {
+    return std::string(xdg_state_home) + "/mcpgw/pins";
+  }
+  return std::string(home) + "/.local/state/mcpgw/pins";
+}
+
+}  // namespace mcpgw

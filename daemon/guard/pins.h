@@ -1,0 +1,109 @@
+// Pinned tool definitions (BEHAVIOR.md §12). The first time the gateway sees
+// a server (by its url), it pins every tool's definition — what the model
+// reads of it: name, title, description, input schema, annotations — with the
+// SHA-256 of its canonical JSON. A later listing is reviewed against the pins:
+// a tool whose definition changed is withheld until the user approves it, so
+// a server cannot rewrite an instruction the user already trusts.
+//
+// This file holds the pure parts (a definition's canonical form and digest,
+// the review of a listing against a server's pins, the pin file's text) and
+// PinFiles, which reads and writes one file per server through an Env. The
+// review runs on the server's worker; nothing here is shared between threads.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcpgw {
+
+class Env;
+
+// settings.json's `pinning`.
+enum class PinningMode {
+  kBlock,   // changed tools wait for approval; new tools of a known server are pinned
+  kStrict,  // new tools of a known server wait for approval too
+  kOff,     // nothing is pinned or withheld
+};
+std::string_view PinningModeName(PinningMode mode);
+std::optional<PinningMode> ParsePinningMode(std::string_view name);
+
+// One tool's definition in its canonical form: compact JSON of
+// {"annotations","description","inputSchema","name","title"} (absent ones
+// left out), every object's members in byte order.
+struct ToolDefinition {
+  std::string name;
+  std::string json;
+  std::string sha256;  // lower-case hex of `json`
+};
+
+// Makes a definition from the tool's fields as the gateway keeps them:
+// `input_schema_json` and `annotations_json` are JSON texts (an empty
+// annotations text: none); `title` empty: none.
+ToolDefinition MakeDefinition(std::string_view name, std::string_view title,
+                              std::string_view description, std::string_view input_schema_json,
+                              std::string_view annotations_json);
+
+// One server's pins: its url (as shown, secrets redacted) and each tool's
+// pinned definition by name. Pins outlive a tool's removal from the listing.
+struct PinSet {
+  std::string url;
+  std::map<std::string, ToolDefinition, std::less<>> tools;
+};
+
+// How one listing fares against its server's pins.
+struct PinReview {
+  // Withheld from the hosts, by name in byte order: `changed` ones differ
+  // from their pin; `unapproved` ones are new on a known server (strict).
+  std::vector<std::string> changed;
+  std::vector<std::string> unapproved;
+  // The listing's definitions of the withheld tools, by name, for a diff and
+  // for their approval.
+  std::map<std::string, ToolDefinition, std::less<>> pending;
+  // Tools pinned by this review (first sight, or new tools under block):
+  // the set changed and must be written.
+  std::vector<std::string> pinned;
+};
+
+// Reviews `listing` against `pins` and pins what it may (adding to `pins`).
+// `known` is false at a server's first sight (no pin file): everything is
+// pinned. With kOff nothing is pinned or withheld.
+PinReview ReviewListing(PinSet& pins, bool known, const std::vector<ToolDefinition>& listing,
+                        PinningMode mode);
+
+// The pin file's text: one line per tool.
+std::string FormatPinFile(const PinSet& pins);
+// Reads a pin file's text. A file that is not what FormatPinFile writes, or
+// whose digests do not match their definitions (edited, truncated), is an
+// error saying what is wrong; it is never half trusted.
+bool ParsePinFile(std::string_view text, PinSet* pins, std::string* error);
+
+// The files under one folder ($XDG_STATE_HOME/mcpgw/pins, 0700), one per
+// server url, 0600, replaced atomically.
+class PinFiles {
+ public:
+  explicit PinFiles(std::string dir) : dir_(std::move(dir)) {}
+  const std::string& dir() const { return dir_; }
+  // The file of the server at `url` (as shown): its host and a digest of the url.
+  std::string PathFor(std::string_view url) const;
+
+  struct Loaded {
+    bool exists = false;  // false: the server's first sight
+    PinSet pins;
+    std::string error;  // unreadable or corrupt: nothing of it is trusted
+  };
+  Loaded Load(Env& env, std::string_view url) const;
+  // Writes the set; an error message naming the file, or "".
+  std::string Save(Env& env, const PinSet& pins) const;
+
+ private:
+  std::string dir_;
+};
+
+// $XDG_STATE_HOME/mcpgw/pins, else <home>/.local/state/mcpgw/pins.
+std::string DefaultPinsDir(std::string_view xdg_state_home, std::string_view home);
+
+}  // namespace mcpgw
