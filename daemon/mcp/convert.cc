@@ -30,6 +30,16 @@ const rapidjson::Value* Member(const rapidjson::Value& v, const char* key) {
   return it == v.MemberEnd() ? nullptr : &it->value;
 }
 
+// execution.taskSupport: "required" and "optional" as listed, anything else
+// (absent, "forbidden", another value or type) forbidden.
+TaskSupport TaskSupportOf(const rapidjson::Value& tool) {
+  const rapidjson::Value* execution = Member(tool, "execution");
+  auto support = execution ? StringMember(*execution, "taskSupport") : std::nullopt;
+  if (support == "required") return TaskSupport::kRequired;
+  if (support == "optional") return TaskSupport::kOptional;
+  return TaskSupport::kForbidden;
+}
+
 std::string_view Label(std::string_view s) {
   return s.substr(0, base::Utf8PrefixWithin(s, kMaxLabelBytes));
 }
@@ -155,7 +165,7 @@ bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, T
       const rapidjson::Value* hint = Member(*annotations, "readOnlyHint");
       read_only = hint && hint->IsBool() && hint->GetBool();
     }
-    out.CloseTool(read_only);
+    out.CloseTool(read_only, TaskSupportOf(t));
   }
   return true;
 }

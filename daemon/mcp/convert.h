@@ -30,7 +30,8 @@ struct ConvertedResult {
 ConvertedResult ConvertCallResult(const rapidjson::Value& result);
 
 // One tools/list page's `tools` array appended to `out`. A tool without a
-// string name is skipped; fields are bounded by `limits`. Returns false with
+// string name is skipped; fields are bounded by `limits`. Each tool keeps its
+// execution.taskSupport (forbidden unless "optional" or "required"). Returns false with
 // `error` set when `tools` is not an array.
 bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, ToolList& out,
                      std::string& error);

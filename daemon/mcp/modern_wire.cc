@@ -207,6 +207,7 @@ ResultType ResultTypeOf(const rapidjson::Value& result) {
   if (!type->IsString()) return ResultType::kInvalid;
   if (View(*type) == "complete") return ResultType::kComplete;
   if (View(*type) == "input_required") return ResultType::kInputRequired;
+  if (View(*type) == "task") return ResultType::kTask;
   return ResultType::kInvalid;
 }
 

@@ -113,9 +113,10 @@ EraVerdict JudgeDiscover(int http_status, const rapidjson::Value* message, bool 
 // --- results ------------------------------------------------------------------
 
 // A result's resultType: absent or "complete" is complete (servers of earlier
-// revisions send none); "input_required" asks the client for input; any
-// other value is invalid.
-enum class ResultType { kComplete, kInputRequired, kInvalid };
+// revisions send none); "input_required" asks the client for input; "task"
+// is the tasks extension's handle, which the gateway never asks for (it
+// declares no extension); any other value is invalid.
+enum class ResultType { kComplete, kInputRequired, kTask, kInvalid };
 ResultType ResultTypeOf(const rapidjson::Value& result);
 
 // The model's message for a call the server answered with input_required:

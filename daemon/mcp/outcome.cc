@@ -86,7 +86,8 @@ const RetryRule& RuleFor(Loss loss) {
 Verdict Lost(const Outcome& o, Loss loss, std::string reason) {
   const RetryRule& rule = RuleFor(loss);
   Verdict v = Of(rule.remedy, std::move(reason));
-  const bool again = !o.resent && (o.target == Target::kCall || o.target == Target::kListTools);
+  const bool again = !o.resent && (o.target == Target::kCall || o.target == Target::kListTools ||
+                                   o.target == Target::kTaskRead);
   if ((v.remedy == Remedy::kResend || v.remedy == Remedy::kReprobe) && !again) {
     v.remedy = Remedy::kFail;
   }
@@ -102,6 +103,9 @@ Verdict Lost(const Outcome& o, Loss loss, std::string reason) {
     v.session_expired = o.resuming ? "HTTP 404 resuming a stream" : StatusReason(404);
   }
   v.era_doubted = v.remedy == Remedy::kReprobe && o.current_session;
+  v.transient = v.remedy == Remedy::kFail &&
+                (loss == Loss::kBroken || loss == Loss::kResumeFailed || o.failed ||
+                 (o.head && (o.status >= 500 || o.status == 408 || o.status == 429)));
   return v;
 }
 
@@ -240,10 +244,14 @@ Verdict Listen(const Outcome& o) {
   return Of(Remedy::kRetryStream, StatusReason(o.status));
 }
 
-// Notifications, replies and DELETEs: nothing waits on their answer.
+// Notifications, replies, DELETEs and tasks/cancel: nothing waits on their
+// answer; a failed DELETE or tasks/cancel is worth a log line.
 Verdict Quiet(const Outcome& o) {
-  if (o.target == Target::kDelete && o.done && (o.failed || !Is2xx(o.status))) {
-    return Of(Remedy::kNone, "DELETE of an abandoned session: " +
+  const bool logged = o.target == Target::kDelete || o.target == Target::kCancelTask;
+  if (logged && o.done && (o.failed || !Is2xx(o.status))) {
+    const std::string_view what =
+        o.target == Target::kDelete ? "DELETE of an abandoned session" : "tasks/cancel";
+    return Of(Remedy::kNone, std::string(what) + ": " +
                                  (o.failed ? TransportReason(o.error) : StatusReason(o.status)));
   }
   return Of(Remedy::kNone);
@@ -261,6 +269,8 @@ std::string_view TargetName(Target t) {
       return "tools/list";
     case Target::kCall:
       return "tools/call";
+    case Target::kTaskRead:
+      return "tasks/get or tasks/result";
     case Target::kInitialized:
       return "notifications/initialized";
     case Target::kNotify:
@@ -269,6 +279,8 @@ std::string_view TargetName(Target t) {
       return "GET stream";
     case Target::kDelete:
       return "DELETE";
+    case Target::kCancelTask:
+      return "tasks/cancel";
   }
   return "notification";
 }
@@ -321,6 +333,7 @@ Verdict Classify(const Outcome& facts) {
     case Target::kInitialize:
     case Target::kListTools:
     case Target::kCall:
+    case Target::kTaskRead:
       return Request(facts);
     case Target::kInitialized:
       return Initialized(facts);
@@ -328,6 +341,7 @@ Verdict Classify(const Outcome& facts) {
       return Listen(facts);
     case Target::kNotify:
     case Target::kDelete:
+    case Target::kCancelTask:
       return Quiet(facts);
   }
   return Quiet(facts);

@@ -32,11 +32,13 @@ enum class Target {
   kDiscover,     // server/discover, the era probe
   kInitialize,   // initialize
   kListTools,    // a tools/list page
-  kCall,         // tools/call
+  kCall,         // tools/call (task-augmented or not)
+  kTaskRead,     // tasks/get or tasks/result: reads of a task, sent again freely
   kInitialized,  // notifications/initialized, the end of the handshake
   kNotify,       // any other notification, or a reply to the server
   kListen,       // the GET stream (subscriptions/listen on the 2026-07-28 wire)
   kDelete,       // DELETE of an abandoned session
+  kCancelTask,   // tasks/cancel, whose answer is not read
 };
 std::string_view TargetName(Target t);
 
@@ -124,6 +126,10 @@ struct Verdict {
   // kReprobe: the refusal came from the current session, so its era is in
   // question (a request of a replaced session just waits for the new one).
   bool era_doubted = false;
+  // kFail: the failure is the transport's or the server's passing trouble
+  // (the exchange broke, nothing came, HTTP 408, 429 or 5xx), not an answer:
+  // a read may be asked again later (a task's tasks/get).
+  bool transient = false;
 };
 
 Verdict Classify(const Outcome& facts);

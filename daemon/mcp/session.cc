@@ -160,13 +160,18 @@ void Session::Impl::EnterPhase(Phase next, TimePoint now) {
       Log(LogLevel::kDebug, "retrying in " + base::DescribeDuration(backoff_));
       break;
     case Phase::kClosed: {
+      // Tasks still running are cancelled (best effort, before the DELETE)
+      // and their calls fail like the others.
+      ShutdownTasks(now);
       std::vector<TransferId> live;
       for (const auto& [id, t] : transfers_) {
-        if (t.purpose != Purpose::kDelete) live.push_back(id);
+        if (t.purpose != Purpose::kDelete && t.purpose != Purpose::kCancelTask) {
+          live.push_back(id);
+        }
       }
       for (TransferId id : live) Abort(id);
       for (auto& [id, req] : requests_) {
-        if (req.kind == Kind::kCall) {
+        if (req.kind == Kind::kCall && !req.as_task) {
           FinishCall(req, CallErrorKind::kTransport, std::string(kShuttingDown));
         }
       }
@@ -180,7 +185,15 @@ void Session::Impl::EnterPhase(Phase next, TimePoint now) {
       auth_.On(HoldEvent::kAbandoned);
       auth_.TakeHeld();
       listen_.Stopped();
-      if (have_session_ && !session_id_.empty()) StartDelete(now);
+      if (have_session_ && !session_id_.empty()) {
+        // A DELETE could make the server forget the tasks being cancelled.
+        if (std::any_of(transfers_.begin(), transfers_.end(),
+                        [](const auto& t) { return t.second.purpose == Purpose::kCancelTask; })) {
+          delete_after_task_cancels_ = true;
+        } else {
+          StartDelete(now);
+        }
+      }
       have_session_ = false;
       break;
     }
@@ -213,7 +226,7 @@ void Session::Impl::NewAttempt(TimePoint now) {
   retry_at_.reset();
   std::vector<RpcId> pages;
   for (auto& [id, req] : requests_) {
-    if (req.kind != Kind::kCall) pages.push_back(id);
+    if (!ForCall(req.kind)) pages.push_back(id);
   }
   for (RpcId id : pages) DropRequest(id);
   listing_ = Listing{};  // the new session lists anyway
@@ -255,6 +268,7 @@ void Session::Impl::OnInitializeResponse(const Message& msg, const std::string& 
                        now);
   }
   if (!ValidSessionId(session_id)) return FailAttempt("invalid session id from server", now);
+  tasks_declared_ = DeclaresTaskToolCalls(*msg.result);
   protocol_version_ = std::string(version);
   session_id_ = session_id;
   have_session_ = true;
@@ -278,7 +292,7 @@ void Session::Impl::FailAttempt(const std::string& reason, TimePoint now) {
   initialized_transfer_ = 0;
   std::vector<RpcId> ids;
   for (const auto& [id, req] : requests_) {
-    if (req.kind != Kind::kCall) ids.push_back(id);
+    if (!ForCall(req.kind)) ids.push_back(id);
   }
   for (RpcId id : ids) DropRequest(id);
   listing_ = Listing{};
@@ -360,6 +374,7 @@ void Session::Impl::OnTimer(TimePoint now) {
     auto it = requests_.find(id);
     if (it != requests_.end() && it->second.resume_at) Resume(it->second, now);
   }
+  TaskTimers(now);
   if (Serving() && listen_.Due(now)) OpenListen(now);
 }
 
@@ -377,7 +392,11 @@ void Session::Impl::ExpireRequest(RpcId rpc_id, TimePoint now) {
     case Kind::kListTools:
       if (phase_ == Phase::kListing) return FailAttempt(why + " listing tools", now);
       return FailListing(why + " listing tools", now);
+    case Kind::kTaskGet:
+    case Kind::kTaskResult:
+      return OnTaskRequestLate(req, now);
     case Kind::kCall: {
+      if (req.as_task) return OnTaskRequestLate(req, now);
       // On the modern wire, closing the request's stream (DropRequest
       // aborts it) is the cancellation.
       const bool live = req.gen != 0 && (req.transfer != 0 || req.resume_at.has_value());
@@ -402,6 +421,7 @@ std::optional<TimePoint> Session::Impl::NextWakeup() const {
     Earliest(next, req.deadline);
     Earliest(next, req.resume_at);
   }
+  TaskWakeups(next);
   if (Serving()) Earliest(next, listen_.wakeup());
   return next;
 }

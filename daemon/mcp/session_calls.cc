@@ -177,7 +177,13 @@ void Session::Impl::Call(CallId id, std::string tool, std::string arguments_json
   };
   if (phase_ == Phase::kClosed) return refuse(kShuttingDown);
   if (status() != Status::kReady) return refuse("server not ready");
-  if (calls_.count(id)) return refuse("duplicate call id");
+  if (calls_.count(id) || task_calls_.count(id)) return refuse("duplicate call id");
+  // A tool that requires task-augmented execution is called as a task
+  // (session_tasks.cc); every other tool exactly as before tasks existed.
+  const std::optional<Tool> listed = tools_->Find(tool);
+  if (listed && listed->task_support == TaskSupport::kRequired) {
+    return CallAsTask(id, std::move(tool), std::move(arguments_json), now);
+  }
   Request& req = NewRequest(Kind::kCall, now + limits_.call_deadline, limits_.call_deadline);
   req.call_id = id;
   req.tool = std::move(tool);
@@ -200,6 +206,7 @@ void Session::Impl::FinishCall(Request& req, CallErrorKind kind, std::string tex
 }
 
 void Session::Impl::Cancel(CallId id, TimePoint now) {
+  if (task_calls_.count(id)) return CancelTaskCall(id, now);
   auto it = calls_.find(id);
   if (it == calls_.end()) return;
   const RpcId rpc_id = it->second;
@@ -251,25 +258,43 @@ void Session::Impl::OnResponse(RpcId rpc_id, const Message& msg, TimePoint now) 
       }
       DropRequest(rpc_id);
       return OnPage(*msg.result, now);
-    case Kind::kCall:
-      if (msg.is_error) {
-        FinishCall(req, CallErrorKind::kBackend,
-                   "error " + std::to_string(msg.error_code) + ": " + msg.error_message);
-      } else if (!msg.result->IsObject()) {
-        FinishCall(req, CallErrorKind::kTransport, "invalid tools/call result");
-      } else if (ResultTypeOf(*msg.result) == ResultType::kInputRequired) {
-        // The gateway declares no client capabilities: it cannot answer.
-        FinishCall(req, CallErrorKind::kBackend, InputRequiredText(*msg.result));
-      } else if (ResultTypeOf(*msg.result) == ResultType::kInvalid) {
-        FinishCall(req, CallErrorKind::kTransport, "invalid tools/call result: unknown resultType");
-      } else {
-        ConvertedResult converted = ConvertCallResult(*msg.result);
-        FinishCall(req, converted.is_error ? CallErrorKind::kBackend : CallErrorKind::kNone,
-                   std::move(converted.text));
-      }
+    case Kind::kCall: {
+      if (req.as_task) return OnTaskAnswer(req, msg, now);
+      auto [kind, text] = CallResultOf(msg);
+      FinishCall(req, kind, std::move(text));
       DropRequest(rpc_id);
       return;
+    }
+    case Kind::kTaskGet:
+    case Kind::kTaskResult:
+      return OnTaskAnswer(req, msg, now);
   }
+}
+
+// What a tools/call's answer (or a plain answer to a task-augmented one)
+// makes of the call (BEHAVIOR.md §5).
+std::pair<CallErrorKind, std::string> Session::Impl::CallResultOf(const Message& msg) {
+  if (msg.is_error) {
+    return {CallErrorKind::kBackend,
+            "error " + std::to_string(msg.error_code) + ": " + msg.error_message};
+  }
+  if (!msg.result->IsObject()) return {CallErrorKind::kTransport, "invalid tools/call result"};
+  switch (ResultTypeOf(*msg.result)) {
+    case ResultType::kInputRequired:
+      // The gateway declares no client capabilities: it cannot answer.
+      return {CallErrorKind::kBackend, InputRequiredText(*msg.result)};
+    case ResultType::kTask:
+      return {CallErrorKind::kTransport,
+              "the server answered with a task (resultType \"task\"), which the gateway did not "
+              "ask for: it declares no tasks extension on the 2026-07-28 wire"};
+    case ResultType::kInvalid:
+      return {CallErrorKind::kTransport, "invalid tools/call result: unknown resultType"};
+    case ResultType::kComplete:
+      break;
+  }
+  ConvertedResult converted = ConvertCallResult(*msg.result);
+  return {converted.is_error ? CallErrorKind::kBackend : CallErrorKind::kNone,
+          std::move(converted.text)};
 }
 
 // --- what becomes of a request without an answer ---
@@ -298,6 +323,11 @@ void Session::Impl::Settle(RpcId rpc_id, const Verdict& verdict, int http_status
     default:
       break;
   }
+  // A call that left reads its tools/call only to learn the task to cancel:
+  // it is never sent again, nor held.
+  const bool again = verdict.remedy == Remedy::kResend || verdict.remedy == Remedy::kReprobe ||
+                     verdict.remedy == Remedy::kHold;
+  if (again && req.as_task && TaskCallLeft(req.call_id)) return FailRequest(req, verdict, now);
   Abort(req.transfer);
   req.transfer = 0;
   req.resume_at.reset();
@@ -324,9 +354,12 @@ void Session::Impl::SendAgain(Request& req, const Verdict& verdict, TimePoint no
     DropRequest(req.rpc_id);
   } else {
     req.resent = true;
-    Log(LogLevel::kDebug, reprobe ? "tools/call refused (" + verdict.reason +
+    const std::string method = req.kind == Kind::kCall      ? "tools/call"
+                               : req.kind == Kind::kTaskGet ? "tasks/get"
+                                                            : "tasks/result";
+    Log(LogLevel::kDebug, reprobe ? method + " refused (" + verdict.reason +
                                         "): sending it again once the server's era is probed"
-                                  : "tools/call answered 404: sending it again in a new session");
+                                  : method + " answered 404: sending it again in a new session");
     waiting_.push_back(req.rpc_id);
   }
   if (!verdict.session_expired.empty()) return SessionExpired(verdict.session_expired, now);
@@ -360,9 +393,17 @@ void Session::Impl::FailRequest(Request& req, const Verdict& verdict, TimePoint 
       FailListing(verdict.reason, now);
       break;
     case Kind::kCall:
+      if (req.as_task) {
+        OnTaskRequestFailed(req, verdict, now);
+        break;
+      }
       FinishCall(req, verdict.backend ? CallErrorKind::kBackend : CallErrorKind::kTransport,
                  verdict.reason);
       DropRequest(rpc_id);
+      break;
+    case Kind::kTaskGet:
+    case Kind::kTaskResult:
+      OnTaskRequestFailed(req, verdict, now);
       break;
   }
   // The request's session is gone all the same.
@@ -377,7 +418,10 @@ void Session::Impl::FailWaiting(const std::string& why, TimePoint now) {
   for (RpcId id : ids) {
     auto it = requests_.find(id);
     if (it == requests_.end()) continue;
-    if (it->second.kind == Kind::kCall) {
+    if (it->second.as_task || it->second.kind == Kind::kTaskGet ||
+        it->second.kind == Kind::kTaskResult) {
+      OnTaskRequestAbandoned(it->second, why, now);
+    } else if (it->second.kind == Kind::kCall) {
       FinishCall(it->second, CallErrorKind::kTransport, why);
       DropRequest(id);
     } else if (it->second.kind == Kind::kListTools) {

@@ -131,8 +131,10 @@ void Session::Impl::EraMayHaveChanged(const std::string& why, TimePoint now) {
 
 // The body and protocol headers of `req` for the wire it is about to go out
 // on: server/discover always on the modern one; the rest on the era's.
-void Session::Impl::BuildWire(Request& req) {
-  req.modern = req.kind == Kind::kDiscover || era_.modern();
+void Session::Impl::BuildWire(Request& req, TimePoint now) {
+  // A task's reads exist on the 2025-11-25 wire only (session_tasks.cc).
+  const bool task_read = req.kind == Kind::kTaskGet || req.kind == Kind::kTaskResult;
+  req.modern = !task_read && (req.kind == Kind::kDiscover || era_.modern());
   req.wire_headers.clear();
   const std::string& version = req.kind == Kind::kDiscover ? req.version : protocol_version_;
   switch (req.kind) {
@@ -153,9 +155,22 @@ void Session::Impl::BuildWire(Request& req) {
                               ModernToolsListParams(req.cursor, version, kClientVersion));
       req.wire_headers = ModernHeaders(version, "tools/list");
       return;
+    case Kind::kTaskGet:
+    case Kind::kTaskResult:
+      req.body = BuildRequest(req.rpc_id, req.kind == Kind::kTaskGet ? "tasks/get" : "tasks/result",
+                              TaskIdParams(req.task_id));
+      return;
     case Kind::kCall: {
       if (!req.modern) {
-        req.params = BuildToolsCallParams(req.tool, req.arguments);
+        // A task's ttl is what is left of the call's deadline (the task
+        // outliving the call is cancelled anyway).
+        req.params =
+            req.as_task
+                ? TaskCallParams(
+                      req.tool, req.arguments,
+                      std::chrono::duration_cast<std::chrono::milliseconds>(req.deadline - now)
+                          .count())
+                : BuildToolsCallParams(req.tool, req.arguments);
         req.body = BuildRequest(req.rpc_id, "tools/call", req.params);
         return;
       }

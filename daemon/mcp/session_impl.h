@@ -18,10 +18,13 @@
 //                      verdict, noticing that a server changed era, and
 //                      building each request for the wire it is sent on
 //                      (2026-07-28's _meta and headers, or 2025-11-25's)
+//   session_tasks.cc   calls made as tasks: the task-augmented tools/call,
+//                      polling tasks/get, fetching tasks/result, cancelling
 // Three small machines sit beside the phase, each with its own enum and
 // table of moves: AuthHold (auth_hold.h), ListenStream (listen_stream.h) and
-// Era (era.h). What an HTTP outcome means is decided by Classify (outcome.h),
-// a pure function; the session gathers the facts and carries out the remedy.
+// Era (era.h); each call made as a task has a TaskCall (task_call.h). What an HTTP outcome means is
+// decided by Classify (outcome.h), a pure function; the session gathers the facts and carries out
+// the remedy.
 //
 // Who owns what: the session owns its requests (keyed by JSON-RPC id) and its
 // transfers (keyed by TransferId). A request points at its live transfer; a
@@ -47,6 +50,7 @@
 #include "daemon/mcp/param_headers.h"
 #include "daemon/mcp/session.h"
 #include "daemon/mcp/sse_decoder.h"
+#include "daemon/mcp/task_call.h"
 
 namespace mcpgw::mcp {
 
@@ -62,7 +66,12 @@ struct Session::Impl {
   // span several transfers: the POST, GETs resuming its SSE stream, and one
   // resend in a new session when the server answered that very POST 404 (or
   // 400 in a way that says its era changed).
-  enum class Kind { kDiscover, kInitialize, kListTools, kCall };
+  // A call's requests: kCall (tools/call; task-augmented when as_task), and
+  // for a call made as a task kTaskGet and kTaskResult (reads of its task).
+  enum class Kind { kDiscover, kInitialize, kListTools, kCall, kTaskGet, kTaskResult };
+  static bool ForCall(Kind kind) {
+    return kind == Kind::kCall || kind == Kind::kTaskGet || kind == Kind::kTaskResult;
+  }
   struct Request {
     Kind kind = Kind::kCall;
     RpcId rpc_id = 0;
@@ -72,6 +81,8 @@ struct Session::Impl {
     std::string arguments;              // kCall: the host's bytes, never re-serialized
     std::optional<std::string> cursor;  // kListTools
     std::string version;                // kDiscover: the version asked about
+    bool as_task = false;               // kCall: task-augmented (its call is in task_calls_)
+    std::string task_id;                // kTaskGet, kTaskResult: never logged
     bool modern = false;                // last sent on the modern wire
     std::string body;
     std::vector<std::pair<std::string, std::string>> wire_headers;
@@ -85,7 +96,7 @@ struct Session::Impl {
     int resumes = 0;  // resumptions in a row without a new event
     std::optional<TimePoint> resume_at;
     std::string head_session_id;  // initialize: Mcp-Session-Id of its response
-    // Calls only.
+    // A call's requests only.
     CallId call_id = 0;
     std::string params;
     size_t bytes_out = 0;
@@ -93,7 +104,9 @@ struct Session::Impl {
   };
 
   // Why a transfer exists.
-  enum class Purpose { kRequest, kInitialized, kNotify, kListen, kDelete };
+  // kCancelTask: tasks/cancel, sent like a notification (its answer is not
+  // read), and also while shutting down, before the DELETE.
+  enum class Purpose { kRequest, kInitialized, kNotify, kListen, kDelete, kCancelTask };
   struct Transfer {
     Purpose purpose = Purpose::kNotify;
     HttpMethod method = HttpMethod::kPost;
@@ -117,7 +130,29 @@ struct Session::Impl {
   struct Notice {
     std::string body;
     uint64_t gen;
-    bool must;  // a cancellation: never dropped while its session lives
+    bool must;                 // a cancellation: never dropped while its session lives
+    bool cancel_task = false;  // tasks/cancel (Purpose::kCancelTask)
+  };
+
+  // A call made as a task (session_tasks.cc): its machine, the request of
+  // the call that is out or queued now, and the task once the server named it.
+  struct TaskRun {
+    TaskCall machine;
+    RpcId rpc = 0;  // 0 between polls
+    TimePoint deadline;
+    Duration budget{};
+    std::optional<TaskInfo> task;
+    std::optional<TimePoint> poll_at;  // the next tasks/get (tasks/result when fetching)
+    // The server's last pollInterval (bounded), else the default.
+    std::chrono::milliseconds interval = kDefaultPollInterval;
+    bool failed = false;       // status failed: tasks/result's text is a backend error
+    int polls = 0;             // tasks/get sent
+    std::string last_failure;  // the last read that failed and was asked again
+    // For the call log: the tools/call's params once sent, and the bytes of
+    // every request of the call that ended.
+    std::string params;
+    size_t bytes_out = 0;
+    size_t bytes_in = 0;
   };
 
   struct Listing {
@@ -186,6 +221,33 @@ struct Session::Impl {
   void ScheduleResume(Request& req, const std::string& why, TimePoint now);
   void FailRequest(Request& req, const Verdict& verdict, TimePoint now);
   void FailWaiting(const std::string& why, TimePoint now);
+  static std::pair<CallErrorKind, std::string> CallResultOf(const Message& msg);
+
+  // session_tasks.cc: calls made as tasks.
+  void CallAsTask(CallId id, std::string tool, std::string arguments_json, TimePoint now);
+  void OnTaskAnswer(Request& req, const Message& msg, TimePoint now);
+  void OnTaskCreated(CallId id, TaskRun& run, const Message& msg, TimePoint now);
+  void OnTaskStatus(CallId id, TaskRun& run, TaskInfo info, TimePoint now);
+  void OnTaskPolled(CallId id, TaskRun& run, const Message& msg, TimePoint now);
+  void OnTaskResult(CallId id, TaskRun& run, const Message& msg, TimePoint now);
+  void OnTaskRequestFailed(Request& req, const Verdict& verdict, TimePoint now);
+  void OnTaskRequestLate(Request& req, TimePoint now);
+  void OnTaskRequestAbandoned(Request& req, const std::string& why, TimePoint now);
+  void RetryTaskRead(CallId id, TaskRun& run, const std::string& why, TimePoint now);
+  void SendTaskRead(CallId id, TaskRun& run, TimePoint now);
+  void EndTaskRequest(TaskRun& run, Request& req);
+  void SettleTask(CallId id, TaskRun& run, CallErrorKind kind, std::string text, bool cancel,
+                  TimePoint now);
+  void FinishTaskCall(CallId id, const TaskRun& run, CallErrorKind kind, std::string text);
+  void LeaveTaskCall(CallId id, TaskRun& run, const std::string& why, bool finish, TimePoint now);
+  bool TaskCallLeft(CallId id) const;
+  void CancelTaskCall(CallId id, TimePoint now);
+  void TaskDeadline(CallId id, TimePoint now);
+  void SendTaskCancel(const std::string& task_id, TimePoint now);
+  void TaskTimers(TimePoint now);
+  void TaskWakeups(std::optional<TimePoint>& next) const;
+  void ShutdownTasks(TimePoint now);
+  void AfterTaskCancel(TimePoint now);
 
   // session_wire.cc: transfers sent.
   TransferId StartHttp(Purpose purpose, HttpMethod method, std::string body, RpcId rpc_id,
@@ -227,7 +289,7 @@ struct Session::Impl {
   void OnDiscoverTimeout(RpcId rpc_id, TimePoint now);
   bool ProbeAfterInitialize(const std::string& why, TimePoint now);
   void EraMayHaveChanged(const std::string& why, TimePoint now);
-  void BuildWire(Request& req);
+  void BuildWire(Request& req, TimePoint now);
   bool ReadAnnotations(const rapidjson::Value& result);
   void RefreshIfStale(TimePoint now);
 
@@ -264,8 +326,15 @@ struct Session::Impl {
   AuthHold auth_;
 
   std::map<RpcId, Request> requests_;
-  std::deque<RpcId> waiting_;  // requests to send once the session is ready
-  std::map<CallId, RpcId> calls_;
+  std::deque<RpcId> waiting_;      // requests to send once the session is ready
+  std::map<CallId, RpcId> calls_;  // calls made as plain tools/call
+  // Calls made as tasks (a tool whose execution.taskSupport is "required"),
+  // from their tools/call to their outcome (session_tasks.cc).
+  std::map<CallId, TaskRun> task_calls_;
+  bool tasks_declared_ = false;  // initialize declared tasks.requests.tools.call
+  bool tasks_undeclared_noted_ = false;
+  // Shutting down: the DELETE waits for the tasks/cancel POSTs to end.
+  bool delete_after_task_cancels_ = false;
   std::map<TransferId, Transfer> transfers_;
   TransferId next_transfer_ = 1;
   RpcId next_rpc_id_ = 1;

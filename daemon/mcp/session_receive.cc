@@ -48,6 +48,9 @@ Outcome Session::Impl::FactsOf(const Transfer& t) const {
     case Purpose::kDelete:
       o.target = Target::kDelete;
       return o;
+    case Purpose::kCancelTask:
+      o.target = Target::kCancelTask;
+      return o;
     case Purpose::kListen:
       o.target = Target::kListen;
       o.had_stream = listen_.had_stream();
@@ -72,6 +75,10 @@ Outcome Session::Impl::FactsOf(const Transfer& t) const {
     case Kind::kCall:
       o.target = Target::kCall;
       break;
+    case Kind::kTaskGet:
+    case Kind::kTaskResult:
+      o.target = Target::kTaskRead;
+      break;
   }
   o.resent = req.resent;
   o.resumable = Resumable(req);
@@ -91,6 +98,7 @@ void Session::Impl::OnHead(TransferId id, const ResponseHead& head, TimePoint no
   switch (t.purpose) {
     case Purpose::kNotify:
     case Purpose::kDelete:
+    case Purpose::kCancelTask:
       return;  // judged when they end
     case Purpose::kInitialized: {
       const Verdict verdict = Classify(FactsOf(t));
@@ -206,7 +214,9 @@ void Session::Impl::OnInvalid(TransferId id, const std::string& why, TimePoint n
     return Settle(t.rpc_id, verdict, t.http_status, nullptr, now);
   }
   const bool listening = id == listen_.transfer();
+  const bool cancel_task = t.purpose == Purpose::kCancelTask;
   Abort(id);
+  if (cancel_task) return AfterTaskCancel(now);
   if (verdict.remedy == Remedy::kFailAttempt) return FailAttempt(verdict.reason, now);
   if (verdict.remedy == Remedy::kRetryStream && listening) ListenEnded(now);
 }
@@ -277,6 +287,12 @@ void Session::Impl::OnDone(TransferId id, const TransferResult& result, TimePoin
       const Verdict verdict = Classify(facts);
       if (!verdict.reason.empty()) Log(LogLevel::kDebug, verdict.reason);
       return;
+    }
+    case Purpose::kCancelTask: {
+      --notify_transfers_;
+      const Verdict verdict = Classify(facts);
+      if (!verdict.reason.empty()) Log(LogLevel::kDebug, verdict.reason);
+      return AfterTaskCancel(now);
     }
     case Purpose::kListen:
       if (id == listen_.transfer() && Classify(facts).remedy == Remedy::kRetryStream) {
@@ -357,6 +373,10 @@ void Session::Impl::OnTransferTimeout(TransferId id, TimePoint now) {
       Log(LogLevel::kDebug, "a DELETE got no answer in " +
                                 base::DescribeDuration(limits_.notify_deadline) + "; abandoned");
       return;
+    case Purpose::kCancelTask:
+      Log(LogLevel::kDebug, "a tasks/cancel got no answer in " +
+                                base::DescribeDuration(limits_.notify_deadline) + "; abandoned");
+      return AfterTaskCancel(now);
     case Purpose::kListen:
       // No head in time: a hung endpoint, backed off. A stream past its
       // lifetime: opened afresh at once.

@@ -29,7 +29,9 @@ constexpr size_t kMaxQueuedReplies = 256;
 
 TransferId Session::Impl::StartHttp(Purpose purpose, HttpMethod method, std::string body,
                                     RpcId rpc_id, TimePoint now, std::string_view last_event_id) {
-  if (phase_ == Phase::kClosed && purpose != Purpose::kDelete) return 0;
+  if (phase_ == Phase::kClosed && purpose != Purpose::kDelete && purpose != Purpose::kCancelTask) {
+    return 0;
+  }
   const TransferId id = next_transfer_++;
   Transfer t;
   t.purpose = purpose;
@@ -59,6 +61,7 @@ TransferId Session::Impl::StartHttp(Purpose purpose, HttpMethod method, std::str
       break;
     case Purpose::kNotify:
     case Purpose::kDelete:
+    case Purpose::kCancelTask:
       t.deadline = now + limits_.notify_deadline;
       break;
   }
@@ -72,7 +75,7 @@ TransferId Session::Impl::StartHttp(Purpose purpose, HttpMethod method, std::str
                       /*long_lived=*/purpose == Purpose::kListen,
                       /*at_most_once=*/call && method == HttpMethod::kPost};
   if (method == HttpMethod::kPost) start.body = std::move(body);
-  if (purpose == Purpose::kNotify) ++notify_transfers_;
+  if (purpose == Purpose::kNotify || purpose == Purpose::kCancelTask) ++notify_transfers_;
   transfers_.emplace(id, std::move(t));
   actions_.emplace_back(std::in_place_type<StartTransfer>, std::move(start));
   return id;
@@ -117,7 +120,9 @@ void Session::Impl::Abort(TransferId id) {
   if (id == 0) return;
   auto it = transfers_.find(id);
   if (it == transfers_.end()) return;
-  if (it->second.purpose == Purpose::kNotify) --notify_transfers_;
+  if (it->second.purpose == Purpose::kNotify || it->second.purpose == Purpose::kCancelTask) {
+    --notify_transfers_;
+  }
   transfers_.erase(it);
   if (id == initialized_transfer_) initialized_transfer_ = 0;
   actions_.emplace_back(std::in_place_type<AbortTransfer>, AbortTransfer{id});
@@ -137,7 +142,7 @@ void Session::Impl::AbortGeneration(uint64_t gen) {
 }
 
 void Session::Impl::SendRequest(Request& req, TimePoint now) {
-  BuildWire(req);
+  BuildWire(req, now);
   req.resume_at.reset();
   req.last_event_id.clear();
   req.retry_ms.reset();
@@ -186,7 +191,8 @@ void Session::Impl::PumpNotices(TimePoint now) {
     Notice notice = std::move(notices_.front());
     notices_.pop_front();
     if (notice.gen != gen_) continue;  // its session is gone
-    StartHttp(Purpose::kNotify, HttpMethod::kPost, std::move(notice.body), 0, now);
+    StartHttp(notice.cancel_task ? Purpose::kCancelTask : Purpose::kNotify, HttpMethod::kPost,
+              std::move(notice.body), 0, now);
   }
 }
 

@@ -19,9 +19,10 @@ uint32_t Size32(size_t n) {
 
 Tool ToolList::View(const Entry& e) const {
   const char* p = text_.data() + e.offset;
-  return Tool{
-      std::string_view(p, e.name_size), std::string_view(p + e.name_size, e.description_size),
-      std::string_view(p + e.name_size + e.description_size, e.schema_size), e.read_only_hint};
+  return Tool{std::string_view(p, e.name_size),
+              std::string_view(p + e.name_size, e.description_size),
+              std::string_view(p + e.name_size + e.description_size, e.schema_size),
+              e.read_only_hint, e.task_support};
 }
 
 std::optional<Tool> ToolList::Find(std::string_view name) const {
@@ -36,9 +37,10 @@ bool ToolList::operator==(const ToolList& other) const {
 }
 
 void ToolList::Add(std::string_view name, std::string_view description,
-                   std::string_view input_schema_json, bool read_only_hint) {
+                   std::string_view input_schema_json, bool read_only_hint,
+                   TaskSupport task_support) {
   OpenTool(name, description).append(input_schema_json);
-  CloseTool(read_only_hint);
+  CloseTool(read_only_hint, task_support);
 }
 
 std::string& ToolList::OpenTool(std::string_view name, std::string_view description) {
@@ -50,11 +52,11 @@ std::string& ToolList::OpenTool(std::string_view name, std::string_view descript
   return text_;
 }
 
-void ToolList::CloseTool(bool read_only_hint) {
+void ToolList::CloseTool(bool read_only_hint, TaskSupport task_support) {
   const size_t schema_start = open_offset_ + open_name_size_ + open_description_size_;
   assert(text_.size() >= schema_start);
   entries_.push_back(Entry{open_offset_, open_name_size_, open_description_size_,
-                           Size32(text_.size() - schema_start), read_only_hint});
+                           Size32(text_.size() - schema_start), read_only_hint, task_support});
 }
 
 void ToolList::SortByName() {

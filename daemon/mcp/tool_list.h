@@ -8,7 +8,7 @@
 // hundred tools each. All of one list's text — every tool's name,
 // description and compact schema JSON — lives in ONE buffer, and each tool
 // is a fixed 24-byte entry (where its text starts, three sizes, the
-// read-only hint). A list costs two allocations whatever its length, not
+// read-only hint and the task support). A list costs two allocations whatever its length, not
 // two heap strings and a 104-byte record per tool.
 //
 // A Tool is a view into its list: valid while that list lives and is not
@@ -28,12 +28,18 @@
 
 namespace mcpgw::mcp {
 
+// How a tool may be called (execution.taskSupport, revision 2025-11-25):
+// absent or any other value is forbidden; a required tool is called as a
+// task (BEHAVIOR.md §12), the others as plain calls.
+enum class TaskSupport : uint8_t { kForbidden, kOptional, kRequired };
+
 // One tool as the server listed it. Strings are untrusted server text.
 struct Tool {
   std::string_view name;
   std::string_view description;        // description, else title, else name (§4)
   std::string_view input_schema_json;  // compact JSON object text ({"type":"object"} if absent)
   bool read_only_hint = false;         // annotations.readOnlyHint === true (untrusted)
+  TaskSupport task_support = TaskSupport::kForbidden;  // execution.taskSupport (untrusted)
 
   bool operator==(const Tool&) const = default;
 };
@@ -108,14 +114,14 @@ class ToolList {
 
   // Appends a tool with copies of the given texts.
   void Add(std::string_view name, std::string_view description, std::string_view input_schema_json,
-           bool read_only_hint);
+           bool read_only_hint, TaskSupport task_support = TaskSupport::kForbidden);
 
   // Appending a tool whose schema is serialised in place: OpenTool appends
   // the name and description and returns the text buffer; the caller
   // appends the schema's text to it (and may cut it back to the size it had
   // on return, never below); CloseTool takes what was appended as the schema.
   std::string& OpenTool(std::string_view name, std::string_view description);
-  void CloseTool(bool read_only_hint);
+  void CloseTool(bool read_only_hint, TaskSupport task_support = TaskSupport::kForbidden);
 
   // Stable sort by name (byte order): equal names keep their listed order.
   void SortByName();
@@ -144,6 +150,7 @@ class ToolList {
     uint32_t description_size;
     uint32_t schema_size;
     bool read_only_hint;
+    TaskSupport task_support;  // in the padding: the entry stays 24 bytes
   };
   static_assert(sizeof(Entry) == kEntryBytes);
 

@@ -206,6 +206,28 @@ TEST_CASE("tools: readOnlyHint only when it is exactly true", "[tools]") {
   CHECK_FALSE(OneTool(R"({"name":"n","annotations":true})").read_only_hint);
 }
 
+TEST_CASE("tools: execution.taskSupport, forbidden unless optional or required", "[tools]") {
+  ToolList tools = Page(
+      R"({"tools":[{"name":"r","execution":{"taskSupport":"required"}},)"
+      R"({"name":"o","execution":{"taskSupport":"optional"}},)"
+      R"({"name":"f","execution":{"taskSupport":"forbidden"}},{"name":"n"},)"
+      R"({"name":"x","execution":{"taskSupport":"REQUIRED"}},{"name":"y","execution":"required"},)"
+      R"({"name":"z","execution":{"taskSupport":true}}]})");
+  REQUIRE(tools.size() == 7);
+  CHECK(tools[0].task_support == TaskSupport::kRequired);
+  CHECK(tools[1].task_support == TaskSupport::kOptional);
+  for (size_t i = 2; i < tools.size(); ++i) {
+    INFO(tools[i].name);
+    CHECK(tools[i].task_support == TaskSupport::kForbidden);
+  }
+  // The list keeps it through sorting and shrinking, in the same entry size.
+  SortAndDedupTools(tools);
+  tools.Shrink();
+  CHECK(tools.Find("r")->task_support == TaskSupport::kRequired);
+  CHECK(tools.Find("o")->task_support == TaskSupport::kOptional);
+  CHECK(tools.HeapBytes() == tools.TextBytes() + tools.size() * ToolList::kEntryBytes);
+}
+
 TEST_CASE("tools: tools without a usable name are skipped", "[tools]") {
   ToolLimits limits;
   limits.max_name_bytes = 4;

@@ -196,7 +196,9 @@ TEST_CASE("modern wire: resultType", "[modern_wire]") {
   CHECK(ResultTypeOf(Json("{}")) == ResultType::kComplete);
   CHECK(ResultTypeOf(Json(R"({"resultType":"complete"})")) == ResultType::kComplete);
   CHECK(ResultTypeOf(Json(R"({"resultType":"input_required"})")) == ResultType::kInputRequired);
-  CHECK(ResultTypeOf(Json(R"({"resultType":"task"})")) == ResultType::kInvalid);
+  // The tasks extension's handle, which the gateway never asks for.
+  CHECK(ResultTypeOf(Json(R"({"resultType":"task"})")) == ResultType::kTask);
+  CHECK(ResultTypeOf(Json(R"({"resultType":"later"})")) == ResultType::kInvalid);
   CHECK(ResultTypeOf(Json(R"({"resultType":1})")) == ResultType::kInvalid);
 }
 

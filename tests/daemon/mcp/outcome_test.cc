@@ -528,6 +528,62 @@ TEST_CASE("outcome: notifications, replies and DELETEs", "[outcome]") {
   });
 }
 
+TEST_CASE("outcome: a task's reads and tasks/cancel", "[outcome]") {
+  Check({
+      {.rule = "a read refused 404 for an expired session goes once more, in a new session",
+       .facts = {.target = Target::kTaskRead, .carried_session = true, .head = true, .status = 404},
+       .remedy = Remedy::kResend,
+       .reason = "HTTP 404 from server",
+       .session_expired = "HTTP 404 from server"},
+      {.rule = "a read that broke says nothing of a tool having run",
+       .facts = {.target = Target::kTaskRead, .done = true, .failed = true, .error = "reset"},
+       .remedy = Remedy::kFail,
+       .reason = "reset",
+       .may_have_run = true},
+      {.rule = "a tasks/cancel that worked",
+       .facts = {.target = Target::kCancelTask, .head = true, .status = 200, .done = true},
+       .remedy = Remedy::kNone},
+      {.rule = "a tasks/cancel refused is worth a log line",
+       .facts = {.target = Target::kCancelTask, .head = true, .status = 404, .done = true},
+       .remedy = Remedy::kNone,
+       .reason = "tasks/cancel: HTTP 404 from server"},
+  });
+  // Which failures are passing trouble: a tasks/get that met one is asked
+  // again at the next interval; any other failure ends the call.
+  struct Transient {
+    const char* rule;
+    Outcome facts;
+    bool transient;
+  };
+  const Transient rows[] = {
+      {"the connection was lost",
+       {.target = Target::kTaskRead, .done = true, .failed = true, .error = "reset"},
+       true},
+      {"nothing of it was written",
+       {.target = Target::kTaskRead, .done = true, .failed = true, .request_sent = false},
+       true},
+      {"its stream ended before the answer",
+       {.target = Target::kTaskRead, .done = true, .body = BodyKind::kSse},
+       true},
+      {"HTTP 503", {.target = Target::kTaskRead, .head = true, .status = 503}, true},
+      {"HTTP 500", {.target = Target::kTaskRead, .head = true, .status = 500}, true},
+      {"HTTP 429", {.target = Target::kTaskRead, .head = true, .status = 429}, true},
+      {"HTTP 408", {.target = Target::kTaskRead, .head = true, .status = 408}, true},
+      {"HTTP 403", {.target = Target::kTaskRead, .head = true, .status = 403}, false},
+      {"a redirect", {.target = Target::kTaskRead, .head = true, .status = 302}, false},
+      {"202 without an answer", {.target = Target::kTaskRead, .head = true, .status = 202}, false},
+      {"broken JSON",
+       {.target = Target::kTaskRead, .head = true, .status = 200, .invalid = "invalid JSON"},
+       false},
+  };
+  for (const Transient& row : rows) {
+    INFO("rule: " << row.rule);
+    const Verdict v = Classify(row.facts);
+    CHECK(RemedyName(v.remedy) == RemedyName(Remedy::kFail));
+    CHECK(v.transient == row.transient);
+  }
+}
+
 TEST_CASE("outcome: the media type of a Content-Type", "[outcome]") {
   CHECK(MediaType("application/json; charset=utf-8") == "application/json");
   CHECK(MediaType("Text/Event-Stream") == "text/event-stream");
