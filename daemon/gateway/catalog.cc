@@ -504,6 +504,7 @@ std::variant<CallTarget, GatewayError> Catalog::PrepareCall(const Value& params,
   if (auto* e = std::get_if<GatewayError>(&resolved)) return *e;
   target.ns = *ns_value;
   target.tool = *tool_value;
+  target.wire_tool = std::string(std::get<mcp::Tool>(resolved).wire_name);
   return target;
 }
 

@@ -62,7 +62,8 @@ struct TextBoundRequest {
 
 struct CallTarget {
   std::string ns;              // namespace
-  std::string tool;            // tool name
+  std::string tool;            // tool name, as hosts see it
+  std::string wire_tool;       // the name the server knows it by (BEHAVIOR.md §4)
   std::string arguments_json;  // JSON object text as the host sent it ("{}" when absent)
   TextBoundRequest bound;
 };

@@ -513,7 +513,7 @@ void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value
   call_by_ticket_.emplace(ticket, id);
   const ResultBound bound = Bound(target.bound);
   OnWorker(server.worker,
-           [host = server.host, id, tool = std::move(target.tool),
+           [host = server.host, id, tool = std::move(target.wire_tool),
             args = std::move(target.arguments_json), bound](HostTable& table) mutable {
              table.Call(host, id, std::move(tool), std::move(args), bound);
            });

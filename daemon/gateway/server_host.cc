@@ -2,6 +2,8 @@
 
 #include <variant>
 
+#include "base/clean_text.h"
+
 #include <spdlog/spdlog.h>
 
 namespace mcpgw {
@@ -153,7 +155,23 @@ std::shared_ptr<const search::AnalyzedTools> ServerHost::AnalyzeNewTools() {
     return nullptr;
   }
   analyzed_tools_ = tools;
+  ReportHiddenText(*tools);
   return search::Analyze(session_.name(), *tools);
+}
+
+// Once per tool for the host's life, not at every listing.
+void ServerHost::ReportHiddenText(const mcp::ToolList& tools) {
+  std::string names;
+  for (const mcp::Tool tool : tools) {
+    if (!tool.hidden_text_removed || !hidden_reported_.emplace(tool.name).second) continue;
+    if (!names.empty()) names += ", ";
+    names += tool.name;
+  }
+  if (names.empty()) return;
+  spdlog::warn(
+      "server \"{}\": invisible characters (tag, bidirectional or zero-width) removed from "
+      "tools: {}",
+      session_.name(), base::CleanServerText(names, 1000));
 }
 
 }  // namespace mcpgw

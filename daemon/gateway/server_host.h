@@ -74,6 +74,7 @@ class ServerHost : private HttpSink {
   void MaybeFinishShutdown();
   // The session's tools analysed for search when they changed since last
   // time and the server is ready; else null.
+  void ReportHiddenText(const mcp::ToolList& tools);
   std::shared_ptr<const search::AnalyzedTools> AnalyzeNewTools();
 
   Env* env_;
@@ -85,6 +86,7 @@ class ServerHost : private HttpSink {
   std::unordered_set<uint64_t> live_;    // transfers started and not yet ended
   std::string http_version_;             // of the latest response head, for the status
   std::shared_ptr<const mcp::ToolList> analyzed_tools_;  // the list last analysed
+  std::unordered_set<std::string> hidden_reported_;      // tools whose hidden text was logged
   bool pumping_ = false;
   bool shutting_down_ = false;
   bool shutdown_reported_ = false;

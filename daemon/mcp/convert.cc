@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "base/bounded_json.h"
+#include "base/clean_text.h"
 #include "base/utf8.h"
 
 namespace mcpgw::mcp {
@@ -131,9 +132,15 @@ bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, T
     error = "tools/list result has no tools array";
     return false;
   }
+  std::string clean_name, clean_description;
   for (const auto& t : tools->GetArray()) {
     auto name = StringMember(t, "name");
     if (!name || name->empty() || name->size() > limits.max_name_bytes) continue;
+    // Characters no person sees are removed from everything a host is shown
+    // (BEHAVIOR.md §4); the server's own name is kept for the calls.
+    clean_name.assign(*name);
+    bool hidden = base::RemoveInvisible(clean_name) > 0;
+    if (clean_name.empty()) continue;
 
     // description, else title, else annotations.title, else the name; an
     // empty string counts as absent.
@@ -146,18 +153,29 @@ bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, T
         break;
       }
     }
-    std::string_view d = description ? *description : *name;
+    std::string_view d = description ? *description : std::string_view(clean_name);
     d = d.substr(0, base::Utf8PrefixWithin(d, limits.max_description_bytes));
+    clean_description.assign(d);
+    hidden = base::RemoveInvisible(clean_description) > 0 || hidden;
 
     // The schema is serialised straight into the list's text; one that is
     // not an object or outgrows the bound is cut back and replaced.
-    std::string& text = out.OpenTool(*name, d);
+    std::string& text = out.OpenTool(clean_name, clean_description);
     const size_t schema_start = text.size();
     const rapidjson::Value* schema = Member(t, "inputSchema");
     if (!schema || !schema->IsObject() ||
         !base::AppendCompactJson(text, *schema, schema_start + limits.max_schema_bytes)) {
       text.resize(schema_start);
       text.append(kDefaultSchema);
+    } else if (text.find_first_of("\xE2\xEF\xF3", schema_start) != std::string::npos) {
+      // Invisible characters can only sit inside the schema's strings, so
+      // taking them out leaves valid JSON.
+      std::string schema_text = text.substr(schema_start);
+      if (base::RemoveInvisible(schema_text) > 0) {
+        hidden = true;
+        text.resize(schema_start);
+        text.append(schema_text);
+      }
     }
 
     bool read_only = false;
@@ -165,7 +183,8 @@ bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, T
       const rapidjson::Value* hint = Member(*annotations, "readOnlyHint");
       read_only = hint && hint->IsBool() && hint->GetBool();
     }
-    out.CloseTool(read_only, TaskSupportOf(t));
+    out.CloseTool(read_only, TaskSupportOf(t), clean_name == *name ? std::string_view() : *name,
+                  hidden);
   }
   return true;
 }

@@ -180,7 +180,17 @@ void Session::Impl::Call(CallId id, std::string tool, std::string arguments_json
   if (calls_.count(id) || task_calls_.count(id)) return refuse("duplicate call id");
   // A tool that requires task-augmented execution is called as a task
   // (session_tasks.cc); every other tool exactly as before tasks existed.
-  const std::optional<Tool> listed = tools_->Find(tool);
+  std::optional<Tool> listed = tools_->Find(tool);
+  if (!listed) {
+    // A name the list shows cleaned of invisible characters goes out as the
+    // server wrote it: found by that name (rare, so a scan).
+    for (const Tool t : *tools_) {
+      if (t.wire_name == tool) {
+        listed = t;
+        break;
+      }
+    }
+  }
   if (listed && listed->task_support == TaskSupport::kRequired) {
     return CallAsTask(id, std::move(tool), std::move(arguments_json), now);
   }

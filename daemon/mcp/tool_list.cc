@@ -19,10 +19,15 @@ uint32_t Size32(size_t n) {
 
 Tool ToolList::View(const Entry& e) const {
   const char* p = text_.data() + e.offset;
-  return Tool{std::string_view(p, e.name_size),
+  const std::string_view name(p, e.name_size);
+  const size_t wire_at = size_t{e.name_size} + e.description_size + e.schema_size;
+  return Tool{name,
               std::string_view(p + e.name_size, e.description_size),
               std::string_view(p + e.name_size + e.description_size, e.schema_size),
-              e.read_only_hint, e.task_support};
+              (e.flags & kReadOnly) != 0,
+              e.task_support,
+              e.wire_name_size == 0 ? name : std::string_view(p + wire_at, e.wire_name_size),
+              (e.flags & kHiddenRemoved) != 0};
 }
 
 std::optional<Tool> ToolList::Find(std::string_view name) const {
@@ -52,11 +57,17 @@ std::string& ToolList::OpenTool(std::string_view name, std::string_view descript
   return text_;
 }
 
-void ToolList::CloseTool(bool read_only_hint, TaskSupport task_support) {
+void ToolList::CloseTool(bool read_only_hint, TaskSupport task_support, std::string_view wire_name,
+                         bool hidden_text_removed) {
   const size_t schema_start = open_offset_ + open_name_size_ + open_description_size_;
   assert(text_.size() >= schema_start);
-  entries_.push_back(Entry{open_offset_, open_name_size_, open_description_size_,
-                           Size32(text_.size() - schema_start), read_only_hint, task_support});
+  assert(wire_name.size() <= std::numeric_limits<uint16_t>::max());
+  const uint32_t schema_size = Size32(text_.size() - schema_start);
+  text_.append(wire_name);
+  const uint8_t flags = static_cast<uint8_t>((read_only_hint ? kReadOnly : 0) |
+                                             (hidden_text_removed ? kHiddenRemoved : 0));
+  entries_.push_back(Entry{open_offset_, open_name_size_, open_description_size_, schema_size,
+                           flags, task_support, static_cast<uint16_t>(wire_name.size())});
 }
 
 void ToolList::SortByName() {
@@ -74,7 +85,8 @@ void ToolList::Shrink() {
   std::string packed;
   packed.reserve(TextBytes());
   for (Entry& e : entries_) {
-    const size_t bytes = size_t{e.name_size} + e.description_size + e.schema_size;
+    const size_t bytes =
+        size_t{e.name_size} + e.description_size + e.schema_size + e.wire_name_size;
     const size_t offset = packed.size();
     packed.append(text_, e.offset, bytes);
     e.offset = offset;
@@ -92,7 +104,9 @@ size_t ToolList::HeapBytes() const {
 
 size_t ToolList::TextBytes() const {
   size_t bytes = 0;
-  for (const Entry& e : entries_) bytes += size_t{e.name_size} + e.description_size + e.schema_size;
+  for (const Entry& e : entries_) {
+    bytes += size_t{e.name_size} + e.description_size + e.schema_size + e.wire_name_size;
+  }
   return bytes;
 }
 

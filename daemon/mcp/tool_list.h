@@ -40,6 +40,11 @@ struct Tool {
   std::string_view input_schema_json;  // compact JSON object text ({"type":"object"} if absent)
   bool read_only_hint = false;         // annotations.readOnlyHint === true (untrusted)
   TaskSupport task_support = TaskSupport::kForbidden;  // execution.taskSupport (untrusted)
+  // The name the server knows the tool by: `name` unless invisible characters
+  // were removed from it (BEHAVIOR.md §4); calls go out with this one.
+  std::string_view wire_name;
+  // Invisible characters were removed from its name, description or schema.
+  bool hidden_text_removed = false;
 
   bool operator==(const Tool&) const = default;
 };
@@ -121,7 +126,10 @@ class ToolList {
   // appends the schema's text to it (and may cut it back to the size it had
   // on return, never below); CloseTool takes what was appended as the schema.
   std::string& OpenTool(std::string_view name, std::string_view description);
-  void CloseTool(bool read_only_hint, TaskSupport task_support = TaskSupport::kForbidden);
+  // `wire_name`: the server's own name when it differs from the name given
+  // to OpenTool (at most 65535 bytes); `hidden_text_removed` as Tool has it.
+  void CloseTool(bool read_only_hint, TaskSupport task_support = TaskSupport::kForbidden,
+                 std::string_view wire_name = {}, bool hidden_text_removed = false);
 
   // Stable sort by name (byte order): equal names keep their listed order.
   void SortByName();
@@ -149,9 +157,12 @@ class ToolList {
     uint32_t name_size;
     uint32_t description_size;
     uint32_t schema_size;
-    bool read_only_hint;
-    TaskSupport task_support;  // in the padding: the entry stays 24 bytes
+    uint8_t flags;  // kReadOnly, kHiddenRemoved
+    TaskSupport task_support;
+    uint16_t wire_name_size;  // 0: the wire name is the name; else it follows the schema
   };
+  static constexpr uint8_t kReadOnly = 1;
+  static constexpr uint8_t kHiddenRemoved = 2;
   static_assert(sizeof(Entry) == kEntryBytes);
 
   std::string_view Name(const Entry& e) const {

@@ -28,33 +28,13 @@ constexpr const char* kEmoji = "\xF0\x9F\x98\x80";  // 4 bytes
 constexpr const char* kHan = "\xE4\xB8\xAD";        // 3 bytes
 constexpr const char* kAccent = "\xC3\xA9";         // 2 bytes
 
-// large-result-server.mjs on an ephemeral loopback port.
-class LargeServer {
+// large-result-server.mjs, answering as SSE or as one JSON body.
+class LargeServer : public NodeServer {
  public:
-  LargeServer(const TempDir& dir, bool json_response = false) {
-    const std::string node = FixtureNode();
-    if (node.empty()) return;
-    out_ = dir / "large.out";
-    std::vector<std::string> argv = {
-        node, std::string(MCPGW_SOURCE_DIR) + "/tests/fixtures/large-result-server.mjs", "--port",
-        "0"};
-    if (json_response) argv.push_back("--json-response");
-    proc_ = std::make_unique<Process>(argv, out_, dir / "large.err");
-    WaitFor([&] {
-      const std::string text = ReadFile(out_);
-      const size_t at = text.find("LISTENING ");
-      if (at == std::string::npos) return !proc_->Alive();
-      port_ = std::atoi(text.c_str() + at + 10);
-      return true;
-    });
-  }
-  bool ok() const { return port_ > 0; }
-  std::string Url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
-
- private:
-  std::string out_;
-  std::unique_ptr<Process> proc_;
-  int port_ = 0;
+  explicit LargeServer(const TempDir& dir, bool json_response = false)
+      : NodeServer(dir, "large-result-server.mjs",
+                   json_response ? std::vector<std::string>{"--json-response"}
+                                 : std::vector<std::string>{}) {}
 };
 
 // What the server answers: `unit` repeated, then "x" up to exactly `bytes`.

@@ -190,6 +190,36 @@ inline std::string ReloadError(Daemon& d) {
 }
 
 // An mcp.json naming one server "up" at `u`.
+// A fixture server of tests/fixtures (SCRIPT with ARGS, `--port 0` added) on
+// an ephemeral loopback port, killed at the end; ok() once it announced it.
+class NodeServer {
+ public:
+  NodeServer(const TempDir& dir, const std::string& script, std::vector<std::string> args = {}) {
+    const std::string node = FixtureNode();
+    if (node.empty()) return;
+    const std::string name = script.substr(0, script.find('.'));
+    out_ = dir / (name + ".out");
+    std::vector<std::string> argv = {
+        node, std::string(MCPGW_SOURCE_DIR) + "/tests/fixtures/" + script, "--port", "0"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    proc_ = std::make_unique<Process>(argv, out_, dir / (name + ".err"));
+    WaitFor([&] {
+      const std::string text = ReadFile(out_);
+      const size_t at = text.find("LISTENING ");
+      if (at == std::string::npos) return !proc_->Alive();
+      port_ = std::atoi(text.c_str() + at + 10);
+      return true;
+    });
+  }
+  bool ok() const { return port_ > 0; }
+  std::string Url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
+
+ private:
+  std::string out_;
+  std::unique_ptr<Process> proc_;
+  int port_ = 0;
+};
+
 inline std::string OneServer(const Upstream& u) {
   return R"({"mcpServers":{"up":{"url":")" + u.Url() + R"("}}})";
 }

@@ -228,6 +228,38 @@ TEST_CASE("tools: execution.taskSupport, forbidden unless optional or required",
   CHECK(tools.HeapBytes() == tools.TextBytes() + tools.size() * ToolList::kEntryBytes);
 }
 
+TEST_CASE("tools: invisible characters are removed, the server's name kept for calls",
+          "[tools]") {
+  // A name with a zero-width space, a description with a hidden instruction
+  // in tag characters and a right-to-left override, a schema whose property
+  // description hides a zero-width joiner and a byte order mark.
+  ToolList tools = Page(
+      "{\"tools\":[{\"name\":\"read\xE2\x80\x8B_file\",\"description\":\"Reads a file."
+      "\xF3\xA0\x81\x94\xF3\xA0\x81\xA8\xE2\x80\xAE\",\"inputSchema\":{\"type\":\"object\","
+      "\"properties\":{\"pa\xE2\x80\x8Dth\":{\"description\":\"a\xEF\xBB\xBF path\"}}}},"
+      "{\"name\":\"\xE4\xB8\xAD\xE6\x96\x87\",\"description\":\"caf\xC3\xA9 \xF0\x9F\x98\x80 "
+      "\xD8\xB9\xD8\xB1\xD8\xA8\xD9\x8A\"},{\"name\":\"\xE2\x80\x8B\xE2\x81\xA0\"}]}");
+  REQUIRE(tools.size() == 2);  // a name of nothing but invisible characters is no name
+  const Tool hidden = tools[0];
+  CHECK(hidden.name == "read_file");
+  CHECK(hidden.wire_name == "read\xE2\x80\x8B_file");
+  CHECK(hidden.description == "Reads a file.");
+  CHECK(hidden.input_schema_json ==
+        R"({"type":"object","properties":{"path":{"description":"a path"}}})");
+  CHECK(hidden.hidden_text_removed);
+  // Visible text of every script is untouched, and such a tool is not flagged.
+  const Tool visible = tools[1];
+  CHECK(visible.name == "\xE4\xB8\xAD\xE6\x96\x87");
+  CHECK(visible.wire_name == visible.name);
+  CHECK(visible.description == "caf\xC3\xA9 \xF0\x9F\x98\x80 \xD8\xB9\xD8\xB1\xD8\xA8\xD9\x8A");
+  CHECK_FALSE(visible.hidden_text_removed);
+  // The wire name survives sorting and shrinking.
+  SortAndDedupTools(tools);
+  tools.Shrink();
+  REQUIRE(tools.Find("read_file"));
+  CHECK(tools.Find("read_file")->wire_name == "read\xE2\x80\x8B_file");
+}
+
 TEST_CASE("tools: tools without a usable name are skipped", "[tools]") {
   ToolLimits limits;
   limits.max_name_bytes = 4;
@@ -321,8 +353,10 @@ TEST_CASE("tools: shrinking drops the text of removed duplicates and keeps the r
   CHECK(tools.TextBytes() ==
         std::string_view("akept a{\"type\":\"object\"}bkept b{\"type\":\"object\"}").size());
   CHECK(tools.HeapBytes() == tools.TextBytes() + 2 * ToolList::kEntryBytes);
-  CHECK(tools[0] == Tool{"a", "kept a", R"({"type":"object"})", true});
-  CHECK(tools[1] == Tool{"b", "kept b", R"({"type":"object"})", false});
+  CHECK(tools[0] ==
+        Tool{"a", "kept a", R"({"type":"object"})", true, TaskSupport::kForbidden, "a"});
+  CHECK(tools[1] ==
+        Tool{"b", "kept b", R"({"type":"object"})", false, TaskSupport::kForbidden, "b"});
 }
 
 TEST_CASE("tools: find by name in a sorted list", "[tools]") {
@@ -346,7 +380,8 @@ TEST_CASE("tools: a copied or moved list reads the same tools", "[tools]") {
   ToolList copy = tools;
   ToolList moved = std::move(copy);
   CHECK(moved == tools);
-  CHECK(moved[0] == Tool{"echo", "Echoes", R"({"type":"object"})", true});
+  CHECK(moved[0] ==
+        Tool{"echo", "Echoes", R"({"type":"object"})", true, TaskSupport::kForbidden, "echo"});
   ToolList other;
   other.Add("echo", "Echoes", R"({"type":"object"})", false);
   other.Add("add", "Adds", "{}", false);
