@@ -187,8 +187,14 @@ class SettingsReader {
         if (!ReadTls(v, key, s.tls)) return false;
       } else if (key == "results") {
         if (!ReadResults(v, key, s.results)) return false;
+      } else if (key == "pinning") {
+        if (!ReadPinningMode(v, key, s.pinning.mode)) return false;
+      } else if (key == "pinning_exempt") {
+        if (!NamespacePatterns(v, key, s.pinning.exempt)) return false;
       } else {
-        return Unknown(key, key, "limits, ipc, workers, call_log, policy, tls, results");
+        return Unknown(key, key,
+                       "limits, ipc, workers, call_log, policy, tls, results, pinning, "
+                       "pinning_exempt");
       }
     }
     return true;
@@ -353,6 +359,30 @@ class SettingsReader {
     return true;
   }
 
+  // Namespace globs: a policy pattern without a tool part.
+  bool NamespacePatterns(const Value& v, const std::string& at, std::vector<std::string>& out) {
+    if (!Patterns(v, at, out)) return false;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i].find('/') != std::string::npos) {
+        return Fail(at + "[" + std::to_string(i) + "]",
+                    "expected a namespace pattern (no \"/tool\" part), not " + JsonQuoted(out[i]));
+      }
+    }
+    return true;
+  }
+
+  bool ReadPinningMode(const Value& v, const std::string& at, PinningMode& out) {
+    if (!v.IsString()) return Fail(at, "expected \"block\", \"strict\" or \"off\"");
+    const std::string_view name(v.GetString(), v.GetStringLength());
+    const std::optional<PinningMode> mode = ParsePinningMode(name);
+    if (!mode) {
+      return Fail(
+          at, "unknown value " + JsonQuoted(name) + "; expected \"block\", \"strict\" or \"off\"");
+    }
+    out = *mode;
+    return true;
+  }
+
   bool Uids(const Value& v, const std::string& at, std::vector<uid_t>& out) {
     if (!v.IsArray()) return Fail(at, "expected an array of uids");
     out.clear();
@@ -482,6 +512,25 @@ std::optional<std::string> CheckPolicyPattern(std::string_view pattern) {
     if (static_cast<unsigned char>(c) < 0x20) {
       return "pattern " + JsonQuoted(pattern) + " holds a control character";
     }
+  }
+  return std::nullopt;
+}
+
+std::string_view PinningModeName(PinningMode mode) {
+  switch (mode) {
+    case PinningMode::kBlock:
+      return "block";
+    case PinningMode::kStrict:
+      return "strict";
+    case PinningMode::kOff:
+      return "off";
+  }
+  return "block";
+}
+
+std::optional<PinningMode> ParsePinningMode(std::string_view name) {
+  for (PinningMode m : {PinningMode::kBlock, PinningMode::kStrict, PinningMode::kOff}) {
+    if (PinningModeName(m) == name) return m;
   }
   return std::nullopt;
 }

@@ -73,6 +73,21 @@ struct TlsSettings {
   std::string ca_dir;   // absolute path of a hashed directory (openssl rehash); empty: none
 };
 
+// Pinned tool definitions (BEHAVIOR.md §13): settings.json's `pinning`.
+enum class PinningMode {
+  kBlock,   // changed tools wait for approval; new tools of a known server are pinned
+  kStrict,  // new tools of a known server wait for approval too
+  kOff,     // nothing is pinned or withheld
+};
+std::string_view PinningModeName(PinningMode mode);
+std::optional<PinningMode> ParsePinningMode(std::string_view name);
+
+struct PinningSettings {
+  PinningMode mode = PinningMode::kBlock;
+  std::vector<std::string> exempt;  // namespace globs (`*`, `?`) never pinned
+  bool operator==(const PinningSettings&) const = default;
+};
+
 struct Settings {
   LimitsSettings limits;
   IpcSettings ipc;
@@ -81,6 +96,7 @@ struct Settings {
   PolicySettings policy;
   TlsSettings tls;
   ResultsSettings results;
+  PinningSettings pinning;
 };
 
 struct SettingsResult {

@@ -38,6 +38,9 @@ inline constexpr Method kMethods[] = {
     {kLogin, MethodKind::kRequest, ResultShape::kObject},
     {kLoginWait, MethodKind::kRequest, ResultShape::kObject},
     {kLogout, MethodKind::kRequest, ResultShape::kObject},
+    {kPins, MethodKind::kRequest, ResultShape::kObject},
+    {kDiff, MethodKind::kRequest, ResultShape::kObject},
+    {kApprove, MethodKind::kRequest, ResultShape::kObject},
     {kCancel, MethodKind::kNotification, ResultShape::kNone},
 };
 

@@ -51,6 +51,11 @@ inline constexpr std::string_view kStatus = "status";
 inline constexpr std::string_view kLogin = "login";
 inline constexpr std::string_view kLoginWait = "login_wait";
 inline constexpr std::string_view kLogout = "logout";
+// Pinned tool definitions (BEHAVIOR.md §13): each server's pins, the
+// withheld tools' definitions, approving them.
+inline constexpr std::string_view kPins = "pins";
+inline constexpr std::string_view kDiff = "diff";
+inline constexpr std::string_view kApprove = "approve";
 // Notification from client to daemon: {"method":"cancel","params":{"id":<request id>}}.
 inline constexpr std::string_view kCancel = "cancel";
 

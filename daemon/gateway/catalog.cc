@@ -319,6 +319,18 @@ std::variant<mcp::Tool, GatewayError> Catalog::Resolve(std::string_view ns,
   }
   if (auto not_ready = NotReady(*server)) return *not_ready;
   const std::optional<mcp::Tool> found = FindTool(*server, tool);
+  if (!found && server->pins && server->pins->Withholds(tool)) {
+    const bool changed =
+        std::binary_search(server->pins->changed.begin(), server->pins->changed.end(), tool);
+    const std::string command = SafeText(server->name) + " " + SafeText(tool);
+    return GatewayError{
+        ErrorKind::kDenied,
+        "tool " + Quote(tool) + " in namespace " + Quote(ns) +
+            (changed ? " changed since it was pinned" : " is new and not approved yet") +
+            ", so it is withheld until the user approves it: the user can review it with "
+            "\"mcpgw diff " +
+            command + "\" and approve it with \"mcpgw approve " + command + "\""};
+  }
   if (!found) {
     std::string list_args = "{\"namespace\":";
     base::AppendJsonString(&list_args, ns);

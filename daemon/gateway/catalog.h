@@ -15,6 +15,8 @@
 // - A namespace the policy denies entirely is hidden from every listing; a
 //   lookup or call naming it fails as `denied`, as does a lookup or call of a
 //   denied tool.
+// - A tool the server's pins withhold is in no listing; a lookup or call
+//   naming it fails as `denied`, saying how to review and approve it.
 #pragma once
 
 #include <memory>
@@ -26,6 +28,7 @@
 
 #include <rapidjson/document.h>
 
+#include "daemon/guard/pins.h"
 #include "daemon/guard/policy.h"
 #include "daemon/mcp/session.h"
 #include "daemon/search/tool_index.h"
@@ -42,6 +45,9 @@ struct ServerView {
   // `tools` analysed for search, when the server's worker did it; the catalog
   // uses it once and keeps none.
   std::shared_ptr<const search::AnalyzedTools> analyzed;
+  // Its pins (BEHAVIOR.md §13): `tools` holds none of the tools they
+  // withhold, and a lookup or call naming one is denied. Null: not pinned.
+  std::shared_ptr<const PinReport> pins = nullptr;
 };
 
 struct GatewayError {

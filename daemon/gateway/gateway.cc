@@ -13,6 +13,7 @@
 #include "base/bounded_json.h"
 #include "base/utf8.h"
 #include "daemon/auth/manager.h"
+#include "daemon/gateway/gateway_server.h"
 #include "daemon/guard/call_log.h"
 #include "daemon/guard/scrub.h"
 #include "daemon/net/proxy.h"
@@ -21,7 +22,6 @@
 namespace mcpgw {
 namespace {
 
-constexpr size_t kLatencyWindow = 256;  // calls per server kept for the median
 // How often the folder of whole results is swept for expired files.
 constexpr auto kResultSweepEvery = std::chrono::minutes(10);
 
@@ -71,46 +71,6 @@ void NumberOrNull(StatusWriter& w, std::optional<double> v) {
 
 }  // namespace
 
-// A configured server, on the main loop.
-struct Gateway::Server {
-  std::string name;
-  std::optional<config::RemoteServer> remote;  // the entry it was made from
-  std::string refusal;
-  HostId host = 0;  // 0 for refused entries
-  size_t worker = 0;
-  uint64_t auth_id = 0;     // how the AuthManager knows it (0: not added)
-  bool auth_asked = false;  // an authorization was asked for since it last succeeded
-  std::string proxy;        // the proxy its transfers go through, fit to show; "" = direct
-  ServerView view;
-  std::string protocol_version;
-  std::string http_version;  // "HTTP/2", "HTTP/1.1" ... as of its last state change; "" before
-  double since_unix = 0;
-  uint64_t in_flight = 0;
-  uint64_t calls = 0;
-  uint64_t errors = 0;
-  std::vector<double> latencies_ms;  // ring of the last kLatencyWindow calls
-  size_t latency_next = 0;
-  std::string last_error;  // the most recent failure: an attempt's or a call's transport error
-  double last_error_unix = 0;
-  bool failing = false;  // ready, and its last call failed as transport
-
-  void AddLatency(double ms) {
-    if (latencies_ms.size() < kLatencyWindow) {
-      latencies_ms.push_back(ms);
-    } else {
-      latencies_ms[latency_next] = ms;
-      latency_next = (latency_next + 1) % kLatencyWindow;
-    }
-  }
-  std::optional<double> MedianLatency() const {
-    if (latencies_ms.empty()) return std::nullopt;
-    std::vector<double> v = latencies_ms;
-    auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    return *mid;
-  }
-};
-
 Gateway::Gateway(Env* main, std::vector<Env*> workers, GatewayOptions options)
     : main_(main),
       workers_(std::move(workers)),
@@ -123,14 +83,6 @@ Gateway::Gateway(Env* main, std::vector<Env*> workers, GatewayOptions options)
 }
 
 Gateway::~Gateway() = default;
-
-// Every message to a worker's hosts is posted, even to the main loop's own:
-// it runs after what was posted before it, never inside the caller.
-template <typename F>
-void Gateway::OnWorker(size_t worker, F&& fn) {
-  workers_[worker]->Post(
-      [table = tables_[worker].get(), fn = std::forward<F>(fn)]() mutable { fn(*table); });
-}
 
 void Gateway::SetPolicy(std::shared_ptr<const Policy> policy) {
   listing_literal_.clear();
@@ -270,13 +222,14 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
   server->proxy = http::ShowProxy(http::ProcessProxyEnv().For(entry.remote->url.Reveal()));
   spdlog::info("server \"{}\": loading ({}{}{})", entry.name, entry.remote->url_redacted,
                server->proxy.empty() ? "" : " through the proxy ", server->proxy);
-  OnWorker(server->worker,
-           [id = server->host, name = entry.name, remote = *entry.remote, limits = options_.limits,
-            authorization = std::move(authorization),
-            hint = era_cache_.Lookup(entry.remote->url.Reveal())](HostTable& table) mutable {
-             table.Create(id, std::move(name), std::move(remote), limits, std::move(authorization),
-                          std::move(hint));
-           });
+  OnWorker(server->worker, [id = server->host, name = entry.name, remote = *entry.remote,
+                            limits = options_.limits, authorization = std::move(authorization),
+                            hint = era_cache_.Lookup(entry.remote->url.Reveal()),
+                            pins = PinOptions{options_.pins_dir, PinningFor(entry.name)}](
+                               HostTable& table) mutable {
+    table.Create(id, std::move(name), std::move(remote), limits, std::move(authorization),
+                 std::move(hint), std::move(pins));
+  });
   return server;
 }
 
@@ -323,6 +276,7 @@ void Gateway::OnHostState(HostId id, ServerState state) {
   server.view.status = state.status;
   server.view.reason = std::move(state.reason);
   server.view.tools = std::move(state.tools);
+  server.view.pins = std::move(state.pins);
   if (server.remote && !state.protocol_version.empty() &&
       state.protocol_version != server.protocol_version) {
     era_cache_.Remember(server.remote->url.Reveal(), state.protocol_version);
@@ -471,6 +425,8 @@ void Gateway::OnRequest(Ticket ticket, const Peer& peer, std::string_view method
     replies_->ReplyJson(ticket, StatusJson());
   } else if (method == proto::kLogin || method == proto::kLoginWait || method == proto::kLogout) {
     HandleAuthRequest(ticket, method, params);
+  } else if (method == proto::kPins || method == proto::kDiff || method == proto::kApprove) {
+    HandlePinsRequest(ticket, method, params);
   } else {
     ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
                "unknown method; use get_dynamic_tools, call_dynamic_tool or status");
@@ -679,6 +635,10 @@ std::string Gateway::StatusJson() const {
     w.Key("oauth");
     const std::string oauth = AuthStatusJson(server.auth_id);
     w.RawValue(oauth.data(), oauth.size(), rapidjson::kObjectType);
+    if (const std::string pins = PinsStatusJson(server); !pins.empty()) {
+      w.Key("pins");
+      w.RawValue(pins.data(), pins.size(), rapidjson::kObjectType);
+    }
     w.EndObject();
   }
   w.EndArray();

@@ -47,6 +47,7 @@ struct GatewayOptions {
   std::string socket_path;
   mcp::SessionLimits limits;
   mcp::Duration shutdown_grace = std::chrono::seconds(3);  // DELETE of sessions before exit
+  std::string pins_dir;  // where tool definitions are pinned (BEHAVIOR.md §13); "": nowhere
 };
 
 class Gateway : public IpcHandler, private HostEvents {
@@ -71,6 +72,10 @@ class Gateway : public IpcHandler, private HostEvents {
   // none can be kept) and starts its hourly sweep; later calls (reloads)
   // change the bounds and the budget.
   void SetResults(const ResultsSettings& results, const std::string& dir);
+  // Pinned tool definitions (BEHAVIOR.md §13): the mode and the exempt
+  // namespaces, for the servers made from now on and, at a reload, for the
+  // running ones too.
+  void SetPinning(const PinningSettings& pinning);
   // The snapshot that reasons, errors and status are scrubbed with. Set it
   // before Load/Reload so the new servers' secrets are covered from the start.
   void SetScrubber(std::shared_ptr<const Scrubber> scrubber);
@@ -126,6 +131,10 @@ class Gateway : public IpcHandler, private HostEvents {
   // login, login_wait and logout, and the "oauth" status member (gateway_auth.cc).
   void HandleAuthRequest(Ticket ticket, std::string_view method, const rapidjson::Value& params);
   std::string AuthStatusJson(uint64_t auth_id) const;
+  // pins, diff and approve (gateway_pins.cc), and the "pins" status member.
+  void HandlePinsRequest(Ticket ticket, std::string_view method, const rapidjson::Value& params);
+  PinningMode PinningFor(std::string_view name) const;
+  std::string PinsStatusJson(const Server& server) const;
   class AuthLink;
   // What the AuthManager tells a server's session, by its auth id.
   Server* ByAuthId(uint64_t auth_id);
@@ -153,6 +162,7 @@ class Gateway : public IpcHandler, private HostEvents {
   // made before them and destroyed after them.
   std::unique_ptr<ResultSpill> spill_;
   ResultsSettings results_;
+  PinningSettings pinning_;
   std::unique_ptr<Timer> sweep_;
   std::vector<std::unique_ptr<HostTable>> tables_;  // one per worker, used on its loop only
   GatewayOptions options_;
@@ -186,5 +196,13 @@ class Gateway : public IpcHandler, private HostEvents {
   bool shutting_down_ = false;
   bool auth_draining_ = false;  // the AuthManager finishes a token refresh before exit
 };
+
+// Every message to a worker's hosts is posted, even to the main loop's own:
+// it runs after what was posted before it, never inside the caller.
+template <typename F>
+void Gateway::OnWorker(size_t worker, F&& fn) {
+  workers_[worker]->Post(
+      [table = tables_[worker].get(), fn = std::forward<F>(fn)]() mutable { fn(*table); });
+}
 
 }  // namespace mcpgw

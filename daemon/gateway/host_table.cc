@@ -47,10 +47,11 @@ HostTable::HostTable(Env* env, Env* main, HostEvents* events)
 HostTable::~HostTable() = default;
 
 void HostTable::Create(HostId id, std::string name, config::RemoteServer server,
-                       mcp::SessionLimits limits, Secret authorization, std::string era_hint) {
+                       mcp::SessionLimits limits, Secret authorization, std::string era_hint,
+                       PinOptions pins) {
   auto slot = std::make_unique<Slot>(this, id);
-  slot->host =
-      std::make_unique<ServerHost>(env_, std::move(name), std::move(server), limits, slot.get());
+  slot->host = std::make_unique<ServerHost>(env_, std::move(name), std::move(server), limits,
+                                            slot.get(), std::move(pins));
   if (!authorization.empty()) slot->host->SetAuthorization(std::move(authorization));
   Slot* raw = slot.get();
   slots_[id] = std::move(slot);
@@ -93,6 +94,24 @@ void HostTable::Authorized(HostId id) {
 void HostTable::AuthorizationFailed(HostId id, std::string reason) {
   auto it = slots_.find(id);
   if (it != slots_.end()) it->second->host->OnAuthorizationFailed(std::move(reason));
+}
+
+void HostTable::Approve(HostId id, std::vector<std::string> tools, bool all,
+                        std::function<void(ServerPins::Approval)> done) {
+  ServerPins::Approval approval;
+  auto it = slots_.find(id);
+  if (it == slots_.end() || it->second->retiring) {
+    approval.error = "the server was removed or reloaded meanwhile; try again";
+  } else {
+    approval = it->second->host->Approve(tools, all);
+  }
+  main_->Post(
+      [done = std::move(done), out = std::move(approval)]() mutable { done(std::move(out)); });
+}
+
+void HostTable::SetPinning(HostId id, PinningMode mode) {
+  auto it = slots_.find(id);
+  if (it != slots_.end() && !it->second->retiring) it->second->host->SetPinning(mode);
 }
 
 void HostTable::Retire(HostId id, mcp::Duration grace) {

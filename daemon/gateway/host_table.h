@@ -8,9 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "daemon/gateway/large_results.h"
 #include "daemon/gateway/server_host.h"
@@ -46,8 +48,9 @@ class HostTable {
   // The worker's thread only (post these to env()).
   // `authorization` is what every request carries from the start (a stored
   // OAuth token), empty for none; `era_hint` as ServerHost::Start takes it.
+  // `pins`: how the host pins its server's tools (BEHAVIOR.md §13).
   void Create(HostId id, std::string name, config::RemoteServer server, mcp::SessionLimits limits,
-              Secret authorization = Secret(), std::string era_hint = {});
+              Secret authorization = Secret(), std::string era_hint = {}, PinOptions pins = {});
   // `bound` holds the result's text to its client's bound (BEHAVIOR.md §11),
   // here on the worker, before the outcome travels to the main loop.
   void Call(HostId id, mcp::CallId call, std::string tool, std::string arguments_json,
@@ -57,6 +60,11 @@ class HostTable {
   void SetAuthorization(HostId id, Secret value);
   void Authorized(HostId id);
   void AuthorizationFailed(HostId id, std::string reason);
+  // Approves withheld tools (ServerHost::Approve); `done` runs on the main
+  // loop after the host's new state was posted there.
+  void Approve(HostId id, std::vector<std::string> tools, bool all,
+               std::function<void(ServerPins::Approval)> done);
+  void SetPinning(HostId id, PinningMode mode);
   // Shuts the host down; OnHostGone follows once it is done (bounded by `grace`).
   void Retire(HostId id, mcp::Duration grace);
   // Destroys every host at once (daemon teardown, after Retire of all).

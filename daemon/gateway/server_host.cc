@@ -9,12 +9,16 @@
 namespace mcpgw {
 
 ServerHost::ServerHost(Env* env, std::string name, config::RemoteServer server,
-                       mcp::SessionLimits limits, ServerHostListener* listener)
+                       mcp::SessionLimits limits, ServerHostListener* listener, PinOptions pins)
     : env_(env),
+      pin_url_(server.url_redacted),
       session_(std::move(name), std::move(server), limits),
       listener_(listener),
       timer_(env->NewTimer()),
-      grace_timer_(env->NewTimer()) {}
+      grace_timer_(env->NewTimer()),
+      pins_dir_(std::move(pins.dir)) {
+  SetPinning(pins.mode);
+}
 
 ServerHost::~ServerHost() { env_->http().AbortAll(this); }
 
@@ -105,9 +109,7 @@ void ServerHost::Pump() {
       } else if (auto* done = std::get_if<mcp::CallFinished>(&action)) {
         listener_->OnCallFinished(done->id, std::move(done->outcome));
       } else if (std::holds_alternative<mcp::StateChanged>(action)) {
-        listener_->OnStateChanged(ServerState{session_.status(), session_.reason(),
-                                              session_.tools(), AnalyzeNewTools(),
-                                              session_.protocol_version(), http_version_});
+        PublishState();
       } else if (auto* need = std::get_if<mcp::AuthorizationNeeded>(&action)) {
         listener_->OnAuthorizationNeeded(need->http_status, need->www_authenticate);
       } else if (auto* line = std::get_if<mcp::LogLine>(&action)) {
@@ -149,14 +151,62 @@ void ServerHost::MaybeFinishShutdown() {
   listener_->OnShutdownComplete();
 }
 
-std::shared_ptr<const search::AnalyzedTools> ServerHost::AnalyzeNewTools() {
+void ServerHost::PublishState(bool again) {
   const std::shared_ptr<const mcp::ToolList> tools = session_.tools();
-  if (session_.status() != mcp::Status::kReady || !tools || tools == analyzed_tools_) {
-    return nullptr;
+  const bool ready = session_.status() == mcp::Status::kReady && tools;
+  std::shared_ptr<const search::AnalyzedTools> analyzed;
+  if (ready && (again || tools != reviewed_tools_)) {
+    if (tools != reviewed_tools_) ReportHiddenText(*tools);
+    reviewed_tools_ = tools;
+    visible_tools_ = tools;
+    if (pins_) {
+      pins_->Review(*env_, *tools, [this](const std::string& line) {
+        spdlog::warn("server \"{}\": {}", session_.name(), base::CleanServerText(line, 2000));
+      });
+      const PinReport& report = pins_->report();
+      if (report.withheld() > 0) {
+        auto visible = std::make_shared<mcp::ToolList>(*tools);
+        visible->RemoveIf([&](const mcp::Tool& tool) { return report.Withholds(tool.name); });
+        visible->Shrink();
+        visible_tools_ = std::move(visible);
+      }
+    }
+    analyzed = search::Analyze(session_.name(), *visible_tools_);
   }
-  analyzed_tools_ = tools;
-  ReportHiddenText(*tools);
-  return search::Analyze(session_.name(), *tools);
+  ServerState state{session_.status(),
+                    session_.reason(),
+                    ready ? visible_tools_ : tools,
+                    pins_ ? pins_->shared_report() : nullptr,
+                    std::move(analyzed),
+                    session_.protocol_version(),
+                    http_version_};
+  listener_->OnStateChanged(state);
+}
+
+ServerPins::Approval ServerHost::Approve(const std::vector<std::string>& tools, bool all) {
+  if (!pins_) {
+    return ServerPins::Approval{
+        {},
+        "pinning is off for server \"" + session_.name() + "\": nothing waits for approval",
+        {}};
+  }
+  ServerPins::Approval approval = pins_->Approve(*env_, tools, all);
+  if (!approval.approved.empty() || all) PublishState(/*again=*/true);
+  return approval;
+}
+
+void ServerHost::SetPinning(PinningMode mode) {
+  if (pins_dir_.empty() || mode == PinningMode::kOff) {
+    if (!pins_) return;
+    pins_.reset();
+  } else if (pins_) {
+    if (pins_->mode() == mode) return;
+    pins_->SetMode(mode);
+  } else {
+    pins_ = std::make_unique<ServerPins>(PinFiles(pins_dir_), session_.name(), pin_url_, mode);
+    if (!reviewed_tools_) return;  // the first listing reviews
+  }
+  if (reviewed_tools_) PublishState(/*again=*/true);
 }
 
 // Once per tool for the host's life, not at every listing.

@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "daemon/guard/pins.h"
 #include "daemon/mcp/session.h"
 #include "daemon/runtime/env.h"
 #include "daemon/search/tool_index.h"
@@ -21,7 +22,11 @@ namespace mcpgw {
 struct ServerState {
   mcp::Status status = mcp::Status::kLoading;
   std::string reason;
+  // The tools hosts may see: a ready server's listing without the tools its
+  // pins withhold (BEHAVIOR.md §13).
   std::shared_ptr<const mcp::ToolList> tools;
+  // Its pins: what is withheld and why; null when pinning is off for it.
+  std::shared_ptr<const PinReport> pins;
   // The tools analysed for search, made here on the server's worker when
   // they change (null when they did not, or the server is not ready).
   std::shared_ptr<const search::AnalyzedTools> analyzed;
@@ -41,10 +46,16 @@ class ServerHostListener {
   virtual void OnShutdownComplete() = 0;
 };
 
+// How a host pins its server's tools (BEHAVIOR.md §13).
+struct PinOptions {
+  std::string dir;  // the pins folder; empty: pinning is off
+  PinningMode mode = PinningMode::kBlock;
+};
+
 class ServerHost : private HttpSink {
  public:
   ServerHost(Env* env, std::string name, config::RemoteServer server, mcp::SessionLimits limits,
-             ServerHostListener* listener);
+             ServerHostListener* listener, PinOptions pins = {});
   ~ServerHost() override;  // aborts its transfers; stops its timers
   ServerHost(const ServerHost&) = delete;
   ServerHost& operator=(const ServerHost&) = delete;
@@ -61,6 +72,12 @@ class ServerHost : private HttpSink {
   // Shuts the session down (pending calls fail, DELETE is sent); the listener
   // hears OnShutdownComplete once every transfer has ended or `grace` passed.
   void Shutdown(mcp::Duration grace);
+  // Approves withheld tools (`mcpgw approve`); they come back in the state
+  // the listener hears before this returns.
+  ServerPins::Approval Approve(const std::vector<std::string>& tools, bool all);
+  // The settings changed `pinning` (kOff: nothing withheld): the listing is
+  // reviewed again.
+  void SetPinning(PinningMode mode);
 
   const mcp::Session& session() const { return session_; }
 
@@ -72,12 +89,14 @@ class ServerHost : private HttpSink {
   void Pump();  // carries out queued actions and re-arms the timer
   void ArmTimer();
   void MaybeFinishShutdown();
-  // The session's tools analysed for search when they changed since last
-  // time and the server is ready; else null.
+  // Tells the listener the session's state. A new listing of a ready
+  // server is reviewed against its pins and analysed for search first;
+  // `again` does so for the current listing too (an approval, a new mode).
+  void PublishState(bool again = false);
   void ReportHiddenText(const mcp::ToolList& tools);
-  std::shared_ptr<const search::AnalyzedTools> AnalyzeNewTools();
 
   Env* env_;
+  std::string pin_url_;  // the server's url as shown: its pins' key
   mcp::Session session_;
   ServerHostListener* listener_;
   std::unique_ptr<Timer> timer_;         // session wake-ups
@@ -85,8 +104,11 @@ class ServerHost : private HttpSink {
   std::unique_ptr<Timer> grace_timer_;   // shutdown bound
   std::unordered_set<uint64_t> live_;    // transfers started and not yet ended
   std::string http_version_;             // of the latest response head, for the status
-  std::shared_ptr<const mcp::ToolList> analyzed_tools_;  // the list last analysed
-  std::unordered_set<std::string> hidden_reported_;      // tools whose hidden text was logged
+  std::shared_ptr<const mcp::ToolList> reviewed_tools_;  // the listing last reviewed
+  std::shared_ptr<const mcp::ToolList> visible_tools_;   // it, without withheld tools
+  std::string pins_dir_;
+  std::unique_ptr<ServerPins> pins_;                 // null: pinning is off for this server
+  std::unordered_set<std::string> hidden_reported_;  // tools whose hidden text was logged
   bool pumping_ = false;
   bool shutting_down_ = false;
   bool shutdown_reported_ = false;

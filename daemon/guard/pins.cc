@@ -8,6 +8,7 @@
 #include "base/bounded_json.h"
 #include "base/json_text.h"
 #include "base/sha256.h"
+#include "daemon/mcp/tool_list.h"
 #include "daemon/runtime/env.h"
 
 namespace mcpgw {
@@ -22,25 +23,6 @@ std::string_view Str(const rapidjson::Value& v) {
 }
 
 }  // namespace
-
-std::string_view PinningModeName(PinningMode mode) {
-  switch (mode) {
-    case PinningMode::kBlock:
-      return "block";
-    case PinningMode::kStrict:
-      return "strict";
-    case PinningMode::kOff:
-      return "off";
-  }
-  return "block";
-}
-
-std::optional<PinningMode> ParsePinningMode(std::string_view name) {
-  for (PinningMode m : {PinningMode::kBlock, PinningMode::kStrict, PinningMode::kOff}) {
-    if (PinningModeName(m) == name) return m;
-  }
-  return std::nullopt;
-}
 
 ToolDefinition MakeDefinition(std::string_view name, std::string_view title,
                               std::string_view description, std::string_view input_schema_json,
@@ -200,6 +182,142 @@ std::string DefaultPinsDir(std::string_view xdg_state_home, std::string_view hom
     return std::string(xdg_state_home) + "/mcpgw/pins";
   }
   return std::string(home) + "/.local/state/mcpgw/pins";
+}
+
+ServerPins::ServerPins(PinFiles files, std::string name, std::string url, PinningMode mode)
+    : files_(std::move(files)), name_(std::move(name)), mode_(mode) {
+  pins_.url = std::move(url);
+  MakeReport();
+}
+
+void ServerPins::Load(Env& env, const std::function<void(const std::string&)>& warn) {
+  loaded_ = true;
+  PinFiles::Loaded loaded = files_.Load(env, pins_.url);
+  known_ = loaded.exists;
+  if (loaded.error.empty()) {
+    pins_ = std::move(loaded.pins);
+    return;
+  }
+  // Never half trusted: every tool waits until the user approves them all.
+  distrust_ = "the pin file cannot be trusted (" + loaded.error +
+              "): every tool is withheld until \"mcpgw approve " + name_ + " --all\"";
+  warn(distrust_);
+}
+
+std::string ServerPins::Save(Env& env) {
+  std::string error = files_.Save(env, pins_);
+  if (!error.empty()) {
+    error = "the pins could not be saved (" + error + "); they are kept until mcpgwd stops";
+  }
+  return error;
+}
+
+void ServerPins::Review(Env& env, const mcp::ToolList& tools,
+                        const std::function<void(const std::string&)>& warn) {
+  hidden_text_.clear();
+  for (const mcp::Tool tool : tools) {
+    if (tool.hidden_text_removed) hidden_text_.emplace_back(tool.name);
+  }
+  if (mode_ == PinningMode::kOff) {
+    review_ = PinReview{};
+    MakeReport();
+    return;
+  }
+  if (!loaded_) Load(env, warn);
+  std::vector<ToolDefinition> listing;
+  listing.reserve(tools.size());
+  for (const mcp::Tool tool : tools) {
+    listing.push_back(MakeDefinition(tool.name, tool.title,
+                                     tool.described ? tool.description : std::string_view(),
+                                     tool.input_schema_json, tool.annotations_json));
+  }
+  // A file that cannot be trusted pins nothing: its server's tools all wait.
+  const bool trusted = distrust_.empty();
+  review_ =
+      ReviewListing(pins_, known_ || !trusted, listing, trusted ? mode_ : PinningMode::kStrict);
+  if (trusted && (!review_.pinned.empty() || !known_)) {
+    const std::string error = Save(env);
+    if (!error.empty() && error != save_error_) warn(error);
+    save_error_ = error;
+  }
+  known_ = true;
+  for (const std::string& tool : review_.changed) {
+    const std::string& digest = review_.pending[tool].sha256;
+    auto [it, added] = warned_.try_emplace(tool, digest);
+    if (!added && it->second == digest) continue;
+    it->second = digest;
+    warn("tool \"" + tool +
+         "\" changed since it was pinned; it is withheld until approved (\"mcpgw diff " + name_ +
+         " " + tool + "\", then \"mcpgw approve " + name_ + " " + tool + "\")");
+  }
+  for (const std::string& tool : review_.unapproved) {
+    const std::string& digest = review_.pending[tool].sha256;
+    auto [it, added] = warned_.try_emplace(tool, digest);
+    if (!added && it->second == digest) continue;
+    it->second = digest;
+    warn("tool \"" + tool + "\" is new and withheld until approved (\"mcpgw diff " + name_ + " " +
+         tool + "\", then \"mcpgw approve " + name_ + " " + tool + "\")");
+  }
+  MakeReport();
+}
+
+ServerPins::Approval ServerPins::Approve(Env& env, const std::vector<std::string>& names,
+                                         bool all) {
+  Approval approval;
+  if (!distrust_.empty() && !all) {
+    approval.error = distrust_;
+    return approval;
+  }
+  std::vector<std::string> chosen;
+  if (all) {
+    for (const auto& [tool, definition] : review_.pending) chosen.push_back(tool);
+  } else {
+    for (const std::string& tool : names) {
+      if (review_.pending.find(tool) == review_.pending.end()) {
+        approval.error = "tool \"" + tool + "\" of \"" + name_ +
+                         "\" is not waiting for approval (\"mcpgw pins " + name_ +
+                         "\" lists the ones that are)";
+        return approval;
+      }
+      chosen.push_back(tool);
+    }
+  }
+  for (const std::string& tool : chosen) {
+    auto node = review_.pending.extract(tool);
+    if (node.empty()) continue;  // named twice
+    pins_.tools[tool] = std::move(node.mapped());
+    std::erase(review_.changed, tool);
+    std::erase(review_.unapproved, tool);
+    warned_.erase(tool);
+    approval.approved.push_back(tool);
+  }
+  if (all) distrust_.clear();
+  if (!approval.approved.empty() || all) {
+    save_error_ = Save(env);
+    approval.warning = save_error_;
+  }
+  MakeReport();
+  return approval;
+}
+
+void ServerPins::MakeReport() {
+  auto report = std::make_shared<PinReport>();
+  report->url = pins_.url;
+  report->mode = mode_;
+  report->hidden_text = hidden_text_;
+  if (mode_ != PinningMode::kOff) {
+    report->file = files_.PathFor(pins_.url);
+    report->pinned = pins_.tools.size();
+    report->changed = review_.changed;
+    report->unapproved = review_.unapproved;
+    for (const auto& [tool, listed] : review_.pending) {
+      auto pin = pins_.tools.find(tool);
+      report->pending[tool] = PinReport::Pending{
+          pin == pins_.tools.end() ? std::string() : pin->second.json, listed.json};
+    }
+    report->error = !distrust_.empty() ? distrust_ : save_error_;
+  }
+  report_ = std::move(report);
 }
 
 }  // namespace mcpgw

@@ -6,30 +6,30 @@
 // a server cannot rewrite an instruction the user already trusts.
 //
 // This file holds the pure parts (a definition's canonical form and digest,
-// the review of a listing against a server's pins, the pin file's text) and
-// PinFiles, which reads and writes one file per server through an Env. The
-// review runs on the server's worker; nothing here is shared between threads.
+// the review of a listing against a server's pins, the pin file's text),
+// PinFiles, which reads and writes one file per server through an Env, and
+// ServerPins, one server's pins as its host keeps them on the server's
+// worker. What the main thread sees of them is a PinReport, immutable once
+// made.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "config/settings.h"
+
 namespace mcpgw {
 
 class Env;
-
-// settings.json's `pinning`.
-enum class PinningMode {
-  kBlock,   // changed tools wait for approval; new tools of a known server are pinned
-  kStrict,  // new tools of a known server wait for approval too
-  kOff,     // nothing is pinned or withheld
-};
-std::string_view PinningModeName(PinningMode mode);
-std::optional<PinningMode> ParsePinningMode(std::string_view name);
+namespace mcp {
+class ToolList;
+}
 
 // One tool's definition in its canonical form: compact JSON of
 // {"annotations","description","inputSchema","name","title"} (absent ones
@@ -105,5 +105,76 @@ class PinFiles {
 
 // $XDG_STATE_HOME/mcpgw/pins, else <home>/.local/state/mcpgw/pins.
 std::string DefaultPinsDir(std::string_view xdg_state_home, std::string_view home);
+
+// What the gateway shows of one server's pins (status, `mcpgw pins`,
+// `mcpgw diff`) and which tools it withholds. Immutable once made.
+struct PinReport {
+  std::string url;   // as shown, secrets redacted
+  std::string file;  // the pin file; "" when pinning is off
+  PinningMode mode = PinningMode::kBlock;
+  size_t pinned = 0;
+  // Withheld tools by name: changed since pinned, or new and not approved.
+  std::vector<std::string> changed;
+  std::vector<std::string> unapproved;
+  // Tools whose invisible characters were removed, by name.
+  std::vector<std::string> hidden_text;
+  // A withheld tool's pinned (empty when new) and listed definitions.
+  struct Pending {
+    std::string pinned_json;
+    std::string listed_json;
+  };
+  std::map<std::string, Pending, std::less<>> pending;
+  // The pin file could not be trusted or written.
+  std::string error;
+
+  bool Withholds(std::string_view tool) const { return pending.find(tool) != pending.end(); }
+  size_t withheld() const { return changed.size() + unapproved.size(); }
+};
+
+// One server's pins, kept by its host on the server's worker: the first
+// listing loads the pin file, every listing is reviewed against it, and
+// approvals move listed definitions into it. Not thread-safe.
+class ServerPins {
+ public:
+  // `name` labels messages; `url` (as shown) picks the file.
+  ServerPins(PinFiles files, std::string name, std::string url, PinningMode mode);
+
+  // Reviews a listing; what must be said once (a change, a file that cannot
+  // be trusted or written) goes to `warn`.
+  void Review(Env& env, const mcp::ToolList& tools,
+              const std::function<void(const std::string&)>& warn);
+  // Approves withheld tools: `names`, or with `all` every one. A name that is
+  // not withheld is an error and approves nothing.
+  struct Approval {
+    std::vector<std::string> approved;
+    std::string error;    // nothing was approved
+    std::string warning;  // approved, but the pins could not be saved
+  };
+  Approval Approve(Env& env, const std::vector<std::string>& names, bool all);
+  // A new mode (settings reloaded); the next Review applies it.
+  void SetMode(PinningMode mode) { mode_ = mode; }
+  PinningMode mode() const { return mode_; }
+
+  const PinReport& report() const { return *report_; }
+  std::shared_ptr<const PinReport> shared_report() const { return report_; }
+
+ private:
+  void Load(Env& env, const std::function<void(const std::string&)>& warn);
+  std::string Save(Env& env);
+  void MakeReport();
+
+  PinFiles files_;
+  std::string name_;
+  PinningMode mode_;
+  PinSet pins_;
+  bool loaded_ = false;
+  bool known_ = false;      // pinned before: new tools are not first sight
+  std::string distrust_;    // why the pin file is not trusted: all wait for --all
+  std::string save_error_;  // the last save's failure
+  PinReview review_;        // of the latest listing
+  std::vector<std::string> hidden_text_;
+  std::map<std::string, std::string, std::less<>> warned_;  // tool → digest already logged
+  std::shared_ptr<const PinReport> report_;
+};
 
 }  // namespace mcpgw

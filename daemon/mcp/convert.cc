@@ -15,6 +15,10 @@ namespace {
 constexpr size_t kMaxLabelBytes = 256;
 constexpr std::string_view kUnknown = "unknown";
 constexpr std::string_view kDefaultSchema = R"({"type":"object"})";
+// A pinned title and annotations are bounded too: a longer title is cut, a
+// larger annotations object is pinned as {}.
+constexpr size_t kMaxTitleBytes = 1024;
+constexpr size_t kMaxAnnotationsBytes = 16u << 10;
 
 // The string member `key` of `v`, or nullopt when `v` is not an object or
 // the member is absent or not a string.
@@ -132,7 +136,7 @@ bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, T
     error = "tools/list result has no tools array";
     return false;
   }
-  std::string clean_name, clean_description;
+  std::string clean_name, clean_description, clean_title, clean_annotations;
   for (const auto& t : tools->GetArray()) {
     auto name = StringMember(t, "name");
     if (!name || name->empty() || name->size() > limits.max_name_bytes) continue;
@@ -183,8 +187,25 @@ bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, T
       const rapidjson::Value* hint = Member(*annotations, "readOnlyHint");
       read_only = hint && hint->IsBool() && hint->GetBool();
     }
-    out.CloseTool(read_only, TaskSupportOf(t), clean_name == *name ? std::string_view() : *name,
-                  hidden);
+    // The rest of what the tool's pin holds (BEHAVIOR.md §13), cleaned the same way.
+    const std::optional<std::string_view> title = StringMember(t, "title");
+    clean_title.assign(title ? title->substr(0, base::Utf8PrefixWithin(*title, kMaxTitleBytes))
+                             : std::string_view());
+    hidden = base::RemoveInvisible(clean_title) > 0 || hidden;
+    clean_annotations.clear();
+    if (annotations && annotations->IsObject()) {
+      clean_annotations = base::CanonicalJson(*annotations);
+      if (clean_annotations.size() > kMaxAnnotationsBytes) clean_annotations = "{}";
+      hidden = base::RemoveInvisible(clean_annotations) > 0 || hidden;
+    }
+    const std::optional<std::string_view> own = StringMember(t, "description");
+    ToolList::Extras extras;
+    extras.wire_name = clean_name == *name ? std::string_view() : *name;
+    extras.hidden_text_removed = hidden;
+    extras.title = clean_title;
+    extras.annotations_json = clean_annotations;
+    extras.described = own && !own->empty();
+    out.CloseTool(read_only, TaskSupportOf(t), extras);
   }
   return true;
 }

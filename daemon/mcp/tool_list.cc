@@ -21,13 +21,18 @@ Tool ToolList::View(const Entry& e) const {
   const char* p = text_.data() + e.offset;
   const std::string_view name(p, e.name_size);
   const size_t wire_at = size_t{e.name_size} + e.description_size + e.schema_size;
+  const size_t title_at = wire_at + e.wire_name_size;
+  const size_t annotations_at = title_at + e.title_size;
   return Tool{name,
               std::string_view(p + e.name_size, e.description_size),
               std::string_view(p + e.name_size + e.description_size, e.schema_size),
               (e.flags & kReadOnly) != 0,
               e.task_support,
               e.wire_name_size == 0 ? name : std::string_view(p + wire_at, e.wire_name_size),
-              (e.flags & kHiddenRemoved) != 0};
+              (e.flags & kHiddenRemoved) != 0,
+              std::string_view(p + title_at, e.title_size),
+              std::string_view(p + annotations_at, e.annotations_size),
+              (e.flags & kUndescribed) == 0};
 }
 
 std::optional<Tool> ToolList::Find(std::string_view name) const {
@@ -57,17 +62,22 @@ std::string& ToolList::OpenTool(std::string_view name, std::string_view descript
   return text_;
 }
 
-void ToolList::CloseTool(bool read_only_hint, TaskSupport task_support, std::string_view wire_name,
-                         bool hidden_text_removed) {
+void ToolList::CloseTool(bool read_only_hint, TaskSupport task_support, const Extras& extras) {
   const size_t schema_start = open_offset_ + open_name_size_ + open_description_size_;
   assert(text_.size() >= schema_start);
-  assert(wire_name.size() <= std::numeric_limits<uint16_t>::max());
+  assert(extras.wire_name.size() <= std::numeric_limits<uint16_t>::max());
+  assert(extras.title.size() <= std::numeric_limits<uint16_t>::max());
   const uint32_t schema_size = Size32(text_.size() - schema_start);
-  text_.append(wire_name);
+  text_.append(extras.wire_name);
+  text_.append(extras.title);
+  text_.append(extras.annotations_json);
   const uint8_t flags = static_cast<uint8_t>((read_only_hint ? kReadOnly : 0) |
-                                             (hidden_text_removed ? kHiddenRemoved : 0));
+                                             (extras.hidden_text_removed ? kHiddenRemoved : 0) |
+                                             (extras.described ? 0 : kUndescribed));
   entries_.push_back(Entry{open_offset_, open_name_size_, open_description_size_, schema_size,
-                           flags, task_support, static_cast<uint16_t>(wire_name.size())});
+                           Size32(extras.annotations_json.size()), flags, task_support,
+                           static_cast<uint16_t>(extras.wire_name.size()),
+                           static_cast<uint16_t>(extras.title.size())});
 }
 
 void ToolList::SortByName() {
@@ -85,8 +95,7 @@ void ToolList::Shrink() {
   std::string packed;
   packed.reserve(TextBytes());
   for (Entry& e : entries_) {
-    const size_t bytes =
-        size_t{e.name_size} + e.description_size + e.schema_size + e.wire_name_size;
+    const size_t bytes = e.bytes();
     const size_t offset = packed.size();
     packed.append(text_, e.offset, bytes);
     e.offset = offset;
@@ -105,7 +114,7 @@ size_t ToolList::HeapBytes() const {
 size_t ToolList::TextBytes() const {
   size_t bytes = 0;
   for (const Entry& e : entries_) {
-    bytes += size_t{e.name_size} + e.description_size + e.schema_size + e.wire_name_size;
+    bytes += e.bytes();
   }
   return bytes;
 }

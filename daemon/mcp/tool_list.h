@@ -7,8 +7,8 @@
 // Why this shape (memory at scale): a daemon may hold a thousand servers of a
 // hundred tools each. All of one list's text — every tool's name,
 // description and compact schema JSON — lives in ONE buffer, and each tool
-// is a fixed 24-byte entry (where its text starts, three sizes, the
-// read-only hint and the task support). A list costs two allocations whatever its length, not
+// is a fixed 32-byte entry (where its text starts, the sizes of its texts,
+// the read-only hint and the task support). A list costs two allocations whatever its length, not
 // two heap strings and a 104-byte record per tool.
 //
 // A Tool is a view into its list: valid while that list lives and is not
@@ -45,8 +45,26 @@ struct Tool {
   std::string_view wire_name;
   // Invisible characters were removed from its name, description or schema.
   bool hidden_text_removed = false;
+  // What its pinned definition holds beyond the above (BEHAVIOR.md §13):
+  // the title ("" when none), the annotations as compact JSON with members
+  // in byte order ("" when none), and whether `description` is the server's
+  // own (false: the fallback of §4 filled it in).
+  std::string_view title = {};
+  std::string_view annotations_json = {};
+  bool described = true;
 
   bool operator==(const Tool&) const = default;
+};
+
+// What CloseTool takes beyond the hints. `wire_name`: the server's own
+// name when it differs from the name given to OpenTool (at most 65535
+// bytes); `title` at most 65535 bytes; the rest as Tool has them.
+struct ToolExtras {
+  std::string_view wire_name;
+  bool hidden_text_removed = false;
+  std::string_view title = {};
+  std::string_view annotations_json = {};
+  bool described = true;
 };
 
 // A server's tools: sorted by name (byte order), names unique, once the
@@ -103,7 +121,7 @@ class ToolList {
   };
 
   // What one tool costs beyond its text.
-  static constexpr size_t kEntryBytes = 24;
+  static constexpr size_t kEntryBytes = 32;
 
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
@@ -126,10 +144,9 @@ class ToolList {
   // appends the schema's text to it (and may cut it back to the size it had
   // on return, never below); CloseTool takes what was appended as the schema.
   std::string& OpenTool(std::string_view name, std::string_view description);
-  // `wire_name`: the server's own name when it differs from the name given
-  // to OpenTool (at most 65535 bytes); `hidden_text_removed` as Tool has it.
+  using Extras = ToolExtras;
   void CloseTool(bool read_only_hint, TaskSupport task_support = TaskSupport::kForbidden,
-                 std::string_view wire_name = {}, bool hidden_text_removed = false);
+                 const Extras& extras = {});
 
   // Stable sort by name (byte order): equal names keep their listed order.
   void SortByName();
@@ -152,17 +169,27 @@ class ToolList {
   size_t TextBytes() const;
 
  private:
+  // The texts back to back from `offset`: name, description, schema, wire
+  // name (when it differs), title, annotations.
   struct Entry {
-    uint64_t offset;  // name, then description, then schema, back to back
+    uint64_t offset;
     uint32_t name_size;
     uint32_t description_size;
     uint32_t schema_size;
-    uint8_t flags;  // kReadOnly, kHiddenRemoved
+    uint32_t annotations_size;
+    uint8_t flags;  // kReadOnly, kHiddenRemoved, kUndescribed
     TaskSupport task_support;
-    uint16_t wire_name_size;  // 0: the wire name is the name; else it follows the schema
+    uint16_t wire_name_size;  // 0: the wire name is the name
+    uint16_t title_size;
+
+    size_t bytes() const {
+      return size_t{name_size} + description_size + schema_size + wire_name_size + title_size +
+             annotations_size;
+    }
   };
   static constexpr uint8_t kReadOnly = 1;
   static constexpr uint8_t kHiddenRemoved = 2;
+  static constexpr uint8_t kUndescribed = 4;
   static_assert(sizeof(Entry) == kEntryBytes);
 
   std::string_view Name(const Entry& e) const {

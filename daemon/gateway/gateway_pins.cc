@@ -1,0 +1,238 @@
+// Gateway: the pinning requests of the local protocol (pins, diff, approve;
+// proto/PROTOCOL.md) and each server's "pins" status member (BEHAVIOR.md
+// §13). pins and diff are answered from the PinReport each host last
+// published; approve goes to the server's worker, and is answered once the
+// host's new state (the approved tools back in its listing) reached the
+// catalog.
+#include <algorithm>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <spdlog/spdlog.h>
+
+#include "base/clean_text.h"
+#include "base/utf8.h"
+#include "daemon/gateway/gateway.h"
+#include "daemon/gateway/gateway_server.h"
+#include "daemon/guard/glob.h"
+
+namespace mcpgw {
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+// Names may hold any bytes: what is not UTF-8 reads as U+FFFD.
+void String(Writer& w, std::string_view s) {
+  if (base::IsValidUtf8(s)) {
+    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  } else {
+    const std::string valid = base::Utf8Replacing(s);
+    w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+  }
+}
+
+void Names(Writer& w, const char* key, const std::vector<std::string>& names) {
+  w.Key(key);
+  w.StartArray();
+  for (const std::string& name : names) String(w, name);
+  w.EndArray();
+}
+
+// A definition's canonical JSON as it is (it is an object), or null.
+void Definition(Writer& w, const std::string& json) {
+  if (json.empty()) {
+    w.Null();
+  } else {
+    w.RawValue(json.data(), json.size(), rapidjson::kObjectType);
+  }
+}
+
+std::optional<std::string> StringMember(const rapidjson::Value& params, const char* key) {
+  if (!params.IsObject()) return std::nullopt;
+  auto it = params.FindMember(key);
+  if (it == params.MemberEnd() || !it->value.IsString()) return std::nullopt;
+  return std::string(it->value.GetString(), it->value.GetStringLength());
+}
+
+}  // namespace
+
+void Gateway::SetPinning(const PinningSettings& pinning) {
+  const bool changed = !(pinning == pinning_);
+  pinning_ = pinning;
+  if (!changed) return;
+  for (const auto& server : servers_) {
+    if (server->host == 0) continue;
+    OnWorker(server->worker, [id = server->host, mode = PinningFor(server->name)](
+                                 HostTable& table) { table.SetPinning(id, mode); });
+  }
+}
+
+PinningMode Gateway::PinningFor(std::string_view name) const {
+  if (options_.pins_dir.empty()) return PinningMode::kOff;
+  for (const std::string& pattern : pinning_.exempt) {
+    if (GlobMatch(pattern, name)) return PinningMode::kOff;
+  }
+  return pinning_.mode;
+}
+
+std::string Gateway::PinsStatusJson(const Server& server) const {
+  const PinReport* pins = server.view.pins.get();
+  if (pins == nullptr || (pins->withheld() == 0 && pins->error.empty())) return {};
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  w.Key("changed");
+  w.Uint64(pins->changed.size());
+  w.Key("new");
+  w.Uint64(pins->unapproved.size());
+  if (!pins->error.empty()) {
+    w.Key("error");
+    String(w, Scrubbed(pins->error));
+  }
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+void Gateway::HandlePinsRequest(Ticket ticket, std::string_view method,
+                                const rapidjson::Value& params) {
+  const std::optional<std::string> ns = StringMember(params, "namespace");
+  if (!params.IsObject() || (method != proto::kPins && !ns)) {
+    ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
+               std::string(method) + " needs a string \"namespace\": the server's name");
+    return;
+  }
+  const Server* only = nullptr;
+  if (ns) {
+    auto it = by_name_.find(*ns);
+    if (it == by_name_.end()) {
+      ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
+                 "unknown namespace \"" + base::CleanServerText(*ns, 200) +
+                     "\" (\"mcpgw status\" lists the configured servers)");
+      return;
+    }
+    only = it->second;
+  }
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  if (method == proto::kPins) {
+    w.StartObject();
+    w.Key("servers");
+    w.StartArray();
+    const PinFiles files(options_.pins_dir);
+    for (const auto& server : servers_) {
+      if (only && server.get() != only) continue;
+      const PinReport* pins = server->view.pins.get();
+      w.StartObject();
+      w.Key("namespace");
+      String(w, server->name);
+      w.Key("url");
+      String(w, server->remote ? server->remote->url_redacted : std::string());
+      const PinningMode mode = pins ? pins->mode : PinningFor(server->name);
+      w.Key("mode");
+      String(w, PinningModeName(mode));
+      w.Key("file");
+      String(w, pins ? pins->file
+                : mode == PinningMode::kOff || !server->remote
+                    ? std::string()
+                    : files.PathFor(server->remote->url_redacted));
+      w.Key("pinned");
+      w.Uint64(pins ? pins->pinned : 0);
+      static const std::vector<std::string> kNone;
+      Names(w, "changed", pins ? pins->changed : kNone);
+      Names(w, "new", pins ? pins->unapproved : kNone);
+      Names(w, "hidden_text", pins ? pins->hidden_text : kNone);
+      if (pins && !pins->error.empty()) {
+        w.Key("error");
+        String(w, Scrubbed(pins->error));
+      }
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    replies_->ReplyJson(ticket, std::string(buffer.GetString(), buffer.GetSize()));
+    return;
+  }
+
+  const std::optional<std::string> tool = StringMember(params, "toolName");
+  const PinReport* pins = only->view.pins.get();
+  if (method == proto::kDiff) {
+    if (tool && !(pins && pins->Withholds(*tool))) {
+      ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
+                 "tool \"" + base::CleanServerText(*tool, 200) + "\" of \"" + only->name +
+                     "\" is not waiting for approval (\"mcpgw pins " + only->name +
+                     "\" lists the ones that are)");
+      return;
+    }
+    w.StartObject();
+    w.Key("namespace");
+    String(w, only->name);
+    w.Key("tools");
+    w.StartArray();
+    if (pins) {
+      for (const auto& [name, pending] : pins->pending) {
+        if (tool && name != *tool) continue;
+        w.StartObject();
+        w.Key("name");
+        String(w, name);
+        w.Key("kind");
+        String(w, pending.pinned_json.empty() ? "new" : "changed");
+        w.Key("pinned");
+        Definition(w, pending.pinned_json);
+        w.Key("listed");
+        Definition(w, pending.listed_json);
+        w.EndObject();
+      }
+    }
+    w.EndArray();
+    w.EndObject();
+    replies_->ReplyJson(ticket, std::string(buffer.GetString(), buffer.GetSize()));
+    return;
+  }
+
+  // approve
+  auto all_it = params.FindMember("all");
+  const bool all =
+      all_it != params.MemberEnd() && all_it->value.IsBool() && all_it->value.GetBool();
+  if (all == tool.has_value()) {
+    ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
+               "approve needs either a string \"toolName\" or \"all\": true");
+    return;
+  }
+  if (only->host == 0) {
+    ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
+               "server \"" + only->name + "\" is not running (" +
+                   base::CleanServerText(only->view.reason, 500) + "): nothing waits for approval");
+    return;
+  }
+  std::vector<std::string> tools;
+  if (tool) tools.push_back(*tool);
+  OnWorker(only->worker, [this, id = only->host, name = only->name, ticket,
+                          tools = std::move(tools), all](HostTable& table) mutable {
+    table.Approve(id, std::move(tools), all, [this, name, ticket](ServerPins::Approval approval) {
+      if (!approval.error.empty()) {
+        ReplyError(ticket, proto::ErrorKind::kInvalidRequest, Scrubbed(std::move(approval.error)));
+        return;
+      }
+      std::string list;
+      for (const std::string& t : approval.approved) list += (list.empty() ? "" : ", ") + t;
+      if (!approval.approved.empty()) {
+        spdlog::info("server \"{}\": approved by the user: {}", name,
+                     base::CleanServerText(list, 2000));
+      }
+      rapidjson::StringBuffer out;
+      Writer ow(out);
+      ow.StartObject();
+      ow.Key("namespace");
+      String(ow, name);
+      Names(ow, "approved", approval.approved);
+      if (!approval.warning.empty()) {
+        ow.Key("warning");
+        String(ow, Scrubbed(std::move(approval.warning)));
+      }
+      ow.EndObject();
+      replies_->ReplyJson(ticket, std::string(out.GetString(), out.GetSize()));
+    });
+  });
+}
+
+}  // namespace mcpgw
