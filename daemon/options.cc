@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "daemon/auth/store.h"
+#include "daemon/guard/pins.h"
 #include "daemon/guard/policy.h"
 #include "proto/socket_path.h"
 
@@ -44,6 +45,7 @@ DaemonOptions MakeOptions(const CommandLine& command_line, const Settings& setti
 
   o.call_log = settings.call_log;
   o.results = settings.results;
+  o.pinning = settings.pinning;
   o.policy = std::make_shared<const Policy>(settings.policy);
   o.settings = settings;
   return o;
@@ -78,6 +80,8 @@ OptionsResult LoadOptions(const CommandLine& command_line, const GetEnv& get_env
   result.options.socket_path = proto::ResolveSocketPath(command_line.socket_path);
   result.options.token_dir = auth::DefaultTokenDir(get_env, get_env("HOME").value_or(""));
   result.options.results_dir = ResultsDir(get_env, result.options.socket_path);
+  result.options.pins_dir =
+      DefaultPinsDir(get_env("XDG_STATE_HOME").value_or(""), get_env("HOME").value_or(""));
   http::TlsTrust::Result trust = http::TlsTrust::Load(loaded.settings.tls, get_env);
   if (!trust.trust) result.trust_error = path + ": " + trust.error;
   result.options.trust = std::move(trust.trust);

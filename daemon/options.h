@@ -35,8 +35,12 @@ struct DaemonOptions {
   std::shared_ptr<const Policy> policy;
   std::shared_ptr<const http::TlsTrust> trust;  // null only when trust_error is set
   ResultsSettings results;                      // bounds on result texts and the folder's budget
+  PinningSettings pinning;                      // pinned tool definitions (BEHAVIOR.md §13)
   // From the environment.
   std::string token_dir;  // where OAuth tokens live (docs/AUTH.md)
+  // Where tool definitions are pinned (BEHAVIOR.md §13):
+  // $XDG_STATE_HOME/mcpgw/pins, else ~/.local/state/mcpgw/pins.
+  std::string pins_dir;
   // Where cut results keep their whole text (BEHAVIOR.md §11):
   // $XDG_RUNTIME_DIR/mcpgw/results, else `results` beside the socket.
   std::string results_dir;
@@ -81,7 +85,7 @@ OptionsResult LoadOptions(const CommandLine& command_line, const GetEnv& get_env
 // The settings sections that differ between the `running` options and those
 // a reload `read`, and that only a restart applies: "limits", "ipc",
 // "workers" (the number in effect: --workers wins over the file), "call_log".
-// The policy, the tls keys and results apply at a reload.
+// The policy, the tls keys, results and pinning apply at a reload.
 std::vector<std::string_view> RestartOnlyChanges(const DaemonOptions& running,
                                                  const DaemonOptions& read);
 

@@ -78,6 +78,7 @@ GatewayOptions GatewayOptionsFrom(const DaemonOptions& options) {
   }
   g.socket_path = options.socket_path;
   g.limits = options.limits;
+  g.pins_dir = options.pins_dir;
   g.shutdown_grace = std::chrono::milliseconds(options.shutdown_grace_ms);
   return g;
 }
@@ -151,6 +152,7 @@ void Supervisor::Start(const config::Config& config, int listen_fd, CallLog* cal
   });
   gateway_->SetPolicy(options_.policy);
   gateway_->SetResults(options_.results, options_.results_dir);
+  gateway_->SetPinning(options_.pinning);
   StartAuth();
   const std::string error =
       listen_fd >= 0 ? ipc_->ListenFd(listen_fd) : ipc_->Listen(options_.socket_path);
@@ -220,10 +222,9 @@ void Supervisor::Reload(std::string_view why) {
 }
 
 // What a reload can change while the daemon runs: the policy, the TLS
-// trust and the bounds on results. The rest of the settings (limits, ipc, workers, call log) shape
-// objects made at start-up; a change to them is logged as waiting for a
-// restart. Status shows why the settings could not be used until a reload
-// reads them well.
+// trust, the bounds on results and pinning. The rest of the settings (limits, ipc, workers, call
+// log) shape objects made at start-up; a change to them is logged as waiting for a restart. Status
+// shows why the settings could not be used until a reload reads them well.
 void Supervisor::ApplySettings(std::string_view why, const OptionsResult& read) {
   if (!read.settings_error.empty()) {
     // A broken file never loosens the running policy.
@@ -237,6 +238,8 @@ void Supervisor::ApplySettings(std::string_view why, const OptionsResult& read) 
   gateway_->SetPolicy(next.policy);
   options_.results = next.results;
   gateway_->SetResults(next.results, options_.results_dir);
+  options_.pinning = next.pinning;
+  gateway_->SetPinning(next.pinning);
   if (next.trust) {
     ApplyTrust(why, next.trust);
   } else {

@@ -40,6 +40,9 @@ for bin in "$MCPGWD" "$MCPGW"; do
 done
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/$TMP_PREFIX.XXXXXX")"
+# The daemons of one script keep their state (OAuth tokens, pinned tool
+# definitions) here, never in the user's own ~/.local/state.
+export XDG_STATE_HOME="$TMP/state"
 
 PIDS=()
 PASSED=0

@@ -635,9 +635,11 @@ std::string Gateway::StatusJson() const {
     w.Key("oauth");
     const std::string oauth = AuthStatusJson(server.auth_id);
     w.RawValue(oauth.data(), oauth.size(), rapidjson::kObjectType);
+    w.Key("pins");
     if (const std::string pins = PinsStatusJson(server); !pins.empty()) {
-      w.Key("pins");
       w.RawValue(pins.data(), pins.size(), rapidjson::kObjectType);
+    } else {
+      w.Null();
     }
     w.EndObject();
   }

@@ -133,6 +133,12 @@ class Gateway : public IpcHandler, private HostEvents {
   std::string AuthStatusJson(uint64_t auth_id) const;
   // pins, diff and approve (gateway_pins.cc), and the "pins" status member.
   void HandlePinsRequest(Ticket ticket, std::string_view method, const rapidjson::Value& params);
+  void ReplyPins(Ticket ticket, const Server* only);
+  void WritePins(Ticket ticket, const Server* only, const std::vector<PinnedTool>* tools);
+  void ReplyDiff(Ticket ticket, const Server& server, const std::optional<std::string>& tool);
+  void Approve(Ticket ticket, const Server& server, const std::optional<std::string>& tool,
+               bool all);
+  void ReplyApproval(Ticket ticket, const std::string& name, ServerPins::Approval approval);
   PinningMode PinningFor(std::string_view name) const;
   std::string PinsStatusJson(const Server& server) const;
   class AuthLink;

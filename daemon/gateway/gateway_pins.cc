@@ -54,6 +54,30 @@ std::optional<std::string> StringMember(const rapidjson::Value& params, const ch
   return std::string(it->value.GetString(), it->value.GetStringLength());
 }
 
+// One server's members of a `pins` answer, its object left open.
+void PinsOf(Writer& w, std::string_view name, std::string_view url, const PinReport* pins,
+            PinningMode mode, const std::string& file, const std::string& error) {
+  static const std::vector<std::string> kNone;
+  w.StartObject();
+  w.Key("namespace");
+  String(w, name);
+  w.Key("url");
+  String(w, url);
+  w.Key("mode");
+  String(w, PinningModeName(mode));
+  w.Key("file");
+  String(w, file);
+  w.Key("pinned");
+  w.Uint64(pins ? pins->pinned : 0);
+  Names(w, "changed", pins ? pins->changed : kNone);
+  Names(w, "new", pins ? pins->unapproved : kNone);
+  Names(w, "hidden_text", pins ? pins->hidden_text : kNone);
+  if (!error.empty()) {
+    w.Key("error");
+    String(w, error);
+  }
+}
+
 }  // namespace
 
 void Gateway::SetPinning(const PinningSettings& pinning) {
@@ -112,127 +136,164 @@ void Gateway::HandlePinsRequest(Ticket ticket, std::string_view method,
     }
     only = it->second;
   }
+  if (method == proto::kPins) {
+    ReplyPins(ticket, only);
+  } else if (method == proto::kDiff) {
+    ReplyDiff(ticket, *only, StringMember(params, "toolName"));
+  } else {
+    auto all_it = params.FindMember("all");
+    const bool all =
+        all_it != params.MemberEnd() && all_it->value.IsBool() && all_it->value.GetBool();
+    Approve(ticket, *only, StringMember(params, "toolName"), all);
+  }
+}
+
+// `pins` for every server, or for one; for one running server the answer
+// also lists each of its tools, which its worker reads from the pin file.
+void Gateway::ReplyPins(Ticket ticket, const Server* only) {
+  if (only == nullptr || only->host == 0) {
+    WritePins(ticket, only, nullptr);
+    return;
+  }
+  OnWorker(only->worker, [this, id = only->host, name = only->name, ticket](HostTable& table) {
+    table.DescribePins(id, [this, name, ticket](std::vector<PinnedTool> tools) {
+      auto it = by_name_.find(name);
+      if (it == by_name_.end()) {
+        ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
+                   "server \"" + name + "\" was removed from the configuration meanwhile");
+        return;
+      }
+      WritePins(ticket, it->second, &tools);
+    });
+  });
+}
+
+void Gateway::WritePins(Ticket ticket, const Server* only, const std::vector<PinnedTool>* tools) {
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
-  if (method == proto::kPins) {
-    w.StartObject();
-    w.Key("servers");
-    w.StartArray();
-    const PinFiles files(options_.pins_dir);
-    for (const auto& server : servers_) {
-      if (only && server.get() != only) continue;
-      const PinReport* pins = server->view.pins.get();
-      w.StartObject();
-      w.Key("namespace");
-      String(w, server->name);
-      w.Key("url");
-      String(w, server->remote ? server->remote->url_redacted : std::string());
-      const PinningMode mode = pins ? pins->mode : PinningFor(server->name);
-      w.Key("mode");
-      String(w, PinningModeName(mode));
-      w.Key("file");
-      String(w, pins ? pins->file
-                : mode == PinningMode::kOff || !server->remote
-                    ? std::string()
-                    : files.PathFor(server->remote->url_redacted));
-      w.Key("pinned");
-      w.Uint64(pins ? pins->pinned : 0);
-      static const std::vector<std::string> kNone;
-      Names(w, "changed", pins ? pins->changed : kNone);
-      Names(w, "new", pins ? pins->unapproved : kNone);
-      Names(w, "hidden_text", pins ? pins->hidden_text : kNone);
-      if (pins && !pins->error.empty()) {
-        w.Key("error");
-        String(w, Scrubbed(pins->error));
-      }
-      w.EndObject();
-    }
-    w.EndArray();
-    w.EndObject();
-    replies_->ReplyJson(ticket, std::string(buffer.GetString(), buffer.GetSize()));
-    return;
-  }
-
-  const std::optional<std::string> tool = StringMember(params, "toolName");
-  const PinReport* pins = only->view.pins.get();
-  if (method == proto::kDiff) {
-    if (tool && !(pins && pins->Withholds(*tool))) {
-      ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
-                 "tool \"" + base::CleanServerText(*tool, 200) + "\" of \"" + only->name +
-                     "\" is not waiting for approval (\"mcpgw pins " + only->name +
-                     "\" lists the ones that are)");
-      return;
-    }
-    w.StartObject();
-    w.Key("namespace");
-    String(w, only->name);
-    w.Key("tools");
-    w.StartArray();
+  w.StartObject();
+  w.Key("servers");
+  w.StartArray();
+  for (const auto& server : servers_) {
+    if (only && server.get() != only) continue;
+    const PinReport* pins = server->view.pins.get();
+    const PinningMode mode = pins ? pins->mode : PinningFor(server->name);
+    std::string file;
     if (pins) {
-      for (const auto& [name, pending] : pins->pending) {
-        if (tool && name != *tool) continue;
+      file = pins->file;
+    } else if (mode != PinningMode::kOff && server->remote) {
+      file = PinFiles(options_.pins_dir).PathFor(server->remote->url_redacted);
+    }
+    PinsOf(w, server->name, server->remote ? server->remote->url_redacted : std::string(), pins,
+           mode, file, pins && !pins->error.empty() ? Scrubbed(pins->error) : "");
+    if (tools) {
+      w.Key("tools");
+      w.StartArray();
+      for (const PinnedTool& tool : *tools) {
         w.StartObject();
         w.Key("name");
-        String(w, name);
-        w.Key("kind");
-        String(w, pending.pinned_json.empty() ? "new" : "changed");
-        w.Key("pinned");
-        Definition(w, pending.pinned_json);
-        w.Key("listed");
-        Definition(w, pending.listed_json);
+        String(w, tool.name);
+        w.Key("state");
+        String(w, PinnedStateName(tool.state));
+        w.Key("hidden_text");
+        w.Bool(tool.hidden_text_removed);
         w.EndObject();
       }
+      w.EndArray();
     }
-    w.EndArray();
     w.EndObject();
-    replies_->ReplyJson(ticket, std::string(buffer.GetString(), buffer.GetSize()));
+  }
+  w.EndArray();
+  w.EndObject();
+  replies_->ReplyJson(ticket, std::string(buffer.GetString(), buffer.GetSize()));
+}
+
+void Gateway::ReplyDiff(Ticket ticket, const Server& server,
+                        const std::optional<std::string>& tool) {
+  const PinReport* pins = server.view.pins.get();
+  if (tool && !(pins && pins->Withholds(*tool))) {
+    ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
+               "tool \"" + base::CleanServerText(*tool, 200) + "\" of \"" + server.name +
+                   "\" is not waiting for approval (\"mcpgw pins " + server.name +
+                   "\" lists the ones that are)");
     return;
   }
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  w.Key("namespace");
+  String(w, server.name);
+  w.Key("tools");
+  w.StartArray();
+  if (pins) {
+    for (const auto& [name, pending] : pins->pending) {
+      if (tool && name != *tool) continue;
+      w.StartObject();
+      w.Key("name");
+      String(w, name);
+      w.Key("kind");
+      String(w, pending.pinned_json.empty() ? "new" : "changed");
+      w.Key("pinned");
+      Definition(w, pending.pinned_json);
+      w.Key("listed");
+      Definition(w, pending.listed_json);
+      w.EndObject();
+    }
+  }
+  w.EndArray();
+  w.EndObject();
+  replies_->ReplyJson(ticket, std::string(buffer.GetString(), buffer.GetSize()));
+}
 
-  // approve
-  auto all_it = params.FindMember("all");
-  const bool all =
-      all_it != params.MemberEnd() && all_it->value.IsBool() && all_it->value.GetBool();
+// Answered once the host's new state (the approved tools back in its
+// listing) reached the catalog: the host posts its state before the reply.
+void Gateway::Approve(Ticket ticket, const Server& server, const std::optional<std::string>& tool,
+                      bool all) {
   if (all == tool.has_value()) {
     ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
                "approve needs either a string \"toolName\" or \"all\": true");
     return;
   }
-  if (only->host == 0) {
+  if (server.host == 0) {
     ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
-               "server \"" + only->name + "\" is not running (" +
-                   base::CleanServerText(only->view.reason, 500) + "): nothing waits for approval");
+               "server \"" + server.name + "\" is not running (" +
+                   base::CleanServerText(server.view.reason, 500) +
+                   "): nothing waits for approval");
     return;
   }
   std::vector<std::string> tools;
   if (tool) tools.push_back(*tool);
-  OnWorker(only->worker, [this, id = only->host, name = only->name, ticket,
-                          tools = std::move(tools), all](HostTable& table) mutable {
+  OnWorker(server.worker, [this, id = server.host, name = server.name, ticket,
+                           tools = std::move(tools), all](HostTable& table) mutable {
     table.Approve(id, std::move(tools), all, [this, name, ticket](ServerPins::Approval approval) {
-      if (!approval.error.empty()) {
-        ReplyError(ticket, proto::ErrorKind::kInvalidRequest, Scrubbed(std::move(approval.error)));
-        return;
-      }
-      std::string list;
-      for (const std::string& t : approval.approved) list += (list.empty() ? "" : ", ") + t;
-      if (!approval.approved.empty()) {
-        spdlog::info("server \"{}\": approved by the user: {}", name,
-                     base::CleanServerText(list, 2000));
-      }
-      rapidjson::StringBuffer out;
-      Writer ow(out);
-      ow.StartObject();
-      ow.Key("namespace");
-      String(ow, name);
-      Names(ow, "approved", approval.approved);
-      if (!approval.warning.empty()) {
-        ow.Key("warning");
-        String(ow, Scrubbed(std::move(approval.warning)));
-      }
-      ow.EndObject();
-      replies_->ReplyJson(ticket, std::string(out.GetString(), out.GetSize()));
+      ReplyApproval(ticket, name, std::move(approval));
     });
   });
+}
+
+void Gateway::ReplyApproval(Ticket ticket, const std::string& name, ServerPins::Approval approval) {
+  if (!approval.error.empty()) {
+    ReplyError(ticket, proto::ErrorKind::kInvalidRequest, Scrubbed(std::move(approval.error)));
+    return;
+  }
+  std::string list;
+  for (const std::string& t : approval.approved) list += (list.empty() ? "" : ", ") + t;
+  if (!approval.approved.empty()) {
+    spdlog::info("server \"{}\": approved by the user: {}", name,
+                 base::CleanServerText(list, 2000));
+  }
+  rapidjson::StringBuffer out;
+  Writer w(out);
+  w.StartObject();
+  w.Key("namespace");
+  String(w, name);
+  Names(w, "approved", approval.approved);
+  if (!approval.warning.empty()) {
+    w.Key("warning");
+    String(w, Scrubbed(std::move(approval.warning)));
+  }
+  w.EndObject();
+  replies_->ReplyJson(ticket, std::string(out.GetString(), out.GetSize()));
 }
 
 }  // namespace mcpgw

@@ -109,6 +109,13 @@ void HostTable::Approve(HostId id, std::vector<std::string> tools, bool all,
       [done = std::move(done), out = std::move(approval)]() mutable { done(std::move(out)); });
 }
 
+void HostTable::DescribePins(HostId id, std::function<void(std::vector<PinnedTool>)> done) {
+  std::vector<PinnedTool> tools;
+  auto it = slots_.find(id);
+  if (it != slots_.end() && !it->second->retiring) tools = it->second->host->DescribePins();
+  main_->Post([done = std::move(done), out = std::move(tools)]() mutable { done(std::move(out)); });
+}
+
 void HostTable::SetPinning(HostId id, PinningMode mode) {
   auto it = slots_.find(id);
   if (it != slots_.end() && !it->second->retiring) it->second->host->SetPinning(mode);

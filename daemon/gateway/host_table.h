@@ -65,6 +65,9 @@ class HostTable {
   void Approve(HostId id, std::vector<std::string> tools, bool all,
                std::function<void(ServerPins::Approval)> done);
   void SetPinning(HostId id, PinningMode mode);
+  // Each tool of the server and its pin's state (ServerHost::DescribePins);
+  // `done` runs on the main loop (with nothing for a host that is gone).
+  void DescribePins(HostId id, std::function<void(std::vector<PinnedTool>)> done);
   // Shuts the host down; OnHostGone follows once it is done (bounded by `grace`).
   void Retire(HostId id, mcp::Duration grace);
   // Destroys every host at once (daemon teardown, after Retire of all).

@@ -195,6 +195,18 @@ ServerPins::Approval ServerHost::Approve(const std::vector<std::string>& tools, 
   return approval;
 }
 
+std::vector<PinnedTool> ServerHost::DescribePins() {
+  if (pins_) return pins_->Describe(*env_, reviewed_tools_.get());
+  std::vector<PinnedTool> tools;
+  if (reviewed_tools_) {
+    for (const mcp::Tool tool : *reviewed_tools_) {
+      tools.push_back(PinnedTool{std::string(tool.name), PinnedTool::State::kUnpinned,
+                                 tool.hidden_text_removed});
+    }
+  }
+  return tools;
+}
+
 void ServerHost::SetPinning(PinningMode mode) {
   if (pins_dir_.empty() || mode == PinningMode::kOff) {
     if (!pins_) return;

@@ -78,6 +78,8 @@ class ServerHost : private HttpSink {
   // The settings changed `pinning` (kOff: nothing withheld): the listing is
   // reviewed again.
   void SetPinning(PinningMode mode);
+  // Every tool of the latest listing and every pinned one, with its state.
+  std::vector<PinnedTool> DescribePins();
 
   const mcp::Session& session() const { return session_; }
 

@@ -184,28 +184,43 @@ std::string DefaultPinsDir(std::string_view xdg_state_home, std::string_view hom
   return std::string(home) + "/.local/state/mcpgw/pins";
 }
 
-ServerPins::ServerPins(PinFiles files, std::string name, std::string url, PinningMode mode)
-    : files_(std::move(files)), name_(std::move(name)), mode_(mode) {
-  pins_.url = std::move(url);
-  MakeReport();
+std::string_view PinnedStateName(PinnedTool::State state) {
+  switch (state) {
+    case PinnedTool::State::kPinned:
+      return "pinned";
+    case PinnedTool::State::kChanged:
+      return "changed";
+    case PinnedTool::State::kNew:
+      return "new";
+    case PinnedTool::State::kRemoved:
+      return "removed";
+    case PinnedTool::State::kUnpinned:
+      return "not pinned";
+  }
+  return "pinned";
 }
 
-void ServerPins::Load(Env& env, const std::function<void(const std::string&)>& warn) {
-  loaded_ = true;
-  PinFiles::Loaded loaded = files_.Load(env, pins_.url);
-  known_ = loaded.exists;
+ServerPins::ServerPins(PinFiles files, std::string name, std::string url, PinningMode mode)
+    : files_(std::move(files)), name_(std::move(name)), url_(std::move(url)), mode_(mode) {
+  MakeReport(nullptr);
+}
+
+PinFiles::Loaded ServerPins::Load(Env& env, const std::function<void(const std::string&)>& warn) {
+  PinFiles::Loaded loaded = files_.Load(env, url_);
   if (loaded.error.empty()) {
-    pins_ = std::move(loaded.pins);
-    return;
+    distrust_.clear();
+    return loaded;
   }
   // Never half trusted: every tool waits until the user approves them all.
-  distrust_ = "the pin file cannot be trusted (" + loaded.error +
-              "): every tool is withheld until \"mcpgw approve " + name_ + " --all\"";
-  warn(distrust_);
+  std::string distrust = "the pin file cannot be trusted (" + loaded.error +
+                         "): every tool is withheld until \"mcpgw approve " + name_ + " --all\"";
+  if (distrust != distrust_) warn(distrust);
+  distrust_ = std::move(distrust);
+  return loaded;
 }
 
-std::string ServerPins::Save(Env& env) {
-  std::string error = files_.Save(env, pins_);
+std::string ServerPins::Save(Env& env, const PinSet& pins) {
+  std::string error = files_.Save(env, pins);
   if (!error.empty()) {
     error = "the pins could not be saved (" + error + "); they are kept until mcpgwd stops";
   }
@@ -220,10 +235,11 @@ void ServerPins::Review(Env& env, const mcp::ToolList& tools,
   }
   if (mode_ == PinningMode::kOff) {
     review_ = PinReview{};
-    MakeReport();
+    pinned_ = 0;
+    MakeReport(nullptr);
     return;
   }
-  if (!loaded_) Load(env, warn);
+  PinFiles::Loaded loaded = Load(env, warn);
   std::vector<ToolDefinition> listing;
   listing.reserve(tools.size());
   for (const mcp::Tool tool : tools) {
@@ -234,31 +250,29 @@ void ServerPins::Review(Env& env, const mcp::ToolList& tools,
   // A file that cannot be trusted pins nothing: its server's tools all wait.
   const bool trusted = distrust_.empty();
   review_ =
-      ReviewListing(pins_, known_ || !trusted, listing, trusted ? mode_ : PinningMode::kStrict);
-  if (trusted && (!review_.pinned.empty() || !known_)) {
-    const std::string error = Save(env);
+      ReviewListing(loaded.pins, loaded.exists, listing, trusted ? mode_ : PinningMode::kStrict);
+  if (trusted && (!review_.pinned.empty() || !loaded.exists)) {
+    const std::string error = Save(env, loaded.pins);
     if (!error.empty() && error != save_error_) warn(error);
     save_error_ = error;
   }
-  known_ = true;
-  for (const std::string& tool : review_.changed) {
+  pinned_ = loaded.pins.tools.size();
+  WarnOnce(review_.changed, "changed since it was pinned", warn);
+  WarnOnce(review_.unapproved, "is new", warn);
+  std::erase_if(warned_, [&](const auto& w) { return review_.pending.count(w.first) == 0; });
+  MakeReport(&loaded.pins);
+}
+
+void ServerPins::WarnOnce(const std::vector<std::string>& tools, const char* what,
+                          const std::function<void(const std::string&)>& warn) {
+  for (const std::string& tool : tools) {
     const std::string& digest = review_.pending[tool].sha256;
     auto [it, added] = warned_.try_emplace(tool, digest);
     if (!added && it->second == digest) continue;
     it->second = digest;
-    warn("tool \"" + tool +
-         "\" changed since it was pinned; it is withheld until approved (\"mcpgw diff " + name_ +
-         " " + tool + "\", then \"mcpgw approve " + name_ + " " + tool + "\")");
+    warn("tool \"" + tool + "\" " + what + "; it is withheld until approved (\"mcpgw diff " +
+         name_ + " " + tool + "\", then \"mcpgw approve " + name_ + " " + tool + "\")");
   }
-  for (const std::string& tool : review_.unapproved) {
-    const std::string& digest = review_.pending[tool].sha256;
-    auto [it, added] = warned_.try_emplace(tool, digest);
-    if (!added && it->second == digest) continue;
-    it->second = digest;
-    warn("tool \"" + tool + "\" is new and withheld until approved (\"mcpgw diff " + name_ + " " +
-         tool + "\", then \"mcpgw approve " + name_ + " " + tool + "\")");
-  }
-  MakeReport();
 }
 
 ServerPins::Approval ServerPins::Approve(Env& env, const std::vector<std::string>& names,
@@ -282,10 +296,20 @@ ServerPins::Approval ServerPins::Approve(Env& env, const std::vector<std::string
       chosen.push_back(tool);
     }
   }
+  // The file as it is now; one that cannot be trusted is replaced only by
+  // approving everything.
+  PinFiles::Loaded loaded = files_.Load(env, url_);
+  if (!loaded.error.empty() && !all) {
+    approval.error = "the pin file cannot be trusted (" + loaded.error +
+                     "): approve every tool with \"mcpgw approve " + name_ + " --all\"";
+    return approval;
+  }
+  PinSet& pins = loaded.pins;
+  if (!loaded.error.empty()) pins = PinSet{url_, {}};
   for (const std::string& tool : chosen) {
     auto node = review_.pending.extract(tool);
     if (node.empty()) continue;  // named twice
-    pins_.tools[tool] = std::move(node.mapped());
+    pins.tools[tool] = std::move(node.mapped());
     std::erase(review_.changed, tool);
     std::erase(review_.unapproved, tool);
     warned_.erase(tool);
@@ -293,27 +317,59 @@ ServerPins::Approval ServerPins::Approve(Env& env, const std::vector<std::string
   }
   if (all) distrust_.clear();
   if (!approval.approved.empty() || all) {
-    save_error_ = Save(env);
+    save_error_ = Save(env, pins);
     approval.warning = save_error_;
   }
-  MakeReport();
+  pinned_ = pins.tools.size();
+  MakeReport(&pins);
   return approval;
 }
 
-void ServerPins::MakeReport() {
+std::vector<PinnedTool> ServerPins::Describe(Env& env, const mcp::ToolList* tools) const {
+  std::map<std::string, PinnedTool, std::less<>> out;
+  if (tools) {
+    for (const mcp::Tool tool : *tools) {
+      PinnedTool& t = out[std::string(tool.name)];
+      t.name = std::string(tool.name);
+      t.hidden_text_removed = tool.hidden_text_removed;
+      t.state = mode_ == PinningMode::kOff ? PinnedTool::State::kUnpinned
+                : std::binary_search(review_.changed.begin(), review_.changed.end(), tool.name)
+                    ? PinnedTool::State::kChanged
+                : review_.pending.count(tool.name) ? PinnedTool::State::kNew
+                                                   : PinnedTool::State::kPinned;
+    }
+  }
+  if (mode_ != PinningMode::kOff && distrust_.empty()) {
+    const PinFiles::Loaded loaded = files_.Load(env, url_);
+    for (const auto& [name, definition] : loaded.pins.tools) {
+      if (out.count(name)) continue;
+      out[name] = PinnedTool{name, PinnedTool::State::kRemoved, false};
+    }
+  }
+  std::vector<PinnedTool> list;
+  list.reserve(out.size());
+  for (auto& [name, tool] : out) list.push_back(std::move(tool));
+  return list;
+}
+
+void ServerPins::MakeReport(const PinSet* pins) {
   auto report = std::make_shared<PinReport>();
-  report->url = pins_.url;
+  report->url = url_;
   report->mode = mode_;
   report->hidden_text = hidden_text_;
   if (mode_ != PinningMode::kOff) {
-    report->file = files_.PathFor(pins_.url);
-    report->pinned = pins_.tools.size();
+    report->file = files_.PathFor(url_);
+    report->pinned = pinned_;
     report->changed = review_.changed;
     report->unapproved = review_.unapproved;
     for (const auto& [tool, listed] : review_.pending) {
-      auto pin = pins_.tools.find(tool);
-      report->pending[tool] = PinReport::Pending{
-          pin == pins_.tools.end() ? std::string() : pin->second.json, listed.json};
+      std::string pinned_json;
+      if (pins) {
+        if (auto pin = pins->tools.find(tool); pin != pins->tools.end()) {
+          pinned_json = pin->second.json;
+        }
+      }
+      report->pending[tool] = PinReport::Pending{std::move(pinned_json), listed.json};
     }
     report->error = !distrust_.empty() ? distrust_ : save_error_;
   }

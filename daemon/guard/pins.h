@@ -131,16 +131,34 @@ struct PinReport {
   size_t withheld() const { return changed.size() + unapproved.size(); }
 };
 
-// One server's pins, kept by its host on the server's worker: the first
-// listing loads the pin file, every listing is reviewed against it, and
-// approvals move listed definitions into it. Not thread-safe.
+// One tool in `mcpgw pins NAME`: its state against the server's pins.
+struct PinnedTool {
+  enum class State {
+    kPinned,    // listed as pinned
+    kChanged,   // listed, differs from its pin: withheld
+    kNew,       // listed, not pinned, waiting for approval (strict, or a file not trusted)
+    kRemoved,   // pinned, not in the latest listing (its pin is kept)
+    kUnpinned,  // listed, pinning is off for the server
+  };
+  std::string name;
+  State state = State::kPinned;
+  bool hidden_text_removed = false;
+};
+std::string_view PinnedStateName(PinnedTool::State state);
+
+// One server's pins, kept by its host on the server's worker. The pin file
+// is the store: every review reads it, and only what the withheld tools
+// need (their two definitions) is kept in memory between listings, so a
+// thousand pinned servers cost their files, not a copy of every schema.
+// Not thread-safe.
 class ServerPins {
  public:
   // `name` labels messages; `url` (as shown) picks the file.
   ServerPins(PinFiles files, std::string name, std::string url, PinningMode mode);
 
-  // Reviews a listing; what must be said once (a change, a file that cannot
-  // be trusted or written) goes to `warn`.
+  // Reviews a listing against the file (pinning what it may); what must be
+  // said once (a change, a file that cannot be trusted or written) goes to
+  // `warn`.
   void Review(Env& env, const mcp::ToolList& tools,
               const std::function<void(const std::string&)>& warn);
   // Approves withheld tools: `names`, or with `all` every one. A name that is
@@ -151,6 +169,9 @@ class ServerPins {
     std::string warning;  // approved, but the pins could not be saved
   };
   Approval Approve(Env& env, const std::vector<std::string>& names, bool all);
+  // Every tool of the latest listing (`tools`, may be null) and every pinned
+  // one, by name, with its state.
+  std::vector<PinnedTool> Describe(Env& env, const mcp::ToolList* tools) const;
   // A new mode (settings reloaded); the next Review applies it.
   void SetMode(PinningMode mode) { mode_ = mode; }
   PinningMode mode() const { return mode_; }
@@ -159,21 +180,25 @@ class ServerPins {
   std::shared_ptr<const PinReport> shared_report() const { return report_; }
 
  private:
-  void Load(Env& env, const std::function<void(const std::string&)>& warn);
-  std::string Save(Env& env);
-  void MakeReport();
+  // The file's pins; an unreadable or corrupt file sets distrust_ (warned
+  // when it first happens) and pins nothing.
+  PinFiles::Loaded Load(Env& env, const std::function<void(const std::string&)>& warn);
+  std::string Save(Env& env, const PinSet& pins);
+  void WarnOnce(const std::vector<std::string>& tools, const char* what,
+                const std::function<void(const std::string&)>& warn);
+  // `pins`: the file's pins, for the withheld tools' pinned definitions.
+  void MakeReport(const PinSet* pins);
 
   PinFiles files_;
   std::string name_;
+  std::string url_;
   PinningMode mode_;
-  PinSet pins_;
-  bool loaded_ = false;
-  bool known_ = false;      // pinned before: new tools are not first sight
   std::string distrust_;    // why the pin file is not trusted: all wait for --all
   std::string save_error_;  // the last save's failure
-  PinReview review_;        // of the latest listing
+  size_t pinned_ = 0;       // pins in the file as of the latest review
+  PinReview review_;        // of the latest listing: the withheld tools
   std::vector<std::string> hidden_text_;
-  std::map<std::string, std::string, std::less<>> warned_;  // tool → digest already logged
+  std::map<std::string, std::string, std::less<>> warned_;  // withheld tool → digest logged
   std::shared_ptr<const PinReport> report_;
 };
 

@@ -81,7 +81,7 @@ UPSTREAM="$BIN/bench_upstream"
 LOAD="$BIN/load_client"
 export LD_LIBRARY_PATH="$BUILD/client${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-export XDG_CONFIG_HOME="$TMP/config" XDG_RUNTIME_DIR="$TMP/run"
+export XDG_CONFIG_HOME="$TMP/config" XDG_RUNTIME_DIR="$TMP/run" XDG_STATE_HOME="$TMP/state"
 mkdir -p "$XDG_CONFIG_HOME" "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
 RESULTS="$TMP/results.jsonl"

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -83,8 +85,16 @@ class Process {
     std::vector<char*> args;
     for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
+    // `extra_env` wins over an inherited variable of the same name.
+    auto name_of = [](std::string_view e) { return e.substr(0, e.find('=') + 1); };
     std::vector<std::string> env_store;
-    for (char** e = environ; *e; ++e) env_store.emplace_back(*e);
+    for (char** e = environ; *e; ++e) {
+      const std::string_view inherited(*e);
+      const bool replaced = std::any_of(extra_env.begin(), extra_env.end(), [&](const auto& x) {
+        return name_of(x) == name_of(inherited);
+      });
+      if (!replaced) env_store.emplace_back(inherited);
+    }
     for (auto& e : extra_env) env_store.push_back(e);
     std::vector<char*> env;
     for (auto& e : env_store) env.push_back(e.data());

@@ -228,8 +228,7 @@ TEST_CASE("tools: execution.taskSupport, forbidden unless optional or required",
   CHECK(tools.HeapBytes() == tools.TextBytes() + tools.size() * ToolList::kEntryBytes);
 }
 
-TEST_CASE("tools: invisible characters are removed, the server's name kept for calls",
-          "[tools]") {
+TEST_CASE("tools: invisible characters are removed, the server's name kept for calls", "[tools]") {
   // A name with a zero-width space, a description with a hidden instruction
   // in tag characters and a right-to-left override, a schema whose property
   // description hides a zero-width joiner and a byte order mark.
@@ -350,11 +349,13 @@ TEST_CASE("tools: shrinking drops the text of removed duplicates and keeps the r
   tools.RemoveIf([](const Tool& t) { return t.name == "c"; });
   tools.Shrink();
   CHECK(Names(tools) == std::vector<std::string>{"a", "b"});
-  CHECK(tools.TextBytes() ==
-        std::string_view("akept a{\"type\":\"object\"}bkept b{\"type\":\"object\"}").size());
+  // Annotations are kept (as compact JSON) for the tool's pin.
+  CHECK(tools.TextBytes() == std::string_view("akept a{\"type\":\"object\"}{\"readOnlyHint\":true}"
+                                              "bkept b{\"type\":\"object\"}")
+                                 .size());
   CHECK(tools.HeapBytes() == tools.TextBytes() + 2 * ToolList::kEntryBytes);
-  CHECK(tools[0] ==
-        Tool{"a", "kept a", R"({"type":"object"})", true, TaskSupport::kForbidden, "a"});
+  CHECK(tools[0] == Tool{"a", "kept a", R"({"type":"object"})", true, TaskSupport::kForbidden, "a",
+                         false, "", R"({"readOnlyHint":true})"});
   CHECK(tools[1] ==
         Tool{"b", "kept b", R"({"type":"object"})", false, TaskSupport::kForbidden, "b"});
 }
