@@ -32,6 +32,7 @@ struct Invocation {
   std::optional<long long> max_bytes;       // call --max-bytes, stdio --max-bytes
   bool json = false;                        // status --json, tools --json
   bool no_browser = false;                  // login --no-browser
+  bool all = false;                         // approve --all
   double timeout_s = kDefaultWaitTimeoutS;  // wait --timeout; login --timeout (default 330)
 };
 

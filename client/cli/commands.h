@@ -1,6 +1,6 @@
 // The `mcpgw` subcommands other than stdio: each runs against a DaemonApi, writes results to
-// `out` and errors (prefixed "mcpgw: ") to `err`, and returns the process exit code of BEHAVIOR.md §7.
-// Terminal facts and the clock come in through CommandIo so tests control them.
+// `out` and errors (prefixed "mcpgw: ") to `err`, and returns the process exit code of BEHAVIOR.md
+// §7. Terminal facts and the clock come in through CommandIo so tests control them.
 #pragma once
 
 #include <functional>

@@ -138,6 +138,20 @@ std::string Details(const ServerRow& row, const RenderOptions& options) {
     add("url:", url);
   }
   if (!row.proxy.empty()) add("proxy:", base::StripControls(row.proxy));
+  if (row.pins_changed > 0 || row.pins_new > 0 || !row.pins_error.empty()) {
+    std::string pins;
+    if (row.pins_changed > 0) pins = std::to_string(row.pins_changed) + " changed";
+    if (row.pins_new > 0) {
+      pins += (pins.empty() ? "" : ", ") + std::to_string(row.pins_new) + " new";
+    }
+    if (!pins.empty()) {
+      pins += " withheld until approved (\"mcpgw pins " + base::StripControls(row.ns) + "\")";
+    }
+    if (!row.pins_error.empty()) {
+      pins += (pins.empty() ? "" : "; ") + base::StripControls(row.pins_error);
+    }
+    add("pins:", pins);
+  }
   if (!row.last_error.empty()) {
     std::string error = base::StripControls(row.last_error);
     if (row.last_error_unix)
@@ -220,6 +234,15 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
         row.oauth_scopes = String(*o, "scopes", "");
         row.oauth_expires_unix = Number(*o, "expires_unix");
         row.oauth_error = String(*o, "error", "");
+      }
+      if (const Value* p = Member(server, "pins"); p != nullptr && p->IsObject()) {
+        const auto count = [&](const char* key) -> uint64_t {
+          const Value* v = Member(*p, key);
+          return v != nullptr && v->IsUint64() ? v->GetUint64() : 0;
+        };
+        row.pins_changed = count("changed");
+        row.pins_new = count("new");
+        row.pins_error = String(*p, "error", "");
       }
       view.servers.push_back(std::move(row));
     }

@@ -3,6 +3,7 @@
 // clock and the terminal's properties, so tests pin every byte of the output.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,10 @@ struct ServerRow {
   std::string oauth_scopes;
   std::optional<double> oauth_expires_unix;
   std::string oauth_error;
+  // Pinned tool definitions (BEHAVIOR.md §13): tools withheld until approved.
+  uint64_t pins_changed = 0;
+  uint64_t pins_new = 0;
+  std::string pins_error;  // the pin file could not be trusted or written; empty: none
 };
 
 struct StatusView {

@@ -15,6 +15,7 @@
 #include "client/cli/async_api.h"
 #include "client/cli/interrupt.h"
 #include "client/cli/login.h"
+#include "client/cli/pins_view.h"
 #include "client/cli/raw_client.h"
 #include "client/stdio/stdio_loop.h"
 #include "proto/proto.h"
@@ -131,6 +132,23 @@ void LogoutUsage(CLI::App& app, Invocation& inv) {
   Positional(app, "NAMESPACE", &inv.ns, "The server's namespace")->required();
 }
 
+void PinsUsage(CLI::App& app, Invocation& inv) {
+  Positional(app, "NAMESPACE", &inv.ns, "One server: list each of its tools and its pin's state");
+  app.add_flag("--json", inv.json, "Print the daemon's JSON answer");
+}
+
+void DiffUsage(CLI::App& app, Invocation& inv) {
+  Positional(app, "NAMESPACE", &inv.ns, "The server's namespace")->required();
+  Positional(app, "TOOL", &inv.tool, "One withheld tool (default: every one of the server)");
+  app.add_flag("--json", inv.json, "Print the daemon's JSON answer");
+}
+
+void ApproveUsage(CLI::App& app, Invocation& inv) {
+  Positional(app, "NAMESPACE", &inv.ns, "The server's namespace")->required();
+  Positional(app, "TOOL", &inv.tool, "The withheld tool to approve");
+  app.add_flag("--all", inv.all, "Approve every withheld tool of the server");
+}
+
 // ---- handlers -----------------------------------------------------------------------------
 
 int Tools(const Invocation& inv, Context& c) { return RunTools(c.api, inv, c.io); }
@@ -171,6 +189,21 @@ int Logout(const Invocation& inv, Context& c) {
   return RunLogout(auth, inv, c.io);
 }
 
+int Pins(const Invocation& inv, Context& c) {
+  RawClient daemon(inv.socket);
+  return RunPins(daemon, inv, c.io);
+}
+
+int Diff(const Invocation& inv, Context& c) {
+  RawClient daemon(inv.socket);
+  return RunDiff(daemon, inv, c.io);
+}
+
+int Approve(const Invocation& inv, Context& c) {
+  RawClient daemon(inv.socket);
+  return RunApprove(daemon, inv, c.io);
+}
+
 constexpr Subcommand kSubcommands[] = {
     {"tools", ToolsUsage,
      "Print the get_dynamic_tools answer: all servers, one server's tools, one tool with its "
@@ -188,6 +221,14 @@ constexpr Subcommand kSubcommands[] = {
      "when the server is ready",
      Login},
     {"logout", LogoutUsage, "Forget a server's OAuth tokens (and revoke them)", Logout},
+    {"pins", PinsUsage,
+     "Show each server's pinned tool definitions and the tools withheld because they changed",
+     Pins},
+    {"diff", DiffUsage,
+     "Show a withheld tool's pinned and new definitions line by line (added lines marked +)", Diff},
+    {"approve", ApproveUsage,
+     "Pin a withheld tool's new definition: it is listed again at once, without a reconnect",
+     Approve},
 };
 
 }  // namespace
