@@ -28,8 +28,9 @@ constexpr const char* kHelpFooter = R"(Environment:
   LISTEN_FDS, LISTEN_PID  a listening socket from systemd (socket activation);
                     on macOS, launchd's "Listeners" socket
   NOTIFY_SOCKET     systemd readiness: READY=1, RELOADING=1, STOPPING=1
-  XDG_STATE_HOME    where OAuth tokens live: $XDG_STATE_HOME/mcpgw/oauth
-                    (default ~/.local/state/mcpgw/oauth; docs/AUTH.md)
+  XDG_STATE_HOME    where OAuth tokens and pinned tool definitions live:
+                    $XDG_STATE_HOME/mcpgw/oauth and .../mcpgw/pins (default
+                    ~/.local/state/mcpgw; docs/AUTH.md, docs/BEHAVIOR.md §13)
   MCPGW_BROWSER     the program that opens authorization URLs (the URL is its
                     only argument); else $BROWSER, else xdg-open/open when a
                     desktop session is present, else `mcpgw login NAME`

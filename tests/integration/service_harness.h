@@ -212,6 +212,7 @@ class NodeServer {
     });
   }
   bool ok() const { return port_ > 0; }
+  int port() const { return port_; }
   std::string Url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
 
  private:
