@@ -1,4 +1,4 @@
-// Pinned tool definitions (BEHAVIOR.md §12). The first time the gateway sees
+// Pinned tool definitions (BEHAVIOR.md §13). The first time the gateway sees
 // a server (by its url), it pins every tool's definition — what the model
 // reads of it: name, title, description, input schema, annotations — with the
 // SHA-256 of its canonical JSON. A later listing is reviewed against the pins:
