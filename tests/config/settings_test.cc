@@ -52,6 +52,8 @@ TEST_CASE("an empty object gives the documented defaults", "[settings]") {
   CHECK(s.results.max_text_bytes == 0);
   CHECK(s.results.stdio_max_text_bytes == 100000);
   CHECK(s.results.spill_max_mb == 256);
+  CHECK(s.pinning.mode == PinningMode::kBlock);
+  CHECK(s.pinning.exempt.empty());
 }
 
 TEST_CASE("every key is read", "[settings]") {
@@ -158,6 +160,22 @@ TEST_CASE("results keys take whole numbers in range", "[settings]") {
   CHECK_THAT(Error(R"({"results": {"max_bytes": 10}})"),
              Catch::Contains("max_text_bytes, stdio_max_text_bytes, spill_max_mb"));
   CHECK_THAT(Error(R"({"results": 5})"), Catch::Contains("results: expected an object"));
+}
+
+TEST_CASE("pinning takes block, strict or off, and namespace globs to exempt", "[settings]") {
+  CHECK(Parsed(R"({"pinning": "strict"})").pinning.mode == PinningMode::kStrict);
+  CHECK(Parsed(R"({"pinning": "off"})").pinning.mode == PinningMode::kOff);
+  const Settings s = Parsed(R"({"pinning": "block", "pinning_exempt": ["dev-*", "local"]})");
+  CHECK(s.pinning.mode == PinningMode::kBlock);
+  CHECK(s.pinning.exempt == std::vector<std::string>{"dev-*", "local"});
+  CHECK(Error(R"({"pinning": "sometimes"})") ==
+        "/home/u/.config/mcpgw/settings.json:1:13: pinning: unknown value \"sometimes\"; "
+        "expected \"block\", \"strict\" or \"off\"");
+  CHECK_THAT(Error(R"({"pinning": true})"),
+             Catch::Contains("pinning: expected \"block\", \"strict\" or \"off\""));
+  CHECK_THAT(Error(R"({"pinning_exempt": ["web/search"]})"),
+             Catch::Contains("pinning_exempt[0]: expected a namespace pattern"));
+  CHECK_THAT(Error(R"({"pinning_exempt": "dev-*"})"), Catch::Contains("pinning_exempt"));
 }
 
 TEST_CASE("tls keys take absolute paths and nothing else", "[settings]") {
