@@ -84,7 +84,6 @@ void AuthManager::Impl::Pump(ServerAuth& s) {
     if (actions.empty()) break;
     for (FlowAction& action : actions) Dispatch(s, action, &end);
   }
-  std::optional<StoredGrant>& finished = end.finished;
   if (end.no_oauth) {
     NoOAuthOffered(s, *end.no_oauth);
   } else if (end.discovered) {
@@ -97,15 +96,15 @@ void AuthManager::Impl::Pump(ServerAuth& s) {
         "\"mcpgw login {}\")",
         s.name, s.name);
     FailSession(s, s.last_error);
-  } else if (finished) {
+  } else if (end.finished) {
     const uint64_t login = s.flow_login;
     EndFlow(s, "");
-    spdlog::info(
-        "server \"{}\": authorized{}", s.name,
-        finished->tokens.expires_at
-            ? " (token valid " + std::to_string(*finished->tokens.expires_at - UnixNow()) + " s)"
-            : "");
-    AdoptGrant(s, std::move(*finished), AuthState::kAuthorized, /*wake=*/login != 0);
+    spdlog::info("server \"{}\": authorized{}", s.name,
+                 end.finished->tokens.expires_at
+                     ? " (token valid " +
+                           std::to_string(*end.finished->tokens.expires_at - UnixNow()) + " s)"
+                     : "");
+    AdoptGrant(s, std::move(*end.finished), AuthState::kAuthorized, /*wake=*/login != 0);
     FinishLogin(s, login, true, "");
   } else if (end.failed) {
     FailFlow(s, AfterFailure(s), *end.failed);

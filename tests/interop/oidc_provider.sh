@@ -42,8 +42,8 @@ BASE="http://127.0.0.1:$PORT"
 State() { HttpJson GET "$BASE/__state" | Json "d.$1"; }
 Count() { State "counts.$1"; }
 SetControl() {
-  "$NODE" -e 'fetch(process.argv[1], {method: "POST", headers: {"content-type": "application/json"}, body: process.argv[2]}).then((r) => r.text())' \
-    "$BASE/__control" "$1" >/dev/null
+  "$NODE" -e 'fetch(process.argv[1], {method: "POST", headers: {"content-type": "application/json"},
+    body: process.argv[2]}).then((r) => r.text())' "$BASE/__control" "$1" >/dev/null
 }
 Pages() { [ -f "$OIDC_BROWSER_LOG" ] && tr '\n' ' ' <"$OIDC_BROWSER_LOG" | sed 's/ $//' || true; }
 Status() { StatusField "$1" "$2"; }
