@@ -17,11 +17,10 @@ struct Move {
 // logout` moves any state to kLoggedOut and is not listed; staying put is
 // always allowed.
 constexpr Move kMoves[] = {
-    // Tokens a previous run stored. A 401 or 403, or `mcpgw login`: authorize;
-    // without a browser the server asks for a login instead.
+    // Tokens a previous run stored. A 401 or 403, or `mcpgw login`: authorize
+    // (without a browser, only discover whether the server offers OAuth).
     {S::kNone, S::kAuthorized},
     {S::kNone, S::kAuthorizing},
-    {S::kNone, S::kNoBrowser},
     // The refresh time came; a 401 with a refresh token refreshes first; a
     // step-up, a 401 without a refresh token or `mcpgw login` authorizes.
     {S::kAuthorized, S::kRefreshing},
@@ -32,25 +31,26 @@ constexpr Move kMoves[] = {
     {S::kUnconfirmed, S::kRefreshing},
     {S::kUnconfirmed, S::kAuthorizing},
     // New tokens, or a failure that keeps the old ones (tried again later).
-    // invalid_grant forgets them and authorizes (or cannot: no browser, no
-    // attempts left, shutting down). `mcpgw login` drops the refresh.
+    // invalid_grant forgets them and authorizes (or cannot: no attempts
+    // left, shutting down). `mcpgw login` drops the refresh.
     {S::kRefreshing, S::kAuthorized},
     {S::kRefreshing, S::kAuthorizing},
-    {S::kRefreshing, S::kNoBrowser},
     {S::kRefreshing, S::kFailed},
     // The same for a refresh that answers a 401, whose new tokens are not
     // trusted until a request goes through with them.
     {S::kRefreshingAfter401, S::kUnconfirmed},
     {S::kRefreshingAfter401, S::kAuthorized},
     {S::kRefreshingAfter401, S::kAuthorizing},
-    {S::kRefreshingAfter401, S::kNoBrowser},
     {S::kRefreshingAfter401, S::kFailed},
     // The authorization URL is ready; tokens; a failure (keeping the tokens of
-    // a step-up or login in use, unconfirmed).
+    // a step-up or login in use, unconfirmed). Discovery found OAuth but no
+    // browser can ask; it found none at all: OAuth is not in use.
     {S::kAuthorizing, S::kAwaitingConsent},
     {S::kAuthorizing, S::kAuthorized},
     {S::kAuthorizing, S::kFailed},
     {S::kAuthorizing, S::kUnconfirmed},
+    {S::kAuthorizing, S::kNoBrowser},
+    {S::kAuthorizing, S::kNone},
     // The redirect came: exchange the code. Denied, timed out, refused
     // redirect, superseded by a newer login; no browser could be run.
     {S::kAwaitingConsent, S::kAuthorizing},
@@ -61,9 +61,8 @@ constexpr Move kMoves[] = {
     {S::kLoggedOut, S::kAuthorizing},
     // A 401 (a browser may run now) or `mcpgw login`.
     {S::kNoBrowser, S::kAuthorizing},
-    // A 401 while attempts remain, or `mcpgw login`; no browser.
+    // A 401 while attempts remain, or `mcpgw login`.
     {S::kFailed, S::kAuthorizing},
-    {S::kFailed, S::kNoBrowser},
 };
 
 }  // namespace

@@ -13,7 +13,9 @@
 namespace mcpgw::auth {
 
 enum class AuthState {
-  // Never asked for authorization and holding no tokens: OAuth is not in use.
+  // Never asked for authorization and holding no tokens, or the server was
+  // found to offer no OAuth (its 401s refuse the entry's own credentials):
+  // OAuth is not in use.
   kNone,
   // Tokens held and trusted: refreshed ahead of expiry; a 401 is answered by
   // one refresh first (a 403 insufficient_scope by a new authorization).
@@ -34,8 +36,9 @@ enum class AuthState {
   kAwaitingConsent,
   // Logged out: no tokens, and only `mcpgw login` starts an authorization.
   kLoggedOut,
-  // No browser could ask for consent (none configured, or it failed to run):
-  // the server asks for `mcpgw login`; a later 401 looks for a browser again.
+  // The server offers OAuth but no browser could ask for consent (none
+  // configured, or it failed to run): the server asks for `mcpgw login`; a
+  // later 401 looks for a browser again.
   kNoBrowser,
   // The last authorization failed and no tokens are held; a 401 tries again
   // while attempts remain.

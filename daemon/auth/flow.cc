@@ -46,6 +46,7 @@ struct AuthFlow::Impl {
   Discovery discovery = Discovery::kIssuer;
   std::string issuer;  // looked up (kIssuer) or the server's origin (kLegacy)
   ServerMetadata as;
+  bool default_endpoints = false;  // `as` is the guessed 2025-03-26 endpoints
   std::string resource;
   ClientIdentity client;
   std::string register_method;
@@ -58,12 +59,31 @@ struct AuthFlow::Impl {
   std::string waiting_for;  // what the deadline is for, for its reason
   std::vector<FlowAction> actions;
 
-  void Fail(std::string reason) {
-    if (step == Step::kDone) return;
+  void End() {
     step = Step::kDone;
     fetch_id = 0;
     deadline.reset();
+  }
+
+  void Fail(std::string reason) {
+    if (step == Step::kDone) return;
+    End();
     actions.emplace_back(std::in_place_type<Failed>, Failed{std::move(reason)});
+  }
+
+  void NoOAuthHere(std::string looked_for) {
+    if (step == Step::kDone) return;
+    End();
+    actions.emplace_back(std::in_place_type<NoOAuth>,
+                         NoOAuth{"the server offers no OAuth (" + std::move(looked_for) + ")"});
+  }
+
+  // Discovery is over: stop there when only that was asked, else settle who
+  // mcpgw is and ask for consent.
+  void DiscoveryDone(TimePoint now) {
+    if (!start.discover_only) return SettleClient(now);
+    End();
+    actions.emplace_back(std::in_place_type<Discovered>);
   }
 
   void Learn(std::string_view value) {
@@ -153,14 +173,24 @@ struct AuthFlow::Impl {
         return Fail(error);
       }
       as = std::move(parsed);
-      return SettleClient(now);
+      return DiscoveryDone(now);
     }
     const bool not_there = r.ok && r.status >= 400 && r.status < 500;
     if (!not_there) return Fail("cannot fetch authorization server metadata (" + Describe(r) + ")");
     if (++candidate < candidates.size()) return FetchCandidate(now);
     if (discovery == Discovery::kLegacy) {
+      // No metadata anywhere. A 2025-03-26 server's default endpoints are
+      // assumed only when something says OAuth is wanted: its 401 challenged
+      // for a Bearer token, or mcp.json names a client. A 401 without either
+      // refuses the credentials the entry sends (an API key).
+      if (!start.challenge.present && start.server.oauth.client_id.empty()) {
+        return NoOAuthHere(
+            "no protected resource metadata, no authorization server metadata on its origin, "
+            "and its 401 asked for no Bearer token");
+      }
       as = DefaultServerMetadata(server_url);
-      return SettleClient(now);
+      default_endpoints = true;
+      return DiscoveryDone(now);
     }
     Fail("no authorization server metadata found for " + base::CleanServerText(issuer, 200));
   }
@@ -202,6 +232,13 @@ struct AuthFlow::Impl {
 
   void OnRegistered(const FetchResult& r, TimePoint now) {
     if (!r.ok) return Fail("client registration failed (" + Describe(r) + ")");
+    // The guessed default endpoints are not there: nothing of OAuth is.
+    if (default_endpoints && (r.status == 404 || r.status == 405 || r.status == 501)) {
+      return NoOAuthHere(
+          "no protected resource metadata, no authorization server metadata on its origin, "
+          "and no registration endpoint there: " +
+          Describe(r));
+    }
     ClientIdentity registered;
     std::string error;
     if (!ParseRegistration(r.status, r.body, register_method, redirect_uri, as.issuer, &registered,

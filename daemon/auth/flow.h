@@ -41,6 +41,10 @@ struct FlowStart {
   config::RemoteServer server;  // url (a secret) and the entry's oauth object
   BearerChallenge challenge;    // of the 401/403 that asked for it (may be absent)
   std::string held_scope;       // scopes of the token in use: a step-up adds to them
+  // Only find out whether the server offers OAuth (no browser could ask for
+  // consent): the flow ends with Discovered once the authorization server
+  // is known, before registering or listening.
+  bool discover_only = false;
 };
 
 // An HTTP answer as the driver saw it.
@@ -75,7 +79,18 @@ struct Finished {
 struct Failed {
   std::string reason;  // secret-free; untrusted text cleaned
 };
-using FlowAction = std::variant<Fetch, AwaitConsent, LearnSecret, SaveClient, Finished, Failed>;
+// The server offers no OAuth at all: no protected resource metadata, no
+// authorization server metadata at its origin, and nothing else that says
+// it wants OAuth (a Bearer challenge, a configured client) or the default
+// endpoints of a 2025-03-26 server are not there. Its 401 is a refusal of
+// whatever credentials its entry sends, not a request for a login.
+struct NoOAuth {
+  std::string reason;  // secret-free: what was looked for
+};
+// discover_only: the server does offer OAuth.
+struct Discovered {};
+using FlowAction = std::variant<Fetch, AwaitConsent, LearnSecret, SaveClient, Finished, Failed,
+                                NoOAuth, Discovered>;
 
 class AuthFlow {
  public:

@@ -14,6 +14,7 @@ uint64_t HttpFetcher::Start(const HttpCall& call, Done done) {
   req.url = call.url;
   req.headers = call.headers;
   req.body = call.body;
+  req.at_most_once = call.at_most_once;
   http_->Start(this, id, std::move(req));
   return id;
 }

@@ -2,6 +2,7 @@
 // server's state, status, and shutdown (docs/BEHAVIOR.md §9). Flows live in
 // manager_flow.cc, refreshing in manager_refresh.cc, login and logout in
 // manager_login.cc.
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 
@@ -213,7 +214,6 @@ OAuthStatus AuthManager::Impl::Status(uint64_t id) const {
 void AuthManager::Impl::Shutdown(Duration grace, std::function<void()> done) {
   shutting_down = true;
   shutdown_done = std::move(done);
-  const TimePoint by = env->Now() + grace;
   std::vector<uint64_t> ids;
   for (auto& [id, s] : servers) ids.push_back(id);
   for (uint64_t id : ids) {
@@ -225,8 +225,18 @@ void AuthManager::Impl::Shutdown(Duration grace, std::function<void()> done) {
       servers.erase(id);
       continue;
     }
-    spdlog::info("server \"{}\": finishing its token refresh before stopping", s.name);
-    if (!s.refresh_deadline || by < *s.refresh_deadline) s.refresh_deadline = by;
+    // Not cut at the grace: the request is out, and the authorization server
+    // may have rotated the refresh token the store holds already, so only
+    // its answer holds one that works. The refresh's own deadline bounds it.
+    const auto left =
+        s.refresh_deadline
+            ? std::chrono::duration_cast<std::chrono::seconds>(*s.refresh_deadline - env->Now())
+            : std::chrono::seconds(0);
+    spdlog::info(
+        "server \"{}\": finishing its token refresh before stopping (past the {} ms grace if "
+        "need be, at most {} s)",
+        s.name, std::chrono::duration_cast<std::chrono::milliseconds>(grace).count(),
+        std::max<int64_t>(left.count(), 1));
     ArmTimer(s);
   }
   callback->Close();

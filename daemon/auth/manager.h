@@ -134,11 +134,13 @@ class AuthManager {
   OAuthStatus Status(uint64_t id) const;
 
   // Daemon shutdown: every flow and the listener stop at once (a waiting
-  // `mcpgw login` is told so); a token refresh in flight is finished and its
-  // answer stored, within `grace`, because the authorization server may
-  // already have rotated the refresh token the store holds. `done` runs
-  // later (never inline) once no refresh is left. Nothing is told to
-  // sessions any more; RemoveServer keeps a refreshing server until then.
+  // `mcpgw login` is told so) and no refresh starts any more; a token refresh
+  // in flight is finished and its answer stored, past `grace` if need be
+  // (bounded by the refresh's own deadline, FlowLimits::fetch_timeout),
+  // because the authorization server may already have rotated the refresh
+  // token the store holds. `done` runs later (never inline) once no refresh
+  // is left. Nothing is told to sessions any more; RemoveServer keeps a
+  // refreshing server until then.
   void Shutdown(mcp::Duration grace, std::function<void()> done);
 
  private:

@@ -2,6 +2,8 @@
 // by itself (not logged out, attempts left, a browser to ask), driving the
 // sans-I/O AuthFlow (its requests, the consent URL, the secrets it learns),
 // and the loopback callback that carries the user's answer.
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "daemon/auth/manager_impl.h"
@@ -21,6 +23,7 @@ void AuthManager::Impl::StartAuthorization(ServerAuth& s, uint64_t login) {
   // A refresh that ended in invalid_grant comes here without tokens: it may
   // not stay "refreshing" when no flow starts.
   const AuthState refused = IsRefreshing(s.state) ? AuthState::kFailed : s.state;
+  bool discover_only = false;
   if (login == 0) {
     if (shutting_down) return Enter(s, refused);
     if (s.state == AuthState::kLoggedOut) {
@@ -34,22 +37,20 @@ void AuthManager::Impl::StartAuthorization(ServerAuth& s, uint64_t login) {
       reason += "; run \"mcpgw login " + s.name + "\" to try again";
       return FailSession(s, reason);
     }
-    if (!ChooseBrowser(options.get_env, options.macos)) {
-      if (!s.grant) Enter(s, AuthState::kNoBrowser);
-      s.last_error = LoginRequiredReason(s.name);
-      spdlog::warn(
-          "server \"{}\": no browser to ask for consent (set MCPGW_BROWSER or run "
-          "\"mcpgw login {}\")",
-          s.name, s.name);
-      return FailSession(s, s.last_error);
-    }
+    // Without a browser nobody can consent, but whether the server offers
+    // OAuth at all is still found out first: one that does not (its 401
+    // refuses an API key) must not be sent to `mcpgw login`. Registering and
+    // listening are left for a login; no attempt is counted.
+    discover_only = !ChooseBrowser(options.get_env, options.macos);
   }
-  ++s.attempts;
+  if (!discover_only) ++s.attempts;
   FlowStart start;
   start.server = s.config;
   start.challenge = s.ask.challenge;
+  start.discover_only = discover_only;
   if (s.ask.StepUp() && s.grant) start.held_scope = s.grant->tokens.scope;
   s.flow_login = login;
+  s.flow_counted = !discover_only;
   s.flow_serial = ++next_flow;
   s.flow = std::make_unique<AuthFlow>(
       std::move(start),
@@ -66,32 +67,47 @@ void AuthManager::Impl::StartAuthorization(ServerAuth& s, uint64_t login) {
       },
       options.limits);
   Enter(s, AuthState::kAuthorizing);
-  spdlog::info("server \"{}\": authorizing (attempt {}{})", s.name, s.attempts,
-               login ? ", from mcpgw login" : "");
+  if (discover_only) {
+    spdlog::info("server \"{}\": looking for its authorization server (no browser to ask)", s.name);
+  } else {
+    spdlog::info("server \"{}\": authorizing (attempt {}{})", s.name, s.attempts,
+                 login ? ", from mcpgw login" : "");
+  }
   s.flow->Start(env->Now());
   Pump(s);
 }
 
 void AuthManager::Impl::Pump(ServerAuth& s) {
-  std::optional<StoredGrant> finished;
-  std::optional<std::string> failed;
+  FlowEnd end;
   while (s.flow) {
     std::vector<FlowAction> actions = s.flow->TakeActions();
     if (actions.empty()) break;
-    for (FlowAction& action : actions) Dispatch(s, action, &finished, &failed);
+    for (FlowAction& action : actions) Dispatch(s, action, &end);
   }
-  if (finished) {
+  if (end.no_oauth) {
+    NoOAuthOffered(s, *end.no_oauth);
+  } else if (end.discovered) {
+    // OAuth is offered, and only a login can ask for consent.
+    EndFlow(s, "");
+    s.last_error = LoginRequiredReason(s.name);
+    Enter(s, WithoutBrowser(s));
+    spdlog::warn(
+        "server \"{}\": no browser to ask for consent (set MCPGW_BROWSER or run "
+        "\"mcpgw login {}\")",
+        s.name, s.name);
+    FailSession(s, s.last_error);
+  } else if (end.finished) {
     const uint64_t login = s.flow_login;
     EndFlow(s, "");
-    spdlog::info(
-        "server \"{}\": authorized{}", s.name,
-        finished->tokens.expires_at
-            ? " (token valid " + std::to_string(*finished->tokens.expires_at - UnixNow()) + " s)"
-            : "");
-    AdoptGrant(s, std::move(*finished), AuthState::kAuthorized, /*wake=*/login != 0);
+    spdlog::info("server \"{}\": authorized{}", s.name,
+                 end.finished->tokens.expires_at
+                     ? " (token valid " +
+                           std::to_string(*end.finished->tokens.expires_at - UnixNow()) + " s)"
+                     : "");
+    AdoptGrant(s, std::move(*end.finished), AuthState::kAuthorized, /*wake=*/login != 0);
     FinishLogin(s, login, true, "");
-  } else if (failed) {
-    FailFlow(s, AfterFailure(s), *failed);
+  } else if (end.failed) {
+    FailFlow(s, AfterFailure(s), *end.failed);
   } else if (s.flow) {
     // The redirect came and the code is being exchanged (or still not).
     Enter(s, s.flow->awaiting_consent() ? AuthState::kAwaitingConsent : AuthState::kAuthorizing);
@@ -99,9 +115,7 @@ void AuthManager::Impl::Pump(ServerAuth& s) {
   ArmTimer(s);
 }
 
-void AuthManager::Impl::Dispatch(ServerAuth& s, FlowAction& action,
-                                 std::optional<StoredGrant>* finished,
-                                 std::optional<std::string>* failed) {
+void AuthManager::Impl::Dispatch(ServerAuth& s, FlowAction& action, FlowEnd* end) {
   if (auto* fetch = std::get_if<Fetch>(&action)) {
     const uint64_t flow_id = fetch->id;
     const uint64_t server = s.id;
@@ -123,10 +137,50 @@ void AuthManager::Impl::Dispatch(ServerAuth& s, FlowAction& action,
       spdlog::warn("server \"{}\": cannot keep its client registration: {}", s.name, err);
     }
   } else if (auto* done = std::get_if<Finished>(&action)) {
-    *finished = std::move(done->grant);
+    end->finished = std::move(done->grant);
   } else if (auto* fail = std::get_if<Failed>(&action)) {
-    *failed = fail->reason;
+    end->failed = fail->reason;
+  } else if (auto* none = std::get_if<NoOAuth>(&action)) {
+    end->no_oauth = none->reason;
+  } else if (std::holds_alternative<Discovered>(action)) {
+    end->discovered = true;
   }
+}
+
+// The server's 401 is no request for a login: it refuses the credentials its
+// entry sends. The session fails as any refused attempt does (it backs off
+// and tries again); a `mcpgw login` is told there is nothing to log in to.
+// No attempt is counted: a server without OAuth must not end up with
+// "authorization failed 3 times; run mcpgw login".
+void AuthManager::Impl::NoOAuthOffered(ServerAuth& s, const std::string& why) {
+  const uint64_t login = s.flow_login;
+  if (s.flow_counted && s.attempts > 0) --s.attempts;
+  const std::string for_login = "cannot log in to \"" + s.name + "\": " + why +
+                                "; check the credentials in its entry in mcp.json";
+  EndFlow(s, for_login);
+  const std::string refusal = RefusalWithHeaderNames(s);
+  const std::string reason = refusal +
+                             "; the server offers no OAuth, so mcpgw cannot log in to it: check "
+                             "the credentials in its entry in mcp.json";
+  s.last_error = reason;
+  Enter(s, s.grant ? AuthState::kUnconfirmed : AuthState::kNone);
+  spdlog::warn("server \"{}\": {}; {}", s.name, refusal, why);
+  FailSession(s, reason);
+  FinishLogin(s, login, false, for_login);
+}
+
+std::string RefusalWithHeaderNames(const ServerAuth& s) {
+  const int status = s.ask.http_status != 0 ? s.ask.http_status : 401;
+  std::string out = "HTTP " + std::to_string(status) +
+                    (status == 403 ? " Forbidden" : " Unauthorized") + " (sent headers: ";
+  // The names only: a value may be a key.
+  std::vector<std::string> names;
+  for (const config::Header& h : s.config.headers) {
+    if (std::find(names.begin(), names.end(), h.name) == names.end()) names.push_back(h.name);
+  }
+  if (names.empty()) out += "none";
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  return out + ")";
 }
 
 void AuthManager::Impl::OnConsentUrl(ServerAuth& s, const std::string& url,

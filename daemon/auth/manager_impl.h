@@ -50,6 +50,7 @@ struct ServerAuth {
   std::map<uint64_t, uint64_t> flow_fetches;  // flow's fetch id → fetcher id
   std::string consent_state;                  // the callback it waits for
   uint64_t flow_login = 0;                    // the `mcpgw login` that started it, or 0
+  bool flow_counted = false;                  // it counts as an attempt (not discovery only)
   std::vector<std::function<void(LoginStarted)>> url_waiters;
   std::vector<std::pair<uint64_t, std::function<void(bool, std::string)>>> login_waiters;
   std::map<uint64_t, std::pair<bool, std::string>> logins;  // outcomes of recent logins
@@ -60,6 +61,14 @@ struct ServerAuth {
   std::optional<TimePoint> refresh_deadline;  // of the request in flight
 
   std::unique_ptr<Timer> timer;  // flow deadlines, refresh times and deadlines
+};
+
+// How a flow's actions of one turn ended it, if they did.
+struct FlowEnd {
+  std::optional<StoredGrant> finished;
+  std::optional<std::string> failed;
+  std::optional<std::string> no_oauth;  // NoOAuth's reason
+  bool discovered = false;              // a discovery-only flow found OAuth
 };
 
 struct AuthManager::Impl {
@@ -93,8 +102,8 @@ struct AuthManager::Impl {
   // manager_flow.cc.
   void StartAuthorization(ServerAuth& s, uint64_t login);
   void Pump(ServerAuth& s);
-  void Dispatch(ServerAuth& s, FlowAction& action, std::optional<StoredGrant>* finished,
-                std::optional<std::string>* failed);
+  void Dispatch(ServerAuth& s, FlowAction& action, FlowEnd* end);
+  void NoOAuthOffered(ServerAuth& s, const std::string& why);
   void OnConsentUrl(ServerAuth& s, const std::string& url, const std::string& state);
   // Ends the flow as failed: `s` moves to `to`; the session (if
   // `fail_session`) and a waiting `mcpgw login` are told `reason`.
@@ -136,6 +145,11 @@ struct AuthManager::Impl {
   std::function<void()> shutdown_done;
   std::shared_ptr<bool> alive = std::make_shared<bool>(true);  // for tasks posted to the loop
 };
+
+// How a server without OAuth refused its session: the status, and the names
+// (never the values) of the headers its entry sends, e.g. "HTTP 401
+// Unauthorized (sent headers: X-Api-Key)".
+std::string RefusalWithHeaderNames(const ServerAuth& s);
 
 // Where a server goes when its flow fails: its tokens stay in use, unconfirmed,
 // or it has none.

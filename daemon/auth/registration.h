@@ -23,6 +23,11 @@ struct HttpCall {
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  // Never sent twice by the transport (HttpRequest::at_most_once): a token
+  // request spends a one-time code or a refresh token the server may rotate,
+  // and a second copy would present a spent one (which some servers answer
+  // by revoking the whole grant).
+  bool at_most_once = false;
 };
 
 enum class ClientSource { kConfigured, kMetadataDocument, kRegistered };

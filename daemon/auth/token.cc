@@ -8,6 +8,7 @@
 #include "base/bounded_json.h"
 #include "base/clean_text.h"
 #include "base/text.h"
+#include "daemon/auth/challenge.h"
 
 namespace mcpgw::auth {
 namespace {
@@ -29,6 +30,7 @@ HttpCall TokenCall(std::string_view token_endpoint, const ClientIdentity& client
                   {"Accept", "application/json"}};
   AuthenticateClient(client, &call, &form);
   call.body = std::move(form);
+  call.at_most_once = true;
   return call;
 }
 
@@ -65,6 +67,10 @@ std::string BuildAuthorizationUrl(const AuthorizationRequest& r) {
                    {"redirect_uri", r.redirect_uri},  {"code_challenge", r.code_challenge},
                    {"code_challenge_method", "S256"}, {"state", r.state}};
   if (!r.scope.empty()) params.emplace_back("scope", r.scope);
+  // OpenID Connect Core §11 lets a server ignore offline_access unless the
+  // user is asked for consent, and widely used servers do: no refresh token,
+  // and every expiry would need the browser again.
+  if (ScopesInclude(r.scope, "offline_access")) params.emplace_back("prompt", "consent");
   params.emplace_back("resource", r.resource);
   return AppendParams(r.authorization_endpoint, params);
 }

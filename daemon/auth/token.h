@@ -35,6 +35,9 @@ struct AuthorizationRequest {
   std::string resource;
 };
 
+// The authorization URL. A scope with offline_access also carries
+// prompt=consent (OpenID Connect Core §11), so that the refresh token is
+// issued.
 std::string BuildAuthorizationUrl(const AuthorizationRequest& request);
 
 // grant_type=authorization_code with the PKCE verifier and the resource.

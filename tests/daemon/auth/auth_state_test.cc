@@ -82,6 +82,18 @@ TEST_CASE("moves that would break a promise are not in the table", "[auth][state
   CHECK_FALSE(MoveAllowed(AuthState::kAuthorized, AuthState::kAwaitingConsent));
   // Tokens from a refresh that answered a 401 are not trusted at once.
   CHECK_FALSE(MoveAllowed(AuthState::kRefreshingAfter401, AuthState::kRefreshing));
+  // "login required" only once discovery found OAuth: a server that offers
+  // none must never send its user to `mcpgw login`.
+  for (AuthState s : {AuthState::kNone, AuthState::kFailed, AuthState::kRefreshing,
+                      AuthState::kRefreshingAfter401}) {
+    INFO(StateName(s));
+    CHECK_FALSE(MoveAllowed(s, AuthState::kNoBrowser));
+  }
+  CHECK(MoveAllowed(AuthState::kAuthorizing, AuthState::kNoBrowser));
+  // No OAuth found: back to not in use, which only a flow can find out.
+  CHECK(MoveAllowed(AuthState::kAuthorizing, AuthState::kNone));
+  CHECK_FALSE(MoveAllowed(AuthState::kAuthorized, AuthState::kNone));
+  CHECK_FALSE(MoveAllowed(AuthState::kFailed, AuthState::kNone));
 }
 
 TEST_CASE("what each state holds", "[auth][state]") {

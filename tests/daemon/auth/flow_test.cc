@@ -58,6 +58,9 @@ struct Harness {
   std::string consent_url;
   std::optional<StoredGrant> grant;
   std::optional<std::string> failure;
+  std::optional<std::string> no_oauth;
+  bool discovered = false;
+  bool discover_only = false;
   int preferred_port = -1;
   bool auto_consent = true;
   Params extra_callback;
@@ -70,6 +73,7 @@ struct Harness {
     start.server.oauth = std::move(oauth);
     start.challenge = std::move(challenge);
     start.held_scope = std::move(held);
+    start.discover_only = discover_only;
     return std::make_unique<AuthFlow>(
         std::move(start), [this](const std::string&) { return stored; },
         [this](int port, std::string*) {
@@ -102,6 +106,10 @@ struct Harness {
           grant = fin->grant;
         } else if (auto* fail = std::get_if<Failed>(&a)) {
           failure = fail->reason;
+        } else if (auto* none = std::get_if<NoOAuth>(&a)) {
+          no_oauth = none->reason;
+        } else if (std::holds_alternative<Discovered>(a)) {
+          discovered = true;
         }
       }
     }
@@ -231,13 +239,94 @@ TEST_CASE("a server without resource metadata is treated as 2025-03-26", "[auth]
   REQUIRE(h.grant);
   CHECK(h.grant->resource == kServer);
 
-  Harness bare;  // no metadata at all: the default endpoints
+  // No metadata at all, and a 401 that challenged for a Bearer token: the
+  // default endpoints.
+  Harness bare;
   bare.routes["http://localhost:3000/register"] = Json(R"({"client_id":"old"})", 201);
   bare.routes["http://localhost:3000/token"] = Json(kTokens);
-  auto flow2 = bare.Make();
+  BearerChallenge bearer;
+  bearer.present = true;
+  auto flow2 = bare.Make(bearer);
   bare.Run(*flow2);
   REQUIRE(bare.grant);
   CHECK(bare.consent_url.rfind("http://localhost:3000/authorize?", 0) == 0);
+}
+
+TEST_CASE("a server with no OAuth anywhere is told apart from one to log in to", "[auth][flow]") {
+  const std::vector<std::string> looked_up = {
+      "http://localhost:3000/.well-known/oauth-protected-resource/mcp",
+      "http://localhost:3000/.well-known/oauth-protected-resource",
+      "http://localhost:3000/.well-known/oauth-authorization-server",
+      "http://localhost:3000/.well-known/openid-configuration"};
+  SECTION("a 401 without a Bearer challenge (an API key refused): nothing more is tried") {
+    Harness h;
+    auto flow = h.Make();
+    h.Run(*flow);
+    REQUIRE(h.no_oauth);
+    CHECK(*h.no_oauth ==
+          "the server offers no OAuth (no protected resource metadata, no authorization server "
+          "metadata on its origin, and its 401 asked for no Bearer token)");
+    CHECK_FALSE(h.failure);
+    CHECK(h.Urls() == looked_up);  // no registration, no listener, no consent URL
+    CHECK(h.preferred_port == -1);
+    CHECK(h.consent_url.empty());
+    CHECK(flow->done());
+  }
+  SECTION("a Bearer challenge, but the default endpoints are not there either") {
+    Harness h;
+    BearerChallenge bearer;
+    bearer.present = true;
+    auto flow = h.Make(bearer);
+    h.Run(*flow);
+    REQUIRE(h.no_oauth);
+    CHECK(*h.no_oauth ==
+          "the server offers no OAuth (no protected resource metadata, no authorization server "
+          "metadata on its origin, and no registration endpoint there: HTTP 404)");
+    CHECK(h.Urls().back() == "http://localhost:3000/register");
+    CHECK(h.consent_url.empty());
+  }
+  SECTION("a configured client says OAuth is wanted: the default endpoints") {
+    Harness h;
+    h.routes["http://localhost:3000/token"] = Json(kTokens);
+    config::OAuthClient oauth;
+    oauth.client_id = "mine";
+    auto flow = h.Make({}, oauth);
+    h.Run(*flow);
+    CHECK_FALSE(h.no_oauth);
+    REQUIRE(h.grant);
+  }
+  SECTION("metadata at its origin is OAuth, whatever the challenge") {
+    Harness h;
+    h.routes["http://localhost:3000/.well-known/oauth-authorization-server"] =
+        Json(AsMeta("http://localhost:3000"));
+    h.routes["http://localhost:3000/register"] = Json(R"({"client_id":"old"})", 201);
+    h.routes["http://localhost:3000/token"] = Json(kTokens);
+    auto flow = h.Make();
+    h.Run(*flow);
+    CHECK_FALSE(h.no_oauth);
+    CHECK(h.grant);
+  }
+}
+
+TEST_CASE("discovery only: stops once the authorization server is known", "[auth][flow]") {
+  Harness h;
+  Standard(h);
+  h.discover_only = true;
+  auto flow = h.Make();
+  h.Run(*flow);
+  CHECK(h.discovered);
+  CHECK(flow->done());
+  CHECK_FALSE(h.failure);
+  CHECK_FALSE(h.Call(kAs + "/register"));
+  CHECK(h.preferred_port == -1);  // no listener opened
+  CHECK(h.consent_url.empty());
+
+  Harness none;  // and a server without OAuth is still told apart
+  none.discover_only = true;
+  auto flow2 = none.Make();
+  none.Run(*flow2);
+  CHECK_FALSE(none.discovered);
+  CHECK(none.no_oauth);
 }
 
 TEST_CASE("scopes: challenge, else scopes_supported, else none, plus offline_access",
@@ -256,6 +345,31 @@ TEST_CASE("scopes: challenge, else scopes_supported, else none, plus offline_acc
   as.scopes_supported = std::vector<std::string>{"offline_access"};
   CHECK(SelectScope({}, &prm, as, "") == "mcp:basic mcp:read offline_access");
   CHECK(SelectScope({}, nullptr, as, "") == "");
+}
+
+TEST_CASE("the consent URL asks for consent exactly when it asks for offline_access",
+          "[auth][flow]") {
+  const std::string prm_url = "http://localhost:3000/.well-known/oauth-protected-resource/mcp";
+  const std::string as_url = kAs + "/.well-known/oauth-authorization-server";
+  Harness offline;
+  Standard(offline);
+  offline.routes[prm_url] = Json(Prm(kServer, kAs, R"(,"scopes_supported":["mcp:tools"])"));
+  offline.routes[as_url] =
+      Json(AsMeta(kAs, R"(,"scopes_supported":["mcp:tools","offline_access"])"));
+  auto flow = offline.Make();
+  offline.Run(*flow);
+  REQUIRE(offline.grant);
+  CHECK(FindParam(offline.ConsentParams(), "scope") == "mcp:tools offline_access");
+  CHECK(FindParam(offline.ConsentParams(), "prompt") == "consent");
+
+  Harness online;  // the server does not list offline_access: no prompt
+  Standard(online);
+  online.routes[prm_url] = Json(Prm(kServer, kAs, R"(,"scopes_supported":["mcp:tools"])"));
+  auto flow2 = online.Make();
+  online.Run(*flow2);
+  REQUIRE(online.grant);
+  CHECK(FindParam(online.ConsentParams(), "scope") == "mcp:tools");
+  CHECK_FALSE(FindParam(online.ConsentParams(), "prompt"));
 }
 
 TEST_CASE("a configured client and a metadata document skip registration", "[auth][flow]") {

@@ -239,14 +239,55 @@ TEST_CASE("shutdown: a refresh in flight is finished and stored", "[auth][manage
     rig.Ask();
     CHECK(rig.as.Count("invalid_grant") == 0);
   }
-  SECTION("no answer within the grace: given up") {
-    rig.world.Advance(seconds(3) - milliseconds(1));
+  SECTION("an answer slower than the grace is still waited for and kept") {
+    // The server rotated the token when the request arrived; only its late
+    // answer holds the new one. Giving up at the grace would leave the store
+    // with a spent refresh token.
+    rig.world.Advance(seconds(10));
+    CHECK_FALSE(done);
+    REQUIRE(rig.as.PendingToken() != nullptr);
+    rig.as.token = "ok";
+    rig.world.Settle();
+    CHECK(done);
+    const std::string after = rig.Stored()->tokens.refresh_token.Reveal();
+    CHECK(after != before);
+    rig.Start();
+    rig.Add();
+    rig.world.Advance(seconds(100));  // the restarted daemon refreshes: with the new token
+    REQUIRE(rig.as.refresh_tokens_used.size() == 2);
+    CHECK(rig.as.refresh_tokens_used.back() == after);
+    CHECK(rig.as.Count("invalid_grant") == 0);
+  }
+  SECTION("no answer at all: given up at the refresh's own 30 s bound") {
+    // 75 s in, the refresh started at 75 s: its bound is 105 s.
+    rig.world.Advance(seconds(30) - milliseconds(1));
     CHECK_FALSE(done);
     rig.world.Advance(milliseconds(1));
     CHECK(done);
     CHECK(rig.as.PendingToken() == nullptr);
     CHECK(rig.Stored()->tokens.refresh_token.Reveal() == before);
   }
+}
+
+TEST_CASE("shutdown: no refresh starts once the daemon stops", "[auth][manager][refresh]") {
+  ManagerRig rig;
+  rig.as.ttl = 100;
+  rig.Authorize();
+  bool done = false;
+  rig.manager->Shutdown(seconds(3), [&] { done = true; });
+  rig.world.Advance(seconds(200));  // past the refresh time
+  CHECK(done);
+  CHECK(rig.as.TokenRequests() == 1);  // the code exchange only
+}
+
+TEST_CASE("token requests are never re-sent by the transport", "[auth][manager][refresh]") {
+  ManagerRig rig;
+  rig.as.ttl = 100;
+  rig.Authorize();
+  rig.world.Advance(seconds(75));
+  REQUIRE(rig.as.Count("token_refresh") == 1);
+  // A second copy of a refresh would present a spent token.
+  CHECK(rig.as.token_requests_at_most_once == std::vector<bool>{true, true});
 }
 
 TEST_CASE("shutdown: with nothing in flight it ends on the next turn and logins are told",

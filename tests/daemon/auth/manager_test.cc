@@ -147,13 +147,77 @@ TEST_CASE("manager: without a browser the server asks for mcpgw login", "[auth][
   rig.Ask();
   REQUIRE(rig.link.failures.size() == 1);
   CHECK(rig.link.failures[0] == "authorization required: run \"mcpgw login prot\"");
-  CHECK(rig.as.Count("prm") == 0);  // nothing fetched for nothing
+  // Discovery told that the server does offer OAuth; nothing was registered
+  // and nobody listened for a redirect that cannot come.
+  CHECK(rig.as.Count("metadata") == 1);
+  CHECK(rig.as.Count("register") == 0);
+  CHECK(rig.callback->opened == 0);
   CHECK(rig.State() == "login required");
+  CHECK(rig.Status().attempts == 0);
+  rig.Ask();
+  CHECK(rig.State() == "login required");
+  CHECK(rig.Status().attempts == 0);  // no browser counts no attempt
   // mcpgw login needs no browser: it prints the URL.
   const auth::LoginStarted started = rig.Login();
   REQUIRE(started.ok);
   rig.Consent(started.url);
   CHECK(rig.State() == "authorized");
+}
+
+// A server that answers 401 to a wrong API key and offers no OAuth.
+config::RemoteServer KeyedServer() {
+  config::RemoteServer r;
+  r.url = Secret(FakeAuthServer::kMcpUrl);
+  r.url_redacted = FakeAuthServer::kMcpUrl;
+  r.headers = {{"X-Api-Key", Secret("SENTINEL_KEY_1")}, {"X-Tenant", Secret("acme")}};
+  return r;
+}
+
+TEST_CASE("manager: a 401 from a server without OAuth is an error, never a login",
+          "[auth][manager]") {
+  ManagerRig rig;
+  rig.as.prm = "none";
+  rig.manager->AddServer(1, "prot", KeyedServer());
+  const std::string expected =
+      "HTTP 401 Unauthorized (sent headers: X-Api-Key, X-Tenant); the server offers no OAuth, "
+      "so mcpgw cannot log in to it: check the credentials in its entry in mcp.json";
+
+  SECTION("with a browser: none is opened, and every 401 is the same error") {
+    for (int i = 1; i <= 5; ++i) {
+      rig.Ask(401, "");  // no WWW-Authenticate, as an API-key server answers
+      REQUIRE(rig.link.failures.size() == static_cast<size_t>(i));
+      CHECK(rig.link.failures.back() == expected);
+    }
+    CHECK(rig.browser->opened.empty());
+    CHECK(rig.as.Count("register") == 0);
+    CHECK(rig.callback->opened == 0);
+    // OAuth is not in use: no OAUTH block, no attempts that would end in
+    // "authorization failed 3 times; run mcpgw login".
+    CHECK_FALSE(rig.Status().used);
+    CHECK(rig.Status().attempts == 0);
+  }
+  SECTION("without a browser: the same error, not \"run mcpgw login\"") {
+    rig.environment.clear();
+    rig.Ask(401, "");
+    REQUIRE(rig.link.failures.size() == 1);
+    CHECK(rig.link.failures[0] == expected);
+    CHECK_FALSE(rig.Status().used);
+  }
+  SECTION("mcpgw login says there is nothing to log in to") {
+    rig.Ask(401, "");
+    const auth::LoginStarted started = rig.Login();
+    CHECK_FALSE(started.ok);
+    CHECK(started.error ==
+          "cannot log in to \"prot\": the server offers no OAuth (no protected resource "
+          "metadata, no authorization server metadata on its origin, and its 401 asked for no "
+          "Bearer token); check the credentials in its entry in mcp.json");
+    CHECK(rig.browser->opened.empty());
+    CHECK_FALSE(rig.Status().used);
+  }
+  SECTION("no header value reaches a reason") {
+    rig.Ask(401, "");
+    for (const std::string& f : rig.link.failures) CHECK(f.find("SENTINEL_") == std::string::npos);
+  }
 }
 
 TEST_CASE("manager: a browser that cannot run asks for mcpgw login, the next 401 tries again",

@@ -4,6 +4,7 @@
 #include "base/base64.h"
 #include "daemon/auth/pkce.h"
 #include "daemon/auth/token.h"
+#include "daemon/auth/url.h"
 
 namespace mcpgw::auth {
 namespace {
@@ -33,9 +34,31 @@ TEST_CASE("the authorization url carries PKCE, state, scope and resource", "[aut
         "authorize?tenant=a&response_type=code&client_id=https%3A%2F%2Fapp.example%2Fclient.json"
         "&redirect_uri=http%3A%2F%2F127.0.0.1%3A5555%2Fcallback&code_challenge=CH"
         "&code_challenge_method=S256&state=ST&scope=mcp%3Abasic%20offline_access"
-        "&resource=https%3A%2F%2Fmcp.example%2Fmcp");
+        "&prompt=consent&resource=https%3A%2F%2Fmcp.example%2Fmcp");
   r.scope.clear();
   CHECK(BuildAuthorizationUrl(r).find("scope=") == std::string::npos);
+}
+
+TEST_CASE("asking for offline_access also asks for consent, so a refresh token is issued",
+          "[auth][token]") {
+  AuthorizationRequest r;
+  r.authorization_endpoint = "https://as.example/authorize";
+  r.client_id = "c";
+  r.redirect_uri = "http://127.0.0.1:5555/callback";
+  r.code_challenge = "CH";
+  r.state = "ST";
+  r.resource = "https://mcp.example/mcp";
+  auto prompt = [&](std::string scope) {
+    r.scope = std::move(scope);
+    const std::string url = BuildAuthorizationUrl(r);
+    return FindParam(DecodeParams(url.substr(url.find('?') + 1)), "prompt");
+  };
+  CHECK(prompt("offline_access") == "consent");
+  CHECK(prompt("mcp:tools offline_access files:read") == "consent");
+  // Without it the user is not asked again for nothing.
+  CHECK_FALSE(prompt("mcp:tools"));
+  CHECK_FALSE(prompt("mcp:offline_access_log"));  // a whole scope, not a part of one
+  CHECK_FALSE(prompt(""));
 }
 
 ClientIdentity Client(std::string method, std::string secret = "") {

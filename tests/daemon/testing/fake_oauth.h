@@ -36,7 +36,7 @@ class FakeAuthServer {
   }
 
   // How it behaves (the fixture's /__control).
-  std::string prm = "ok";        // "ok", "malformed", "other-resource"
+  std::string prm = "ok";        // "ok", "malformed", "other-resource", "none" (404: no OAuth)
   std::string issuer_named;      // the issuer its metadata names ("": its own)
   std::string token = "ok";      // "ok", "html", "500", "hang" (never answers)
   std::string authorize = "ok";  // "ok", "deny", "wrong-state", "silent"
@@ -44,9 +44,10 @@ class FakeAuthServer {
   bool rotate = true;            // a refresh token works once
   bool issue_refresh = true;     // token answers carry a refresh token
 
-  std::map<std::string, int> counts;             // "prm", "register", "token_refresh" ...
-  std::vector<std::string> refresh_tokens_used;  // in order
-  std::vector<std::string> scopes_asked;         // at /authorize, in order
+  std::map<std::string, int> counts;              // "prm", "register", "token_refresh" ...
+  std::vector<std::string> refresh_tokens_used;   // in order
+  std::vector<std::string> scopes_asked;          // at /authorize, in order
+  std::vector<bool> token_requests_at_most_once;  // of each answered token request
 
   int Count(const std::string& what) const {
     auto it = counts.find(what);
@@ -110,6 +111,10 @@ class FakeAuthServer {
 
   bool Prm(FakeTransfer& t) {
     ++counts["prm"];
+    if (prm == "none") {
+      http_->Answer(t, 404, "text/html", "<html>not found</html>");
+      return true;
+    }
     if (prm == "malformed") {
       http_->Answer(t, 200, "application/json", R"({"resource": "https://mcp.example/mcp", "a)");
       return true;
@@ -156,6 +161,7 @@ class FakeAuthServer {
 
   bool Token(FakeTransfer& t) {
     if (token == "hang") return false;
+    token_requests_at_most_once.push_back(t.request.at_most_once);
     if (token == "html" || token == "500") {
       http_->Answer(t, token == "html" ? 200 : 500, "text/html", "<html><body>no</body></html>");
       return true;
