@@ -7,6 +7,8 @@
 
 #include <rapidjson/document.h>
 
+#include "daemon/search/wordnet.h"
+
 namespace mcpgw::search {
 namespace {
 
@@ -256,29 +258,61 @@ std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) 
   scratch_.clear();
   analyzer_.Terms(query, &scratch_);
   std::vector<QueryTerm> out;
-  const auto add = [&](const std::string& text, float weight) {
+  // A term already standing for an earlier group keeps it (at the higher
+  // weight): a word's own term is never another word's relative.
+  const auto add = [&](const std::string& text, float weight, uint32_t group) {
     auto it = term_ids_.find(text);
     if (it == term_ids_.end()) return;
     for (auto& q : out) {
       if (q.id == it->second) {
-        q.weight = std::max(q.weight, weight);
+        if (q.group == group) q.weight = std::max(q.weight, weight);
         return;
       }
     }
-    out.push_back(QueryTerm{it->second, weight, 0.0f});
+    out.push_back(QueryTerm{it->second, weight, 0.0f, group});
   };
-  for (const auto& t : scratch_) add(t, 1.0f);
-  for (const auto& t : scratch_) {
+  uint32_t concepts = 0;
+  std::vector<uint32_t> word_concept(scratch_.size());
+  for (size_t i = 0; i < scratch_.size(); ++i) {
+    // A word said twice is one group.
+    word_concept[i] = concepts;
+    for (size_t j = 0; j < i; ++j) {
+      if (scratch_[j] == scratch_[i]) word_concept[i] = word_concept[j];
+    }
+    if (word_concept[i] == concepts) ++concepts;
+    add(scratch_[i], 1.0f, word_concept[i]);
+  }
+  for (size_t i = 0; i < scratch_.size(); ++i) {
     if (weights_.synonym <= 0) break;
-    auto syn = synonyms_.find(t);
+    auto syn = synonyms_.find(scratch_[i]);
     if (syn == synonyms_.end()) continue;
-    for (const auto& s : syn->second) add(s, weights_.synonym);
+    for (const auto& s : syn->second) add(s, weights_.synonym, word_concept[i]);
+  }
+  // Each word by its WordNet relatives; a phrase of two or three words in a
+  // row ("get rid of") is a group of its own, and so are two words in a
+  // row written as one ("log out": logout).
+  std::string key;
+  for (size_t i = 0; i < scratch_.size(); ++i) {
+    key.clear();
+    for (size_t n = 1; n <= 3 && i + n <= scratch_.size(); ++n) {
+      if (n > 1) key.push_back(' ');
+      key += scratch_[i + n - 1];
+      const uint32_t group = n == 1 ? word_concept[i] : concepts++;
+      wordnet::ForEachRelative(key, [&](std::string_view term, wordnet::Relation r) {
+        const float w = weights_.wordnet[static_cast<size_t>(r)];
+        if (w > 0) add(std::string(term), w, group);
+      });
+      if (n == 2 && weights_.compound > 0) {
+        add(scratch_[i] + scratch_[i + 1], weights_.compound, group);
+      }
+    }
   }
   return out;
 }
 
 void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t prune_at) const {
   if (scores_.size() < docs_.size()) scores_.resize(docs_.size(), 0.0f);
+  if (concept_.size() < docs_.size()) concept_.resize(docs_.size(), 0.0f);
   // Per field, the two constants of BM25F's length normalisation.
   std::array<float, kFieldCount> flat{}, per_term{};
   for (uint8_t f = 0; f < kFieldCount; ++f) {
@@ -289,43 +323,70 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
   }
   const float n = static_cast<float>(live_docs_);
   const float k1 = weights_.k1;
-  // A term adds at most weight × idf to a tool (the saturated part is below 1).
+  // A term adds at most weight × idf to a tool (the saturated part is below
+  // 1), a group at most the most of its terms.
+  uint32_t concepts = 0;
   for (QueryTerm& q : terms) {
     const float df = static_cast<float>(terms_[q.id].postings.size());
     q.idf = std::log(1.0f + (n - df + 0.5f) / (df + 0.5f));
+    concepts = std::max(concepts, q.group + 1);
   }
-  std::sort(terms.begin(), terms.end(), [](const QueryTerm& a, const QueryTerm& b) {
+  if (weights_.cap_idf) {
+    // The idf of each group's own word (the term of weight 1 that leads it).
+    std::vector<float> own(concepts, std::numeric_limits<float>::max());
+    for (const QueryTerm& q : terms) {
+      if (q.weight >= 1.0f) own[q.group] = std::min(own[q.group], q.idf);
+    }
+    for (QueryTerm& q : terms) q.idf = std::min(q.idf, own[q.group]);
+  }
+  std::vector<float> bound(concepts, 0.0f);
+  for (const QueryTerm& q : terms) bound[q.group] = std::max(bound[q.group], q.weight * q.idf);
+  // Concepts by their bound, most first; a group's terms together.
+  std::sort(terms.begin(), terms.end(), [&](const QueryTerm& a, const QueryTerm& b) {
+    if (bound[a.group] != bound[b.group]) return bound[a.group] > bound[b.group];
+    if (a.group != b.group) return a.group < b.group;
     return a.weight * a.idf > b.weight * b.idf;
   });
-  float rest = 0;  // the most the terms not yet walked can add
-  for (const QueryTerm& q : terms) rest += q.weight * q.idf;
+  float rest = 0;  // the most the concepts not yet walked can add
+  for (float b : bound) rest += b;
   float best = 0;
   bool only_known = false;
-  for (const QueryTerm& q : terms) {
-    // Max-score pruning: once the terms left cannot lift a tool not yet
+  for (size_t i = 0; i < terms.size();) {
+    const uint32_t c = terms[i].group;
+    // Max-score pruning: once the concepts left cannot lift a tool not yet
     // scored above the prune_at-th best score so far, they only add to tools
     // already scored (the ranking is the same, with far less work).
     if (!only_known && prune_at > 0 && rest < best && touched_.size() >= prune_at &&
         rest < KthScore(prune_at)) {
       only_known = true;
     }
-    rest -= q.weight * q.idf;
-    const float term_weight = q.weight * q.idf;
-    for (const Posting& p : terms_[q.id].postings) {
-      float& score = scores_[p.doc];
-      if (only_known && score == 0.0f) continue;
-      const Doc& doc = docs_[p.doc];
-      if (only_slot != kNoServer && doc.server != only_slot) continue;
-      // BM25F: each field's count weighted and normalised by its own length.
-      float tf = 0;
-      for (uint8_t f = 0; f < kFieldCount; ++f) {
-        if (p.tf[f] == 0) continue;
-        tf += weights_.weight[f] * p.tf[f] / (flat[f] + per_term[f] * doc.length[f]);
+    rest -= bound[c];
+    for (; i < terms.size() && terms[i].group == c; ++i) {
+      const QueryTerm& q = terms[i];
+      const float term_weight = q.weight * q.idf;
+      for (const Posting& p : terms_[q.id].postings) {
+        if (only_known && scores_[p.doc] == 0.0f) continue;
+        const Doc& doc = docs_[p.doc];
+        if (only_slot != kNoServer && doc.server != only_slot) continue;
+        // BM25F: each field's count weighted and normalised by its own length.
+        float tf = 0;
+        for (uint8_t f = 0; f < kFieldCount; ++f) {
+          if (p.tf[f] == 0) continue;
+          tf += weights_.weight[f] * p.tf[f] / (flat[f] + per_term[f] * doc.length[f]);
+        }
+        float& share = concept_[p.doc];
+        if (share == 0.0f) concept_touched_.push_back(p.doc);
+        share = std::max(share, term_weight * tf / (k1 + tf));
       }
-      if (score == 0.0f) touched_.push_back(p.doc);
-      score += term_weight * tf / (k1 + tf);
+    }
+    for (uint32_t d : concept_touched_) {
+      float& score = scores_[d];
+      if (score == 0.0f) touched_.push_back(d);
+      score += concept_[d];
+      concept_[d] = 0.0f;
       best = std::max(best, score);
     }
+    concept_touched_.clear();
   }
 }
 
@@ -387,7 +448,9 @@ std::vector<Hit> ToolIndex::Search(std::string_view query, std::string_view only
 
 size_t ToolIndex::MemoryBytes() const {
   size_t bytes = terms_.capacity() * sizeof(Term) + docs_.capacity() * sizeof(Doc) +
-                 servers_.capacity() * sizeof(Server) + scores_.capacity() * sizeof(float) +
+                 servers_.capacity() * sizeof(Server) +
+                 (scores_.capacity() + concept_.capacity()) * sizeof(float) +
+                 concept_touched_.capacity() * sizeof(uint32_t) +
                  touched_.capacity() * sizeof(uint32_t) +
                  (free_terms_.capacity() + free_docs_.capacity() + free_servers_.capacity()) *
                      sizeof(uint32_t);

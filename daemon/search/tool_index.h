@@ -43,6 +43,15 @@ struct RankWeights {
   std::array<float, kFieldCount> b = {0.5f, 0.75f, 0.75f, 0.3f};
   float k1 = 1.2f;
   float synonym = 0.5f;  // a query word's synonyms count this much of the word
+  // A query word's (or phrase's) WordNet relatives count this much of the
+  // word, by relation: synonym, derived, broader (wordnet.h).
+  std::array<float, 3> wordnet = {0.4f, 0.4f, 0.2f};
+  // Two query words written apart that tool texts write as one ("log out":
+  // logout, "set up": setup) count this much as that one word.
+  float compound = 0.8f;
+  // A stand-in for a query word that tool texts also use counts at most as
+  // much as the word itself would (its idf capped at the word's).
+  bool cap_idf = true;
 };
 
 // One server's tools analysed into terms: the costly part of indexing,
@@ -123,10 +132,14 @@ class ToolIndex {
     std::vector<uint32_t> docs;
     std::vector<uint32_t> terms;  // every term its tools hold, once
   };
+  // A term of the query, or one standing in for a query word: the word's
+  // own term, its synonyms and WordNet relatives share the word's `group`,
+  // and a tool scores for a group by the best of its terms there.
   struct QueryTerm {
     uint32_t id;
     float weight;
     float idf;
+    uint32_t group;
   };
 
   static constexpr uint32_t kNoServer = std::numeric_limits<uint32_t>::max();
@@ -166,6 +179,8 @@ class ToolIndex {
   // Per query, reused: each touched doc's score, and which docs were touched.
   mutable std::vector<float> scores_;
   mutable std::vector<uint32_t> touched_;
+  mutable std::vector<float> concept_;  // per doc: its best share of the current group
+  mutable std::vector<uint32_t> concept_touched_;
   mutable std::vector<std::string> scratch_;
   mutable std::vector<float> kth_;
 };

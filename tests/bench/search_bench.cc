@@ -2,6 +2,7 @@
 //
 //   search_bench DATA_DIR [--split dev|test|all] [--scale SERVERS] [--repeat N]
 //                         [--weights name,description,arguments,server,synonym]
+//                         [--set NAME=V,...]   (one RankWeights knob; see SetWeight)
 //                         [--verbose] [--query TEXT]   (the ten best tools for TEXT)
 //                         [--check]   (exit 1 unless the ranking beats BM25 at @1 and @5)
 //
@@ -342,6 +343,36 @@ void Scale(const std::string& dir, int servers, int repeat) {
               answer_bytes / micros.size());
 }
 
+// One knob of RankWeights from "name=v1,v2,...": weight (one per field), b
+// (one per field), k1, synonym, wordnet (synonym,derived,broader), compound.
+bool SetWeight(const std::string& spec, mcpgw::search::RankWeights* w) {
+  const size_t eq = spec.find('=');
+  if (eq == std::string::npos) return false;
+  const std::string name = spec.substr(0, eq);
+  std::vector<float> v;
+  std::stringstream in(spec.substr(eq + 1));
+  std::string item;
+  while (std::getline(in, item, ',')) v.push_back(std::stof(item));
+  const auto fill = [&](float* out, size_t n) {
+    if (v.size() != n) return false;
+    std::copy(v.begin(), v.end(), out);
+    return true;
+  };
+  if (name == "weight") return fill(w->weight.data(), w->weight.size());
+  if (name == "b") return fill(w->b.data(), w->b.size());
+  if (name == "k1") return fill(&w->k1, 1);
+  if (name == "synonym") return fill(&w->synonym, 1);
+  if (name == "wordnet") return fill(w->wordnet.data(), w->wordnet.size());
+  if (name == "compound") return fill(&w->compound, 1);
+  if (name == "cap_idf") {
+    float on = 0;
+    if (!fill(&on, 1)) return false;
+    w->cap_idf = on != 0;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -379,6 +410,11 @@ int main(int argc, char** argv) {
         return 2;
       for (int f = 0; f < 4; ++f) weights.weight[f] = w[f];
       weights.synonym = w[4];
+    } else if (a == "--set" && i + 1 < argc) {
+      if (!SetWeight(argv[++i], &weights)) {
+        std::fprintf(stderr, "search_bench: --set %s: unknown name or bad values\n", argv[i]);
+        return 2;
+      }
     } else {
       std::fprintf(stderr, "search_bench: unknown argument %s\n", a.c_str());
       return 2;
