@@ -77,25 +77,51 @@ std::shared_ptr<const AnalyzedTools> Analyze(std::string_view server, const mcp:
   std::array<std::vector<std::string>, kFieldCount> fields;
   std::vector<std::pair<std::string_view, uint8_t>> occurrences;  // (term, field)
   std::string arguments;
+  std::vector<std::string> title;
+  std::vector<Analyzer::Joined> joined;
+  const auto is_server_word = [&](const std::string& t) {
+    return std::find(server_words.begin(), server_words.end(), t) != server_words.end();
+  };
+  // The terms of `text`; a word cut where its case turns that is the
+  // server's own name as one word ("MongoDB" of server mongodb) gives the
+  // server's word, so that it goes with the rest of them below.
+  const auto terms = [&](std::string_view text, std::vector<std::string>* into) {
+    joined.clear();
+    analyzer.Terms(text, into, &joined);
+    for (const Analyzer::Joined& j : joined) {
+      if (!is_server_word(j.whole)) continue;
+      for (size_t k = j.first; k < j.first + j.count; ++k) (*into)[k] = j.whole;
+    }
+  };
   for (const mcp::Tool& tool : tools) {
     for (auto& f : fields) f.clear();
-    analyzer.Terms(tool.name, &fields[kName]);
-    analyzer.Terms(tool.description, &fields[kDescription]);
+    terms(tool.name, &fields[kName]);
+    terms(tool.description, &fields[kDescription]);
+    // A title (when the tool also has a description of its own: else the
+    // description is the title already) names the tool as its name does;
+    // its words the name lacks count as the name's.
+    if (tool.described && !tool.title.empty()) {
+      title.clear();
+      terms(tool.title, &title);
+      auto& name = fields[kName];
+      const size_t name_words = name.size();
+      for (auto& t : title) {
+        if (std::find(name.begin(), name.begin() + static_cast<std::ptrdiff_t>(name_words), t) ==
+            name.begin() + static_cast<std::ptrdiff_t>(name_words)) {
+          name.push_back(std::move(t));
+        }
+      }
+    }
     arguments.clear();
     ArgumentText(tool.input_schema_json, &arguments);
-    analyzer.Terms(arguments, &fields[kArguments]);
+    terms(arguments, &fields[kArguments]);
     fields[kServer] = server_words;
     // The server's own name in a tool's text ("linear_createIssue", "... in
     // a MongoDB database") tells nothing about which of its tools is meant:
     // the server field already gives each of them that word alike.
     for (uint8_t f = 0; f < kServer; ++f) {
-      auto& terms = fields[f];
-      terms.erase(std::remove_if(terms.begin(), terms.end(),
-                                 [&](const std::string& t) {
-                                   return std::find(server_words.begin(), server_words.end(), t) !=
-                                          server_words.end();
-                                 }),
-                  terms.end());
+      auto& field = fields[f];
+      field.erase(std::remove_if(field.begin(), field.end(), is_server_word), field.end());
     }
     AnalyzedTools::Tool entry{};
     occurrences.clear();
@@ -256,7 +282,8 @@ void ToolIndex::Clear() {
 
 std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) const {
   scratch_.clear();
-  analyzer_.Terms(query, &scratch_);
+  joined_.clear();
+  analyzer_.Terms(query, &scratch_, &joined_);
   std::vector<QueryTerm> out;
   // A term already standing for an earlier group keeps it (at the higher
   // weight): a word's own term is never another word's relative.
@@ -273,6 +300,7 @@ std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) 
   };
   uint32_t concepts = 0;
   std::vector<uint32_t> word_concept(scratch_.size());
+  std::vector<float> word_weight(scratch_.size(), 1.0f);
   for (size_t i = 0; i < scratch_.size(); ++i) {
     // A word said twice is one group.
     word_concept[i] = concepts;
@@ -280,8 +308,20 @@ std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) 
       if (scratch_[j] == scratch_[i]) word_concept[i] = word_concept[j];
     }
     if (word_concept[i] == concepts) ++concepts;
-    add(scratch_[i], 1.0f, word_concept[i]);
   }
+  // A word cut where its case turns: the whole word leads the group of its
+  // parts, which stand in for it.
+  if (weights_.split_part >= 0) {
+    for (const Analyzer::Joined& j : joined_) {
+      const uint32_t g = word_concept[j.first];
+      for (size_t k = j.first; k < j.first + j.count; ++k) {
+        word_concept[k] = g;
+        word_weight[k] = weights_.split_part;
+      }
+      add(j.whole, 1.0f, g);
+    }
+  }
+  for (size_t i = 0; i < scratch_.size(); ++i) add(scratch_[i], word_weight[i], word_concept[i]);
   for (size_t i = 0; i < scratch_.size(); ++i) {
     if (weights_.synonym <= 0) break;
     auto syn = synonyms_.find(scratch_[i]);

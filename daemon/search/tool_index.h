@@ -52,6 +52,10 @@ struct RankWeights {
   // A stand-in for a query word that tool texts also use counts at most as
   // much as the word itself would (its idf capped at the word's).
   bool cap_idf = true;
+  // A query word cut where its case turns ("MongoDB") also stands for the
+  // whole word; its parts count this much within the whole word's group
+  // (below 0: each part a group of its own, as any other word).
+  float split_part = 0.5f;
 };
 
 // One server's tools analysed into terms: the costly part of indexing,
@@ -182,6 +186,7 @@ class ToolIndex {
   mutable std::vector<float> concept_;  // per doc: its best share of the current group
   mutable std::vector<uint32_t> concept_touched_;
   mutable std::vector<std::string> scratch_;
+  mutable std::vector<Analyzer::Joined> joined_;
   mutable std::vector<float> kth_;
 };
 

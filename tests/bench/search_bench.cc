@@ -364,6 +364,7 @@ bool SetWeight(const std::string& spec, mcpgw::search::RankWeights* w) {
   if (name == "synonym") return fill(&w->synonym, 1);
   if (name == "wordnet") return fill(w->wordnet.data(), w->wordnet.size());
   if (name == "compound") return fill(&w->compound, 1);
+  if (name == "split_part") return fill(&w->split_part, 1);
   if (name == "cap_idf") {
     float on = 0;
     if (!fill(&on, 1)) return false;
