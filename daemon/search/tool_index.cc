@@ -204,6 +204,10 @@ uint32_t ToolIndex::AddTool(uint32_t slot, uint32_t position, const AnalyzedTool
       server_terms->push_back(term);
     }
     postings.push_back(Posting{doc_id, analyzed.terms[i].tf});
+    if (InText(postings.back())) {
+      if (text_df_.size() <= term) text_df_.resize(term + 1, 0);
+      ++text_df_[term];
+    }
   }
   ++live_docs_;
   return doc_id;
@@ -235,6 +239,15 @@ void ToolIndex::Set(const std::string& server, std::shared_ptr<const mcp::ToolLi
   }
   servers_[slot].docs = std::move(docs);
   servers_[slot].terms = std::move(server_terms);
+  // The terms of the server's name: every tool holds them in its server field.
+  if (server_df_.size() < terms_.size()) server_df_.resize(terms_.size(), 0);
+  const AnalyzedTools::Tool& first = analyzed->tools.front();
+  for (uint32_t i = first.first_term; i < first.first_term + first.term_count; ++i) {
+    if (analyzed->terms[i].tf[kServer] == 0) continue;
+    const uint32_t term = term_ids_.at(analyzed->terms[i].text);
+    servers_[slot].name_terms.push_back(term);
+    ++server_df_[term];
+  }
 }
 
 void ToolIndex::Remove(const std::string& server) {
@@ -243,10 +256,15 @@ void ToolIndex::Remove(const std::string& server) {
   const uint32_t slot = it->second;
   by_name_.erase(it);
   Server& s = servers_[slot];
+  for (uint32_t term : s.name_terms) --server_df_[term];
   for (uint32_t term : s.terms) {
     auto& postings = terms_[term].postings;
     postings.erase(std::remove_if(postings.begin(), postings.end(),
-                                  [&](const Posting& p) { return docs_[p.doc].server == slot; }),
+                                  [&](const Posting& p) {
+                                    if (docs_[p.doc].server != slot) return false;
+                                    if (InText(p)) --text_df_[term];
+                                    return true;
+                                  }),
                    postings.end());
     if (postings.empty()) {
       // A term no tool holds any more leaves the dictionary.
@@ -276,6 +294,8 @@ void ToolIndex::Clear() {
   servers_.clear();
   free_servers_.clear();
   by_name_.clear();
+  server_df_.clear();
+  text_df_.clear();
   live_docs_ = 0;
   length_sum_ = {};
 }
@@ -296,7 +316,7 @@ std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) 
         return;
       }
     }
-    out.push_back(QueryTerm{it->second, weight, 0.0f, group});
+    out.push_back(QueryTerm{it->second, weight, 0.0f, 0.0f, group});
   };
   uint32_t concepts = 0;
   std::vector<uint32_t> word_concept(scratch_.size());
@@ -338,8 +358,9 @@ std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) 
       if (n > 1) key.push_back(' ');
       key += scratch_[i + n - 1];
       const uint32_t group = n == 1 ? word_concept[i] : concepts++;
-      wordnet::ForEachRelative(key, [&](std::string_view term, wordnet::Relation r) {
-        const float w = weights_.wordnet[static_cast<size_t>(r)];
+      wordnet::ForEachRelative(key, [&](std::string_view term, wordnet::Relation r, float share) {
+        const float w = weights_.wordnet[static_cast<size_t>(r)] *
+                        (weights_.sense_power > 0 ? std::pow(share, weights_.sense_power) : 1.0f);
         if (w > 0) add(std::string(term), w, group);
       });
       if (n == 2 && weights_.compound > 0) {
@@ -366,9 +387,21 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
   // A term adds at most weight × idf to a tool (the saturated part is below
   // 1), a group at most the most of its terms.
   uint32_t concepts = 0;
+  const bool by_server = weights_.server > 0;
+  const float servers = static_cast<float>(by_name_.size());
   for (QueryTerm& q : terms) {
-    const float df = static_cast<float>(terms_[q.id].postings.size());
+    // With the server's name apart, how rare the word is in tools' own texts.
+    const float df = static_cast<float>(
+        by_server && weights_.text_idf ? text_df_[q.id] : terms_[q.id].postings.size());
     q.idf = std::log(1.0f + (n - df + 0.5f) / (df + 0.5f));
+    // A server's name tells its tools from the other servers' tools: how
+    // rare a word is among the servers' names, whatever their sizes.
+    const float sdf = static_cast<float>(server_df_[q.id]);
+    q.server_idf =
+        by_server && sdf > 0 ? std::log(1.0f + (servers - sdf + 0.5f) / (sdf + 0.5f)) : 0.0f;
+    // A word tool texts use a lot ("search", "memory") names a server less
+    // surely than one they never use ("gitlab").
+    if (weights_.server_cap) q.server_idf = std::min(q.server_idf, q.idf);
     concepts = std::max(concepts, q.group + 1);
   }
   if (weights_.cap_idf) {
@@ -380,13 +413,16 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
     for (QueryTerm& q : terms) q.idf = std::min(q.idf, own[q.group]);
   }
   std::vector<float> bound(concepts, 0.0f);
-  for (const QueryTerm& q : terms) bound[q.group] = std::max(bound[q.group], q.weight * q.idf);
+  for (const QueryTerm& q : terms) {
+    bound[q.group] = std::max(bound[q.group], q.weight * (q.idf + q.server_idf * weights_.server));
+  }
   // Concepts by their bound, most first; a group's terms together.
   std::sort(terms.begin(), terms.end(), [&](const QueryTerm& a, const QueryTerm& b) {
     if (bound[a.group] != bound[b.group]) return bound[a.group] > bound[b.group];
     if (a.group != b.group) return a.group < b.group;
     return a.weight * a.idf > b.weight * b.idf;
   });
+  const uint8_t text_fields = by_server ? kServer : kFieldCount;
   float rest = 0;  // the most the concepts not yet walked can add
   for (float b : bound) rest += b;
   float best = 0;
@@ -404,19 +440,22 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
     for (; i < terms.size() && terms[i].group == c; ++i) {
       const QueryTerm& q = terms[i];
       const float term_weight = q.weight * q.idf;
+      const float server_weight = q.weight * q.server_idf * weights_.server;
       for (const Posting& p : terms_[q.id].postings) {
         if (only_known && scores_[p.doc] == 0.0f) continue;
         const Doc& doc = docs_[p.doc];
         if (only_slot != kNoServer && doc.server != only_slot) continue;
         // BM25F: each field's count weighted and normalised by its own length.
         float tf = 0;
-        for (uint8_t f = 0; f < kFieldCount; ++f) {
+        for (uint8_t f = 0; f < text_fields; ++f) {
           if (p.tf[f] == 0) continue;
           tf += weights_.weight[f] * p.tf[f] / (flat[f] + per_term[f] * doc.length[f]);
         }
+        float share_here = term_weight * tf / (k1 + tf);
+        if (by_server && p.tf[kServer] > 0) share_here += server_weight;
         float& share = concept_[p.doc];
         if (share == 0.0f) concept_touched_.push_back(p.doc);
-        share = std::max(share, term_weight * tf / (k1 + tf));
+        share = std::max(share, share_here);
       }
     }
     for (uint32_t d : concept_touched_) {
@@ -490,7 +529,8 @@ size_t ToolIndex::MemoryBytes() const {
   size_t bytes = terms_.capacity() * sizeof(Term) + docs_.capacity() * sizeof(Doc) +
                  servers_.capacity() * sizeof(Server) +
                  (scores_.capacity() + concept_.capacity()) * sizeof(float) +
-                 concept_touched_.capacity() * sizeof(uint32_t) +
+                 (concept_touched_.capacity() + server_df_.capacity() + text_df_.capacity()) *
+                     sizeof(uint32_t) +
                  touched_.capacity() * sizeof(uint32_t) +
                  (free_terms_.capacity() + free_docs_.capacity() + free_servers_.capacity()) *
                      sizeof(uint32_t);
@@ -503,7 +543,8 @@ size_t ToolIndex::MemoryBytes() const {
            term_ids_.bucket_count() * sizeof(void*);
   for (const auto& [text, id] : term_ids_) bytes += text.capacity() > 15 ? text.capacity() : 0;
   for (const Server& s : servers_) {
-    bytes += (s.docs.capacity() + s.terms.capacity()) * sizeof(uint32_t) + s.name.capacity();
+    bytes += (s.docs.capacity() + s.terms.capacity() + s.name_terms.capacity()) * sizeof(uint32_t) +
+             s.name.capacity();
   }
   return bytes;
 }

@@ -44,8 +44,11 @@ struct RankWeights {
   float k1 = 1.2f;
   float synonym = 0.5f;  // a query word's synonyms count this much of the word
   // A query word's (or phrase's) WordNet relatives count this much of the
-  // word, by relation: synonym, derived, broader (wordnet.h).
-  std::array<float, 3> wordnet = {0.4f, 0.4f, 0.2f};
+  // word, by relation: synonym, derived (wordnet.h) ...
+  std::array<float, 2> wordnet = {0.5f, 0.5f};
+  // ... times the share of the word's uses that the relative's sense has,
+  // to this power (0: every common sense alike).
+  float sense_power = 1.0f;
   // Two query words written apart that tool texts write as one ("log out":
   // logout, "set up": setup) count this much as that one word.
   float compound = 0.8f;
@@ -56,6 +59,12 @@ struct RankWeights {
   // whole word; its parts count this much within the whole word's group
   // (below 0: each part a group of its own, as any other word).
   float split_part = 0.5f;
+  // A query word in a server's name adds this much of its idf among the
+  // servers' names to each of the server's tools (0: the server field is
+  // one more field of BM25F, weighted by weight[kServer]).
+  float server = 3.0f;
+  bool text_idf = true;    // with `server`: a term's idf from the tools' texts alone
+  bool server_cap = true;  // with `server`: its idf among names at most its idf in texts
 };
 
 // One server's tools analysed into terms: the costly part of indexing,
@@ -134,7 +143,8 @@ class ToolIndex {
     std::string name;
     std::shared_ptr<const mcp::ToolList> tools;
     std::vector<uint32_t> docs;
-    std::vector<uint32_t> terms;  // every term its tools hold, once
+    std::vector<uint32_t> terms;       // every term its tools hold, once
+    std::vector<uint32_t> name_terms;  // the terms of its name
   };
   // A term of the query, or one standing in for a query word: the word's
   // own term, its synonyms and WordNet relatives share the word's `group`,
@@ -143,6 +153,7 @@ class ToolIndex {
     uint32_t id;
     float weight;
     float idf;
+    float server_idf;  // among the servers' names; 0 if in none
     uint32_t group;
   };
 
@@ -162,6 +173,12 @@ class ToolIndex {
   float KthScore(size_t k) const;
   bool Better(uint32_t a, uint32_t b) const;  // by score, then server, then name
   std::vector<Hit> Select(size_t limit, const Keep& keep) const;
+  static bool InText(const Posting& p) {
+    for (uint8_t f = 0; f < kServer; ++f) {
+      if (p.tf[f] > 0) return true;
+    }
+    return false;
+  }
   mcp::Tool ToolOf(const Doc& doc) const { return (*servers_[doc.server].tools)[doc.tool]; }
 
   RankWeights weights_;
@@ -176,6 +193,8 @@ class ToolIndex {
   std::vector<uint32_t> free_docs_;
   std::vector<Server> servers_;
   std::vector<uint32_t> free_servers_;
+  std::vector<uint32_t> server_df_;  // by term: how many servers' names hold it
+  std::vector<uint32_t> text_df_;    // by term: how many tools hold it outside the server field
   std::unordered_map<std::string, uint32_t> by_name_;
   size_t live_docs_ = 0;
   std::array<double, kFieldCount> length_sum_{};  // over live docs

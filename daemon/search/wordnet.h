@@ -1,10 +1,10 @@
 // WordNet relatives: for an English word or short phrase, as the Analyzer
 // turns it into terms, the terms of the words WordNet 3.0 relates to it in
-// its common senses — its synonyms (total: sum), the words derived from it
-// (remember: memory, cite: citation) and its more general terms (forget:
-// ...). The table is generated at build time from the installed WordNet
-// database (daemon/search/gen/wordnet_gen.cc; Debian's wordnet-base) and
-// compiled in: nothing is read at run time. Built without WordNet
+// its common senses: its synonyms (total: sum; permit: allow; "get rid of":
+// remove) and the words derived from it (cite: citation). The table is
+// generated at build time from the installed WordNet database
+// (daemon/search/gen/wordnet_gen.cc; Debian's wordnet-base) and compiled
+// in, read-only: nothing is read at run time. Built without WordNet
 // (MCPGW_WORDNET=OFF) the table is empty and Available() is false.
 #pragma once
 
@@ -23,14 +23,16 @@ extern const uint32_t kRelatives[];
 
 namespace wordnet {
 
-enum class Relation : uint8_t { kSynonym = 0, kDerived = 1, kBroader = 2 };
+enum class Relation : uint8_t { kSynonym = 0, kDerived = 1 };
 
 // Whether the table was built from WordNet.
 bool Available();
 
-// Calls f(term, relation) for each relative of `key` (one term, or up to
-// three joined by single spaces), closest relations first. Nothing for a key
-// WordNet does not hold.
+// Calls f(term, relation, share) for each relative of `key` (one term, or up
+// to three joined by single spaces), closest relations first; `share` is
+// how much of the key's use the commonest sense giving that relative has
+// (0..1, from WordNet's tagged corpus). Nothing for a key WordNet does not
+// hold.
 template <typename F>
 void ForEachRelative(std::string_view key, F&& f);
 
@@ -44,7 +46,8 @@ void ForEachRelative(std::string_view key, F&& f) {
   using namespace wordnet_table;
   for (uint32_t r = kFirst[i]; r < kFirst[i + 1]; ++r) {
     const uint32_t packed = kRelatives[r];
-    f(std::string_view(kText + (packed >> 2)), static_cast<Relation>(packed & 3));
+    f(std::string_view(kText + (packed >> 8)), static_cast<Relation>(packed & 3),
+      static_cast<float>((packed >> 2) & 63) / 63.0f);
   }
 }
 

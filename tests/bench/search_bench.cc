@@ -365,7 +365,18 @@ bool SetWeight(const std::string& spec, mcpgw::search::RankWeights* w) {
   if (name == "wordnet") return fill(w->wordnet.data(), w->wordnet.size());
   if (name == "compound") return fill(&w->compound, 1);
   if (name == "split_part") return fill(&w->split_part, 1);
-  if (name == "cap_idf") {
+  if (name == "server") return fill(&w->server, 1);
+  if (name == "sense_power") return fill(&w->sense_power, 1);
+  for (auto [flag, field] : {std::pair{"text_idf", &w->text_idf},
+                             {"server_cap", &w->server_cap},
+                             {"cap_idf", &w->cap_idf}}) {
+    if (name != flag) continue;
+    float on = 0;
+    if (!fill(&on, 1)) return false;
+    *field = on != 0;
+    return true;
+  }
+  if (name == "cap_idf_old") {
     float on = 0;
     if (!fill(&on, 1)) return false;
     w->cap_idf = on != 0;

@@ -16,13 +16,14 @@
 // Which relatives, by relation (wordnet.h's Relation):
 //   synonym  the other words of the sense's synset; an adjective's similar
 //            ones (&) too
-//   derived  the words WordNet derives from this very word (+: remember →
-//            memory, cite → citation) and its pertainyms (\)
-//   broader  the words of the sense's hypernyms (@, one level: a nouns's or
-//            a verb's more general term)
+//   derived  the words WordNet derives from this very word (+: cite ->
+//            citation, permit -> permission) and its pertainyms (\)
+// Hypernyms (a more general term: forget -> ...) were tried and left out:
+// they brought more wrong tools than right ones.
 // A relative that is a phrase ("call back") is left out; a key may be a
 // phrase of up to three words ("get rid of", "log out").
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -41,7 +42,7 @@ constexpr double kShare = 0.25;
 constexpr size_t kMaxPhraseWords = 3;
 constexpr size_t kMaxRelatives = 40;  // per key, the closest relations first
 
-enum Relation : uint32_t { kSynonym = 0, kDerived = 1, kBroader = 2 };
+enum Relation : uint32_t { kSynonym = 0, kDerived = 1 };
 
 struct Pointer {
   std::string symbol;
@@ -122,8 +123,13 @@ std::map<std::tuple<std::string, char, int>, int> ReadCounts(const std::string& 
 
 struct Writer {
   mcpgw::search::Analyzer analyzer;
-  // key terms (joined by ' ') -> relative term -> closest relation
-  std::map<std::string, std::map<std::string, uint32_t>> table;
+  // key terms (joined by ' ') -> relative term -> its closest relation, and
+  // the largest share of the key's uses that a sense giving it has there
+  struct Link {
+    uint32_t relation;
+    double share;
+  };
+  std::map<std::string, std::map<std::string, Link>> table;
 
   // The key of a lemma: its terms joined by ' ' ("get_rid_of" -> "get rid").
   std::string Key(const std::string& lemma, std::vector<std::string>* terms) {
@@ -136,25 +142,32 @@ struct Writer {
   }
 
   void Relate(const std::string& key, const std::vector<std::string>& key_terms,
-              const std::string& word, uint32_t relation) {
+              const std::string& word, uint32_t relation, double share) {
     if (word.find('_') != std::string::npos) return;  // a phrase
     std::vector<std::string> terms;
     analyzer.Terms(word, &terms);
     if (terms.size() != 1) return;
     const std::string& t = terms[0];
     if (std::find(key_terms.begin(), key_terms.end(), t) != key_terms.end()) return;
-    auto [it, added] = table[key].try_emplace(t, relation);
-    if (!added) it->second = std::min(it->second, relation);
+    auto [it, added] = table[key].try_emplace(t, Link{relation, share});
+    if (added) return;
+    Link& l = it->second;
+    if (relation < l.relation) {
+      l = Link{relation, share};
+    } else if (relation == l.relation) {
+      l.share = std::max(l.share, share);
+    }
   }
 
   void Sense(const std::string& lemma, const std::string& key,
-             const std::vector<std::string>& key_terms, char pos, const Synset& syn) {
+             const std::vector<std::string>& key_terms, char pos, const Synset& syn, double share) {
     uint32_t self = 0;  // this lemma's word number in the synset
     for (size_t i = 0; i < syn.words.size(); ++i) {
-      if (syn.words[i] == lemma)
+      if (syn.words[i] == lemma) {
         self = static_cast<uint32_t>(i + 1);
-      else
-        Relate(key, key_terms, syn.words[i], kSynonym);
+      } else {
+        Relate(key, key_terms, syn.words[i], kSynonym, share);
+      }
     }
     for (const Pointer& p : syn.pointers) {
       auto target = synsets.find({p.pos, p.offset});
@@ -167,17 +180,15 @@ struct Writer {
         relation = kDerived;
       } else if (p.symbol == "&" && pos == 'a') {
         relation = kSynonym;
-      } else if ((p.symbol == "@" || p.symbol == "@i") && (pos == 'n' || pos == 'v')) {
-        relation = kBroader;
       } else {
         continue;
       }
       if (lexical) {
         if (p.target >= 1 && p.target <= words.size()) {
-          Relate(key, key_terms, words[p.target - 1], relation);
+          Relate(key, key_terms, words[p.target - 1], relation, share);
         }
       } else {
-        for (const auto& w : words) Relate(key, key_terms, w, relation);
+        for (const auto& w : words) Relate(key, key_terms, w, relation, share);
       }
     }
   }
@@ -214,7 +225,10 @@ void ReadIndex(const std::string& dir, const char* file, char pos,
     for (size_t i = 0; i < offsets.size(); ++i) {
       if (i > 0 && (total == 0 || seen[i] < kShare * total)) continue;
       auto syn = synsets.find({pos, offsets[i]});
-      if (syn != synsets.end()) w->Sense(lemma, key, key_terms, pos, syn->second);
+      // A word never seen in the tagged corpus: its first sense, as sure as
+      // can be.
+      const double share = total > 0 ? static_cast<double>(seen[i]) / total : 1.0;
+      if (syn != synsets.end()) w->Sense(lemma, key, key_terms, pos, syn->second, share);
     }
   }
 }
@@ -228,6 +242,10 @@ void Write(const std::string& path, const Writer& w) {
   }
   std::string text;
   for (auto& [t, off] : text_offset) {
+    if (text.size() >= (1u << 24)) {
+      std::fprintf(stderr, "wordnet_gen: the table's text outgrew 16 MiB\n");
+      std::exit(1);
+    }
     off = static_cast<uint32_t>(text.size());
     text += t;
     text.push_back('\0');
@@ -248,7 +266,7 @@ void Write(const std::string& path, const Writer& w) {
   out << "\";\n";
   out << "extern const uint32_t kKeyCount = " << w.table.size() << ";\n";
   // kKeys[i]: key i's text offset; kFirst[i]..kFirst[i+1]: its relatives,
-  // each (text offset << 2 | relation).
+  // each (text offset << 8 | share in 63rds << 2 | relation).
   out << "extern const uint32_t kKeys[] = {";
   size_t n = 0;
   for (const auto& [key, rels] : w.table) {
@@ -260,11 +278,17 @@ void Write(const std::string& path, const Writer& w) {
   n = 0;
   for (const auto& [key, rels] : w.table) {
     out << (n++ % 12 ? " " : "\n    ") << relatives.size() << ",";
-    std::vector<std::pair<uint32_t, std::string>> sorted;
-    for (const auto& [t, rel] : rels) sorted.emplace_back(rel, t);
+    // Closest relation first, then the commonest sense, then by text.
+    std::vector<std::tuple<uint32_t, uint32_t, std::string>> sorted;
+    for (const auto& [t, link] : rels) {
+      const auto share = static_cast<uint32_t>(std::lround(std::clamp(link.share, 0.0, 1.0) * 63));
+      sorted.emplace_back(link.relation, 63 - share, t);
+    }
     std::sort(sorted.begin(), sorted.end());
     if (sorted.size() > kMaxRelatives) sorted.resize(kMaxRelatives);
-    for (const auto& [rel, t] : sorted) relatives.push_back(text_offset.at(t) << 2 | rel);
+    for (const auto& [rel, unshare, t] : sorted) {
+      relatives.push_back(text_offset.at(t) << 8 | (63 - unshare) << 2 | rel);
+    }
   }
   out << " " << relatives.size() << "};\n";
   out << "extern const uint32_t kRelatives[] = {";
