@@ -36,35 +36,41 @@
 namespace mcpgw::search {
 
 enum Field : uint8_t { kName, kDescription, kArguments, kServer, kFieldCount };
+// The fields of a tool's own text; the server's name is scored apart.
+constexpr uint8_t kTextFields = kServer;
 
-// How the score is made; the defaults are the ones mcpgw ships.
+// How the score is made; the defaults are the ones mcpgw ships (chosen on
+// the dev split of tests/bench/search).
 struct RankWeights {
-  std::array<float, kFieldCount> weight = {3.0f, 1.0f, 0.6f, 4.0f};
-  std::array<float, kFieldCount> b = {0.5f, 0.75f, 0.75f, 0.3f};
+  // BM25F over the tool's own text: per field, its weight and its length
+  // normalisation b; k1 saturates the weighted count.
+  std::array<float, kTextFields> weight = {3.0f, 1.0f, 0.6f};
+  std::array<float, kTextFields> b = {0.5f, 0.75f, 0.75f};
   float k1 = 1.2f;
-  float synonym = 0.5f;  // a query word's synonyms count this much of the word
-  // A query word's (or phrase's) WordNet relatives count this much of the
-  // word, by relation: synonym, derived (wordnet.h) ...
-  std::array<float, 2> wordnet = {0.5f, 0.5f};
-  // ... times the share of the word's uses that the relative's sense has,
-  // to this power (0: every common sense alike).
-  float sense_power = 1.0f;
-  // Two query words written apart that tool texts write as one ("log out":
-  // logout, "set up": setup) count this much as that one word.
-  float compound = 0.8f;
-  // A stand-in for a query word that tool texts also use counts at most as
-  // much as the word itself would (its idf capped at the word's).
-  bool cap_idf = true;
-  // A query word cut where its case turns ("MongoDB") also stands for the
-  // whole word; its parts count this much within the whole word's group
-  // (below 0: each part a group of its own, as any other word).
-  float split_part = 0.5f;
   // A query word in a server's name adds this much of its idf among the
-  // servers' names to each of the server's tools (0: the server field is
-  // one more field of BM25F, weighted by weight[kServer]).
+  // servers' names (at most its idf in tool texts) to each of its tools.
   float server = 3.0f;
-  bool text_idf = true;    // with `server`: a term's idf from the tools' texts alone
-  bool server_cap = true;  // with `server`: its idf among names at most its idf in texts
+  // Stand-ins for a query word, each counting this much of the word (and
+  // never more than the word's own idf would): the words tool texts use for
+  // the same thing (kSynonymGroups) ...
+  float synonym = 0.5f;
+  // ... the word's (or a phrase's) WordNet relatives, by relation: synonym,
+  // derived (wordnet.h), times the share of the word's uses that the
+  // relative's sense has, to the power sense_power ...
+  std::array<float, 2> wordnet = {0.5f, 0.5f};
+  float sense_power = 1.0f;
+  // ... two query words written apart that tool texts write as one ("log
+  // out": logout, "set up": setup), as a group of its own ...
+  float compound = 0.8f;
+  // ... and the parts of a word cut where its case turns ("MongoDB": mongo,
+  // db), standing in for the whole word.
+  float split_part = 0.5f;
+  // Stand-ins below this weight or this idf are left out (they would cost
+  // a walk of many tools for next to nothing); one below recruit_idf only
+  // adds to tools the query has found already.
+  float min_standin_weight = 0.15f;
+  float min_standin_idf = 2.0f;
+  float recruit_idf = 4.0f;
 };
 
 // One server's tools analysed into terms: the costly part of indexing,
@@ -172,9 +178,10 @@ class ToolIndex {
   // The k-th best score among the tools scored so far (k <= their number).
   float KthScore(size_t k) const;
   bool Better(uint32_t a, uint32_t b) const;  // by score, then server, then name
+  void Norms() const;                         // makes norms_ for the tools as they are
   std::vector<Hit> Select(size_t limit, const Keep& keep) const;
   static bool InText(const Posting& p) {
-    for (uint8_t f = 0; f < kServer; ++f) {
+    for (uint8_t f = 0; f < kTextFields; ++f) {
       if (p.tf[f] > 0) return true;
     }
     return false;
@@ -199,11 +206,20 @@ class ToolIndex {
   size_t live_docs_ = 0;
   std::array<double, kFieldCount> length_sum_{};  // over live docs
 
-  // Per query, reused: each touched doc's score, and which docs were touched.
-  mutable std::vector<float> scores_;
+  // By doc: BM25F's length normalisation of each text field, its weight
+  // folded in; made again by the first query after the tools change.
+  mutable std::vector<std::array<float, kTextFields>> norms_;
+  mutable bool norms_stale_ = true;
+
+  // Per query, reused: each touched doc's score and its best share of the
+  // group being walked, which docs were touched, and which by the group.
+  struct Acc {
+    float score = 0;
+    float group = 0;
+  };
+  mutable std::vector<Acc> acc_;
   mutable std::vector<uint32_t> touched_;
-  mutable std::vector<float> concept_;  // per doc: its best share of the current group
-  mutable std::vector<uint32_t> concept_touched_;
+  mutable std::vector<uint32_t> group_touched_;
   mutable std::vector<std::string> scratch_;
   mutable std::vector<Analyzer::Joined> joined_;
   mutable std::vector<float> kth_;

@@ -343,8 +343,10 @@ void Scale(const std::string& dir, int servers, int repeat) {
               answer_bytes / micros.size());
 }
 
-// One knob of RankWeights from "name=v1,v2,...": weight (one per field), b
-// (one per field), k1, synonym, wordnet (synonym,derived,broader), compound.
+// One knob of RankWeights from "name=v1,v2,...": weight and b (one per text
+// field: name, description, arguments), k1, server, synonym, wordnet
+// (synonym,derived), sense_power, compound, split_part, min_standin_weight,
+// min_standin_idf, recruit_idf.
 bool SetWeight(const std::string& spec, mcpgw::search::RankWeights* w) {
   const size_t eq = spec.find('=');
   if (eq == std::string::npos) return false;
@@ -360,27 +362,20 @@ bool SetWeight(const std::string& spec, mcpgw::search::RankWeights* w) {
   };
   if (name == "weight") return fill(w->weight.data(), w->weight.size());
   if (name == "b") return fill(w->b.data(), w->b.size());
-  if (name == "k1") return fill(&w->k1, 1);
-  if (name == "synonym") return fill(&w->synonym, 1);
   if (name == "wordnet") return fill(w->wordnet.data(), w->wordnet.size());
-  if (name == "compound") return fill(&w->compound, 1);
-  if (name == "split_part") return fill(&w->split_part, 1);
-  if (name == "server") return fill(&w->server, 1);
-  if (name == "sense_power") return fill(&w->sense_power, 1);
-  for (auto [flag, field] : {std::pair{"text_idf", &w->text_idf},
-                             {"server_cap", &w->server_cap},
-                             {"cap_idf", &w->cap_idf}}) {
-    if (name != flag) continue;
-    float on = 0;
-    if (!fill(&on, 1)) return false;
-    *field = on != 0;
-    return true;
-  }
-  if (name == "cap_idf_old") {
-    float on = 0;
-    if (!fill(&on, 1)) return false;
-    w->cap_idf = on != 0;
-    return true;
+  const std::pair<const char*, float*> scalars[] = {
+      {"k1", &w->k1},
+      {"server", &w->server},
+      {"synonym", &w->synonym},
+      {"sense_power", &w->sense_power},
+      {"compound", &w->compound},
+      {"split_part", &w->split_part},
+      {"min_standin_weight", &w->min_standin_weight},
+      {"min_standin_idf", &w->min_standin_idf},
+      {"recruit_idf", &w->recruit_idf},
+  };
+  for (const auto& [n, field] : scalars) {
+    if (name == n) return fill(field, 1);
   }
   return false;
 }
@@ -420,7 +415,8 @@ int main(int argc, char** argv) {
       float w[5];
       if (std::sscanf(argv[++i], "%f,%f,%f,%f,%f", &w[0], &w[1], &w[2], &w[3], &w[4]) != 5)
         return 2;
-      for (int f = 0; f < 4; ++f) weights.weight[f] = w[f];
+      for (int f = 0; f < 3; ++f) weights.weight[f] = w[f];
+      weights.server = w[3];
       weights.synonym = w[4];
     } else if (a == "--set" && i + 1 < argc) {
       if (!SetWeight(argv[++i], &weights)) {
