@@ -171,6 +171,8 @@ uint32_t ToolIndex::TermId(const std::string& text) {
   } else {
     id = static_cast<uint32_t>(terms_.size());
     terms_.push_back(Term{text, {}});
+    text_df_.push_back(0);
+    server_df_.push_back(0);
   }
   it->second = id;
   return id;
@@ -205,10 +207,7 @@ uint32_t ToolIndex::AddTool(uint32_t slot, uint32_t position, const AnalyzedTool
       server_terms->push_back(term);
     }
     postings.push_back(Posting{doc_id, analyzed.terms[i].tf});
-    if (InText(postings.back())) {
-      if (text_df_.size() <= term) text_df_.resize(term + 1, 0);
-      ++text_df_[term];
-    }
+    if (InText(postings.back())) ++text_df_[term];
   }
   ++live_docs_;
   return doc_id;
@@ -241,7 +240,6 @@ void ToolIndex::Set(const std::string& server, std::shared_ptr<const mcp::ToolLi
   servers_[slot].docs = std::move(docs);
   servers_[slot].terms = std::move(server_terms);
   // The terms of the server's name: every tool holds them in its server field.
-  if (server_df_.size() < terms_.size()) server_df_.resize(terms_.size(), 0);
   const AnalyzedTools::Tool& first = analyzed->tools.front();
   for (uint32_t i = first.first_term; i < first.first_term + first.term_count; ++i) {
     if (analyzed->terms[i].tf[kServer] == 0) continue;
@@ -313,12 +311,10 @@ std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) 
     auto it = term_ids_.find(text);
     if (it == term_ids_.end()) return;
     if (weight < 1.0f) {
-      // A stand-in of little weight, or as common in tool texts as "get",
-      // would cost a walk of its tools for next to nothing.
+      // A stand-in of little weight, or held by as many tools as "get" is,
+      // would cost a walk of many tools for next to nothing.
       if (weight < weights_.min_standin_weight) return;
-      const float n = static_cast<float>(live_docs_);
-      const float df = static_cast<float>(text_df_[it->second]);
-      if (std::log(1.0f + (n - df + 0.5f) / (df + 0.5f)) < weights_.min_standin_idf) return;
+      if (Common(text_df_[it->second], weights_.standin_max_share)) return;
     }
     for (auto& q : out) {
       if (q.id == it->second) {
@@ -488,7 +484,8 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
       }
       // A tool scores for a group by the best of its terms there. A
       // stand-in common in tool texts only adds to tools found already.
-      const bool known = only_known || (q.weight < 1.0f && q.idf < weights_.recruit_idf);
+      const bool known =
+          only_known || (q.weight < 1.0f && Common(text_df_[q.id], weights_.recruit_max_share));
       for (const Posting& p : postings) {
         Acc& a = acc_[p.doc];
         if (known && a.score == 0.0f && a.group == 0.0f) continue;
@@ -506,6 +503,10 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
     }
     group_touched_.clear();
   }
+}
+
+bool ToolIndex::Common(uint32_t df, float share) const {
+  return df > weights_.common_at_least && df > share * static_cast<float>(live_docs_);
 }
 
 float ToolIndex::KthScore(size_t k) const {

@@ -65,12 +65,15 @@ struct RankWeights {
   // ... and the parts of a word cut where its case turns ("MongoDB": mongo,
   // db), standing in for the whole word.
   float split_part = 0.5f;
-  // Stand-ins below this weight or this idf are left out (they would cost
-  // a walk of many tools for next to nothing); one below recruit_idf only
-  // adds to tools the query has found already.
+  // Stand-ins below this weight, or held by more than this share of the
+  // tools, are left out (they would cost a walk of many tools for next to
+  // nothing); one held by more than recruit_max_share of them only adds to
+  // tools the query has found already. A term held by at most
+  // common_at_least tools is never common (a small index walks it all).
   float min_standin_weight = 0.15f;
-  float min_standin_idf = 2.0f;
-  float recruit_idf = 4.0f;
+  float standin_max_share = 0.125f;
+  float recruit_max_share = 0.02f;
+  uint32_t common_at_least = 64;
 };
 
 // One server's tools analysed into terms: the costly part of indexing,
@@ -178,7 +181,10 @@ class ToolIndex {
   // The k-th best score among the tools scored so far (k <= their number).
   float KthScore(size_t k) const;
   bool Better(uint32_t a, uint32_t b) const;  // by score, then server, then name
-  void Norms() const;                         // makes norms_ for the tools as they are
+  void Norms() const;
+  // Whether a term held by `df` tools is held by more than `share` of them
+  // (and by more than common_at_least).
+  bool Common(uint32_t df, float share) const;  // makes norms_ for the tools as they are
   std::vector<Hit> Select(size_t limit, const Keep& keep) const;
   static bool InText(const Posting& p) {
     for (uint8_t f = 0; f < kTextFields; ++f) {

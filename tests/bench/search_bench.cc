@@ -346,7 +346,7 @@ void Scale(const std::string& dir, int servers, int repeat) {
 // One knob of RankWeights from "name=v1,v2,...": weight and b (one per text
 // field: name, description, arguments), k1, server, synonym, wordnet
 // (synonym,derived), sense_power, compound, split_part, min_standin_weight,
-// min_standin_idf, recruit_idf.
+// standin_max_share, recruit_max_share, common_at_least.
 bool SetWeight(const std::string& spec, mcpgw::search::RankWeights* w) {
   const size_t eq = spec.find('=');
   if (eq == std::string::npos) return false;
@@ -371,11 +371,17 @@ bool SetWeight(const std::string& spec, mcpgw::search::RankWeights* w) {
       {"compound", &w->compound},
       {"split_part", &w->split_part},
       {"min_standin_weight", &w->min_standin_weight},
-      {"min_standin_idf", &w->min_standin_idf},
-      {"recruit_idf", &w->recruit_idf},
+      {"standin_max_share", &w->standin_max_share},
+      {"recruit_max_share", &w->recruit_max_share},
   };
   for (const auto& [n, field] : scalars) {
     if (name == n) return fill(field, 1);
+  }
+  if (name == "common_at_least") {
+    float c = 0;
+    if (!fill(&c, 1)) return false;
+    w->common_at_least = static_cast<uint32_t>(c);
+    return true;
   }
   return false;
 }
