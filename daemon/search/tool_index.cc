@@ -78,31 +78,19 @@ std::shared_ptr<const AnalyzedTools> Analyze(std::string_view server, const mcp:
   std::vector<std::pair<std::string_view, uint8_t>> occurrences;  // (term, field)
   std::string arguments;
   std::vector<std::string> title;
-  std::vector<Analyzer::Joined> joined;
   const auto is_server_word = [&](const std::string& t) {
     return std::find(server_words.begin(), server_words.end(), t) != server_words.end();
   };
-  // The terms of `text`; a word cut where its case turns that is the
-  // server's own name as one word ("MongoDB" of server mongodb) gives the
-  // server's word, so that it goes with the rest of them below.
-  const auto terms = [&](std::string_view text, std::vector<std::string>* into) {
-    joined.clear();
-    analyzer.Terms(text, into, &joined);
-    for (const Analyzer::Joined& j : joined) {
-      if (!is_server_word(j.whole)) continue;
-      for (size_t k = j.first; k < j.first + j.count; ++k) (*into)[k] = j.whole;
-    }
-  };
   for (const mcp::Tool& tool : tools) {
     for (auto& f : fields) f.clear();
-    terms(tool.name, &fields[kName]);
-    terms(tool.description, &fields[kDescription]);
+    analyzer.Terms(tool.name, &fields[kName]);
+    analyzer.Terms(tool.description, &fields[kDescription]);
     // A title (when the tool also has a description of its own: else the
     // description is the title already) names the tool as its name does;
     // its words the name lacks count as the name's.
     if (tool.described && !tool.title.empty()) {
       title.clear();
-      terms(tool.title, &title);
+      analyzer.Terms(tool.title, &title);
       auto& name = fields[kName];
       const size_t name_words = name.size();
       for (auto& t : title) {
@@ -114,7 +102,7 @@ std::shared_ptr<const AnalyzedTools> Analyze(std::string_view server, const mcp:
     }
     arguments.clear();
     ArgumentText(tool.input_schema_json, &arguments);
-    terms(arguments, &fields[kArguments]);
+    analyzer.Terms(arguments, &fields[kArguments]);
     fields[kServer] = server_words;
     // The server's own name in a tool's text ("linear_createIssue", "... in
     // a MongoDB database") tells nothing about which of its tools is meant:
