@@ -339,6 +339,13 @@ void Scale(const std::string& dir, int servers, int repeat) {
       tools, servers, Percentile(micros, 0.5), Percentile(micros, 0.9), Percentile(micros, 0.99),
       Percentile(micros, 1.0), analyse_ms / servers, build_ms, Percentile(update_ms, 0.5),
       catalog_index_bytes / 1048576.0, (rss_after - rss_before) / 1024.0);
+  // The per-query buffers (a score and a group share per tool, each field's
+  // length normalisation per tool) are made by the first query.
+  std::printf(
+      "\n(index memory after the queries, with the buffers they made: %.1f MiB; before: %.1f "
+      "MiB; RSS growth since before the index: %.1f MiB)\n",
+      catalog.SearchIndexBytes() / 1048576.0, catalog_index_bytes / 1048576.0,
+      (RssKiB() - rss_before) / 1024.0);
   std::printf("\n(%zu queries, limit 10, %zu bytes of answers on average)\n", micros.size(),
               answer_bytes / micros.size());
 }
