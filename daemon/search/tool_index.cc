@@ -295,7 +295,8 @@ std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) 
   std::vector<QueryTerm> out;
   // A term already standing for an earlier group keeps it (at the higher
   // weight): a word's own term is never another word's relative.
-  const auto add = [&](const std::string& text, float weight, uint32_t group) {
+  if (query_slot_.size() < terms_.size()) query_slot_.resize(terms_.size(), -1);
+  const auto add = [&](std::string_view text, float weight, uint32_t group) {
     auto it = term_ids_.find(text);
     if (it == term_ids_.end()) return;
     if (weight < 1.0f) {
@@ -304,12 +305,13 @@ std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) 
       if (weight < weights_.min_standin_weight) return;
       if (Common(text_df_[it->second], weights_.standin_max_share)) return;
     }
-    for (auto& q : out) {
-      if (q.id == it->second) {
-        if (q.group == group) q.weight = std::max(q.weight, weight);
-        return;
-      }
+    int32_t& slot = query_slot_[it->second];
+    if (slot >= 0) {
+      QueryTerm& q = out[static_cast<size_t>(slot)];
+      if (q.group == group) q.weight = std::max(q.weight, weight);
+      return;
     }
+    slot = static_cast<int32_t>(out.size());
     out.push_back(QueryTerm{it->second, weight, 0.0f, 0.0f, group});
   };
   uint32_t groups = 0;
@@ -353,13 +355,14 @@ std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) 
       wordnet::ForEachRelative(key, [&](std::string_view term, wordnet::Relation r, float share) {
         const float w = weights_.wordnet[static_cast<size_t>(r)] *
                         (weights_.sense_power > 0 ? std::pow(share, weights_.sense_power) : 1.0f);
-        if (w > 0) add(std::string(term), w, group);
+        if (w > 0) add(term, w, group);
       });
       if (n == 2 && weights_.compound > 0) {
         add(scratch_[i] + scratch_[i + 1], weights_.compound, group);
       }
     }
   }
+  for (const QueryTerm& q : out) query_slot_[q.id] = -1;
   return out;
 }
 
@@ -559,7 +562,7 @@ size_t ToolIndex::MemoryBytes() const {
       servers_.capacity() * sizeof(Server) + acc_.capacity() * sizeof(Acc) +
       norms_.capacity() * sizeof(norms_[0]) +
       (group_touched_.capacity() + server_df_.capacity() + text_df_.capacity()) * sizeof(uint32_t) +
-      touched_.capacity() * sizeof(uint32_t) +
+      query_slot_.capacity() * sizeof(int32_t) + touched_.capacity() * sizeof(uint32_t) +
       (free_terms_.capacity() + free_docs_.capacity() + free_servers_.capacity()) *
           sizeof(uint32_t);
   for (const Term& t : terms_) {

@@ -199,7 +199,12 @@ class ToolIndex {
   // Stem -> the stems of words tool texts use for the same thing.
   std::unordered_map<std::string, std::vector<std::string>> synonyms_;
 
-  std::unordered_map<std::string, uint32_t> term_ids_;
+  // Found by a string_view as well as by a string.
+  struct TextHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+  };
+  std::unordered_map<std::string, uint32_t, TextHash, std::equal_to<>> term_ids_;
   std::vector<Term> terms_;
   std::vector<uint32_t> free_terms_;
   std::vector<Doc> docs_;
@@ -227,6 +232,7 @@ class ToolIndex {
   mutable std::vector<uint32_t> touched_;
   mutable std::vector<uint32_t> group_touched_;
   mutable std::vector<std::string> scratch_;
+  mutable std::vector<int32_t> query_slot_;  // by term: its place among the query's, or -1
   mutable std::vector<Analyzer::Joined> joined_;
   mutable std::vector<float> kth_;
 };
