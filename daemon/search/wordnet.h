@@ -3,7 +3,7 @@
 // its common senses: its synonyms (total: sum; permit: allow; "get rid of":
 // remove) and the words derived from it (cite: citation). The table is
 // generated at build time from the installed WordNet database
-// (daemon/search/gen/wordnet_gen.cc; Debian's wordnet-base) and compiled
+// (daemon/search/wordnet_gen.cc; Debian's wordnet-base) and compiled
 // in, read-only: nothing is read at run time. Built without WordNet
 // (MCPGW_WORDNET=OFF) the table is empty and Available() is false.
 #pragma once
