@@ -1,20 +1,26 @@
 // ToolIndex: the tools of every ready server, indexed for get_dynamic_tools'
-// `query` (BEHAVIOR.md §10). A query is ranked against four fields of each
-// tool — its name split into words, its description, its arguments' names
-// and descriptions, and its server's name — with BM25F: each field's term
-// counts are weighted and normalised by the field's length apart, then summed
-// and saturated once, so a word in a tool's name counts more than the same
-// word deep in a long description. A query word also matches, at a lower
-// weight, the words tool texts use for the same thing (get/fetch/read,
-// create/add/make, delete/remove, ...).
+// `query` (BEHAVIOR.md §10). A query is ranked against three fields of each
+// tool's own text — its name split into words (with its title's other
+// words), its description, its arguments' names and descriptions — with
+// BM25F: each field's term counts are weighted and normalised by the
+// field's length apart, then summed and saturated once, so a word in a
+// tool's name counts more than the same word deep in a long description. A
+// query word in a server's name adds to each of its tools by how rare it is
+// among the servers' names. A query word also stands in, at a lower weight,
+// for the words tool texts use for the same thing (get/fetch/read,
+// create/add/make, delete/remove, ...) and for its WordNet relatives
+// (wordnet.h); a tool counts each query word once, by the best of the word
+// and its stand-ins it holds.
 //
 // Shape, for 1,000 servers of 100 tools: an inverted index from each term to
 // the tools holding it (8 bytes a posting: the tool's number and its count in
-// each field), and 16 bytes a tool. A query walks only the postings of its
-// own terms, so its cost follows how common its words are, not how many
-// tools there are. Setting a server's tools analyses them (tokenising and
-// stemming, the costly part) before touching the index; removing a server
-// takes its postings out of the lists of its own terms.
+// each field), 16 bytes a tool, and made by the first query, 20 bytes a tool
+// of buffers (each field's length normalisation, a score and a group share).
+// A query walks only the postings of its own terms and their stand-ins, so
+// its cost follows how common its words are, not how many tools there are.
+// Setting a server's tools analyses them (tokenising and stemming, the
+// costly part) before touching the index; removing a server takes its
+// postings out of the lists of its own terms.
 //
 // Single-threaded: the Catalog owns one on the main thread. A Hit's views
 // are valid until the next Set or Remove.
@@ -181,10 +187,11 @@ class ToolIndex {
   // The k-th best score among the tools scored so far (k <= their number).
   float KthScore(size_t k) const;
   bool Better(uint32_t a, uint32_t b) const;  // by score, then server, then name
+  // Makes norms_ for the tools as they are.
   void Norms() const;
   // Whether a term held by `df` tools is held by more than `share` of them
   // (and by more than common_at_least).
-  bool Common(uint32_t df, float share) const;  // makes norms_ for the tools as they are
+  bool Common(uint32_t df, float share) const;
   std::vector<Hit> Select(size_t limit, const Keep& keep) const;
   static bool InText(const Posting& p) {
     for (uint8_t f = 0; f < kTextFields; ++f) {
