@@ -156,8 +156,8 @@ TEST_CASE("a product name written in capitals finds its server, not its parts", 
   index.Set("mongodb", List({{"list-collections", "List all collections for a given database"},
                              {"count", "Counts the documents, as db.collection.count() does"}}));
   index.Set("other", List({{"list_collections", "List the collections of a Postgres database"}}));
-  // "MongoDB" is the server's name as one word: it names the server (and
-  // does not match "db" in the other tool's text).
+  // "MongoDB" is the server's name as one word: the whole word names the
+  // server, and its parts ("db" of db.collection.count()) count for less.
   CHECK(First(index.Search("list the collections in the MongoDB database", "", 3)) ==
         "mongodb/list-collections");
 }
