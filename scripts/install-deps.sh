@@ -23,11 +23,14 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 #   universal-ctags the function-length check (tests/lint/lint.sh)
 #   curl, socat, procps, iproute2  not run by the suite: for looking at a
 #                   running daemon and its upstreams by hand
+#   wordnet-base    WordNet 3.0's database: tool search's table of word
+#                   relatives is generated from it at build time and compiled
+#                   in (daemon/search/wordnet.h), so the .deb does not need it
 pkgs=(
   build-essential g++ cmake ninja-build pkg-config git ca-certificates
   clang libclang-rt-dev clang-format
   libcurl4-openssl-dev rapidjson-dev libspdlog-dev libfmt-dev catch2 libuv1-dev
-  libssl-dev openssl libsystemd-dev libcli11-dev libstemmer-dev
+  libssl-dev openssl libsystemd-dev libcli11-dev libstemmer-dev wordnet-base
   file man-db binutils dpkg-dev util-linux
   python3 curl socat procps iproute2 systemd valgrind gnuplot-nox strace ccache universal-ctags
 )

@@ -58,7 +58,8 @@ void Analyzer::Word(std::string_view word, std::vector<std::string>* out) {
   out->push_back(Stem(lower_));
 }
 
-void Analyzer::Terms(std::string_view text, std::vector<std::string>* out) {
+void Analyzer::Terms(std::string_view text, std::vector<std::string>* out,
+                     std::vector<Joined>* joined) {
   const auto at = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
   size_t i = 0;
   while (i < text.size()) {
@@ -69,6 +70,9 @@ void Analyzer::Terms(std::string_view text, std::vector<std::string>* out) {
     // One run of word bytes, cut where the case turns: "getHTTPResponse" is
     // get | HTTP | Response.
     size_t start = i;
+    const size_t run = i;
+    const size_t first = out->size();
+    bool cut = false;
     for (++i; i < text.size() && WordByte(at(i)); ++i) {
       const bool turn =
           (Lower(at(i - 1)) && Upper(at(i))) ||
@@ -76,9 +80,15 @@ void Analyzer::Terms(std::string_view text, std::vector<std::string>* out) {
       if (turn) {
         Word(text.substr(start, i - start), out);
         start = i;
+        cut = true;
       }
     }
     Word(text.substr(start, i - start), out);
+    if (joined != nullptr && cut && out->size() - first >= 2) {
+      std::vector<std::string> whole;
+      Word(text.substr(run, i - run), &whole);
+      if (!whole.empty()) joined->push_back(Joined{first, out->size() - first, whole[0]});
+    }
   }
 }
 

@@ -25,8 +25,18 @@ class Analyzer {
   Analyzer(const Analyzer&) = delete;
   Analyzer& operator=(const Analyzer&) = delete;
 
-  // Appends the terms of `text` to `out`, in the order they occur.
-  void Terms(std::string_view text, std::vector<std::string>* out);
+  // A word cut where its case turns ("MongoDB": mongo, db): which of the
+  // terms it gave, and the term of the whole word ("mongodb").
+  struct Joined {
+    size_t first, count;  // out[first, first + count)
+    std::string whole;
+  };
+
+  // Appends the terms of `text` to `out`, in the order they occur; with
+  // `joined`, each word that was cut where its case turns (a query's
+  // "GitHub" or "MongoDB" names one thing).
+  void Terms(std::string_view text, std::vector<std::string>* out,
+             std::vector<Joined>* joined = nullptr);
   // The stem of one lower-case word.
   std::string Stem(std::string_view word);
 

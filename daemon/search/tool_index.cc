@@ -7,6 +7,8 @@
 
 #include <rapidjson/document.h>
 
+#include "daemon/search/wordnet.h"
+
 namespace mcpgw::search {
 namespace {
 
@@ -75,10 +77,29 @@ std::shared_ptr<const AnalyzedTools> Analyze(std::string_view server, const mcp:
   std::array<std::vector<std::string>, kFieldCount> fields;
   std::vector<std::pair<std::string_view, uint8_t>> occurrences;  // (term, field)
   std::string arguments;
+  std::vector<std::string> title;
+  const auto is_server_word = [&](const std::string& t) {
+    return std::find(server_words.begin(), server_words.end(), t) != server_words.end();
+  };
   for (const mcp::Tool& tool : tools) {
     for (auto& f : fields) f.clear();
     analyzer.Terms(tool.name, &fields[kName]);
     analyzer.Terms(tool.description, &fields[kDescription]);
+    // A title (when the tool also has a description of its own: else the
+    // description is the title already) names the tool as its name does;
+    // its words the name lacks count as the name's.
+    if (tool.described && !tool.title.empty()) {
+      title.clear();
+      analyzer.Terms(tool.title, &title);
+      auto& name = fields[kName];
+      const size_t name_words = name.size();
+      for (auto& t : title) {
+        if (std::find(name.begin(), name.begin() + static_cast<std::ptrdiff_t>(name_words), t) ==
+            name.begin() + static_cast<std::ptrdiff_t>(name_words)) {
+          name.push_back(std::move(t));
+        }
+      }
+    }
     arguments.clear();
     ArgumentText(tool.input_schema_json, &arguments);
     analyzer.Terms(arguments, &fields[kArguments]);
@@ -87,13 +108,8 @@ std::shared_ptr<const AnalyzedTools> Analyze(std::string_view server, const mcp:
     // a MongoDB database") tells nothing about which of its tools is meant:
     // the server field already gives each of them that word alike.
     for (uint8_t f = 0; f < kServer; ++f) {
-      auto& terms = fields[f];
-      terms.erase(std::remove_if(terms.begin(), terms.end(),
-                                 [&](const std::string& t) {
-                                   return std::find(server_words.begin(), server_words.end(), t) !=
-                                          server_words.end();
-                                 }),
-                  terms.end());
+      auto& field = fields[f];
+      field.erase(std::remove_if(field.begin(), field.end(), is_server_word), field.end());
     }
     AnalyzedTools::Tool entry{};
     occurrences.clear();
@@ -143,6 +159,8 @@ uint32_t ToolIndex::TermId(const std::string& text) {
   } else {
     id = static_cast<uint32_t>(terms_.size());
     terms_.push_back(Term{text, {}});
+    text_df_.push_back(0);
+    server_df_.push_back(0);
   }
   it->second = id;
   return id;
@@ -167,6 +185,7 @@ uint32_t ToolIndex::AddTool(uint32_t slot, uint32_t position, const AnalyzedTool
   doc.tool = position;
   doc.length = tool.length;
   for (uint8_t f = 0; f < kFieldCount; ++f) length_sum_[f] += doc.length[f];
+  norms_stale_ = true;
   for (uint32_t i = tool.first_term; i < tool.first_term + tool.term_count; ++i) {
     const uint32_t term = TermId(analyzed.terms[i].text);
     auto& postings = terms_[term].postings;
@@ -176,6 +195,7 @@ uint32_t ToolIndex::AddTool(uint32_t slot, uint32_t position, const AnalyzedTool
       server_terms->push_back(term);
     }
     postings.push_back(Posting{doc_id, analyzed.terms[i].tf});
+    if (InText(postings.back())) ++text_df_[term];
   }
   ++live_docs_;
   return doc_id;
@@ -207,6 +227,14 @@ void ToolIndex::Set(const std::string& server, std::shared_ptr<const mcp::ToolLi
   }
   servers_[slot].docs = std::move(docs);
   servers_[slot].terms = std::move(server_terms);
+  // The terms of the server's name: every tool holds them in its server field.
+  const AnalyzedTools::Tool& first = analyzed->tools.front();
+  for (uint32_t i = first.first_term; i < first.first_term + first.term_count; ++i) {
+    if (analyzed->terms[i].tf[kServer] == 0) continue;
+    const uint32_t term = term_ids_.at(analyzed->terms[i].text);
+    servers_[slot].name_terms.push_back(term);
+    ++server_df_[term];
+  }
 }
 
 void ToolIndex::Remove(const std::string& server) {
@@ -215,10 +243,15 @@ void ToolIndex::Remove(const std::string& server) {
   const uint32_t slot = it->second;
   by_name_.erase(it);
   Server& s = servers_[slot];
+  for (uint32_t term : s.name_terms) --server_df_[term];
   for (uint32_t term : s.terms) {
     auto& postings = terms_[term].postings;
     postings.erase(std::remove_if(postings.begin(), postings.end(),
-                                  [&](const Posting& p) { return docs_[p.doc].server == slot; }),
+                                  [&](const Posting& p) {
+                                    if (docs_[p.doc].server != slot) return false;
+                                    if (InText(p)) --text_df_[term];
+                                    return true;
+                                  }),
                    postings.end());
     if (postings.empty()) {
       // A term no tool holds any more leaves the dictionary.
@@ -230,6 +263,7 @@ void ToolIndex::Remove(const std::string& server) {
   }
   for (uint32_t d : s.docs) {
     for (uint8_t f = 0; f < kFieldCount; ++f) length_sum_[f] -= docs_[d].length[f];
+    norms_stale_ = true;
     docs_[d] = Doc{};
     docs_[d].server = kNoServer;
     free_docs_.push_back(d);
@@ -248,97 +282,234 @@ void ToolIndex::Clear() {
   servers_.clear();
   free_servers_.clear();
   by_name_.clear();
+  server_df_.clear();
+  text_df_.clear();
   live_docs_ = 0;
   length_sum_ = {};
 }
 
 std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) const {
   scratch_.clear();
-  analyzer_.Terms(query, &scratch_);
+  joined_.clear();
+  analyzer_.Terms(query, &scratch_, &joined_);
   std::vector<QueryTerm> out;
-  const auto add = [&](const std::string& text, float weight) {
+  // A term already standing for an earlier group keeps it (at the higher
+  // weight): a word's own term is never another word's relative.
+  if (query_slot_.size() < terms_.size()) query_slot_.resize(terms_.size(), -1);
+  const auto add = [&](std::string_view text, float weight, uint32_t group) {
     auto it = term_ids_.find(text);
     if (it == term_ids_.end()) return;
-    for (auto& q : out) {
-      if (q.id == it->second) {
-        q.weight = std::max(q.weight, weight);
-        return;
+    if (weight < 1.0f) {
+      // A stand-in of little weight, or held by as many tools as "get" is,
+      // would cost a walk of many tools for next to nothing.
+      if (weight < weights_.min_standin_weight) return;
+      if (Common(text_df_[it->second], weights_.standin_max_share)) return;
+    }
+    int32_t& slot = query_slot_[it->second];
+    if (slot >= 0) {
+      QueryTerm& q = out[static_cast<size_t>(slot)];
+      if (q.group == group) q.weight = std::max(q.weight, weight);
+      return;
+    }
+    slot = static_cast<int32_t>(out.size());
+    out.push_back(QueryTerm{it->second, weight, 0.0f, 0.0f, group});
+  };
+  uint32_t groups = 0;
+  std::vector<uint32_t> word_group(scratch_.size());
+  std::vector<float> word_weight(scratch_.size(), 1.0f);
+  for (size_t i = 0; i < scratch_.size(); ++i) {
+    // A word said twice is one group.
+    word_group[i] = groups;
+    for (size_t j = 0; j < i; ++j) {
+      if (scratch_[j] == scratch_[i]) word_group[i] = word_group[j];
+    }
+    if (word_group[i] == groups) ++groups;
+  }
+  // A word cut where its case turns: the whole word leads the group of its
+  // parts, which stand in for it.
+  for (const Analyzer::Joined& j : joined_) {
+    const uint32_t g = word_group[j.first];
+    for (size_t k = j.first; k < j.first + j.count; ++k) {
+      word_group[k] = g;
+      word_weight[k] = weights_.split_part;
+    }
+    add(j.whole, 1.0f, g);
+  }
+  for (size_t i = 0; i < scratch_.size(); ++i) add(scratch_[i], word_weight[i], word_group[i]);
+  for (size_t i = 0; i < scratch_.size(); ++i) {
+    if (weights_.synonym <= 0) break;
+    auto syn = synonyms_.find(scratch_[i]);
+    if (syn == synonyms_.end()) continue;
+    for (const auto& s : syn->second) add(s, weights_.synonym, word_group[i]);
+  }
+  // Each word by its WordNet relatives; a phrase of two or three words in a
+  // row ("get rid of") is a group of its own, and so are two words in a
+  // row written as one ("log out": logout).
+  std::string key;
+  for (size_t i = 0; i < scratch_.size(); ++i) {
+    key.clear();
+    for (size_t n = 1; n <= 3 && i + n <= scratch_.size(); ++n) {
+      if (n > 1) key.push_back(' ');
+      key += scratch_[i + n - 1];
+      const uint32_t group = n == 1 ? word_group[i] : groups++;
+      wordnet::ForEachRelative(key, [&](std::string_view term, wordnet::Relation r, float share) {
+        const float w = weights_.wordnet[static_cast<size_t>(r)] *
+                        (weights_.sense_power > 0 ? std::pow(share, weights_.sense_power) : 1.0f);
+        if (w > 0) add(term, w, group);
+      });
+      if (n == 2 && weights_.compound > 0) {
+        add(scratch_[i] + scratch_[i + 1], weights_.compound, group);
       }
     }
-    out.push_back(QueryTerm{it->second, weight, 0.0f});
-  };
-  for (const auto& t : scratch_) add(t, 1.0f);
-  for (const auto& t : scratch_) {
-    if (weights_.synonym <= 0) break;
-    auto syn = synonyms_.find(t);
-    if (syn == synonyms_.end()) continue;
-    for (const auto& s : syn->second) add(s, weights_.synonym);
   }
+  for (const QueryTerm& q : out) query_slot_[q.id] = -1;
   return out;
 }
 
-void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t prune_at) const {
-  if (scores_.size() < docs_.size()) scores_.resize(docs_.size(), 0.0f);
-  // Per field, the two constants of BM25F's length normalisation.
-  std::array<float, kFieldCount> flat{}, per_term{};
-  for (uint8_t f = 0; f < kFieldCount; ++f) {
+void ToolIndex::Norms() const {
+  // Per field, BM25F's length normalisation with the field's weight folded
+  // in: weight / (1 - b + b * length / average length). Made again only
+  // after the tools change.
+  norms_.resize(docs_.size());
+  std::array<float, kTextFields> flat{}, per_term{};
+  for (uint8_t f = 0; f < kTextFields; ++f) {
     float average = live_docs_ ? static_cast<float>(length_sum_[f] / live_docs_) : 1.0f;
     if (average <= 0) average = 1.0f;
     flat[f] = 1.0f - weights_.b[f];
     per_term[f] = weights_.b[f] / average;
   }
-  const float n = static_cast<float>(live_docs_);
-  const float k1 = weights_.k1;
-  // A term adds at most weight × idf to a tool (the saturated part is below 1).
-  for (QueryTerm& q : terms) {
-    const float df = static_cast<float>(terms_[q.id].postings.size());
-    q.idf = std::log(1.0f + (n - df + 0.5f) / (df + 0.5f));
+  for (size_t d = 0; d < docs_.size(); ++d) {
+    for (uint8_t f = 0; f < kTextFields; ++f) {
+      norms_[d][f] = weights_.weight[f] / (flat[f] + per_term[f] * docs_[d].length[f]);
+    }
   }
-  std::sort(terms.begin(), terms.end(), [](const QueryTerm& a, const QueryTerm& b) {
-    return a.weight * a.idf > b.weight * b.idf;
+  norms_stale_ = false;
+}
+
+void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t prune_at) const {
+  if (acc_.size() < docs_.size()) acc_.resize(docs_.size());
+  if (norms_stale_ || norms_.size() != docs_.size()) Norms();
+  const float n = static_cast<float>(live_docs_);
+  const float servers = static_cast<float>(by_name_.size());
+  uint32_t groups = 0;
+  for (QueryTerm& q : terms) {
+    // How rare the word is in tools' own texts (their server's name apart).
+    const float df = static_cast<float>(text_df_[q.id]);
+    q.idf = std::log(1.0f + (n - df + 0.5f) / (df + 0.5f));
+    // A server's name tells its tools from the other servers' tools: how
+    // rare the word is among the servers' names, whatever their sizes; but
+    // a word tool texts use a lot ("search", "memory") names a server less
+    // surely than one they never use ("gitlab").
+    const float sdf = static_cast<float>(server_df_[q.id]);
+    q.server_idf =
+        sdf > 0 ? std::min(q.idf, std::log(1.0f + (servers - sdf + 0.5f) / (sdf + 0.5f))) : 0.0f;
+    groups = std::max(groups, q.group + 1);
+  }
+  // A stand-in counts at most as much as its group's own word would.
+  std::vector<float> own(groups, std::numeric_limits<float>::max());
+  for (const QueryTerm& q : terms) {
+    if (q.weight >= 1.0f) own[q.group] = std::min(own[q.group], q.idf);
+  }
+  for (QueryTerm& q : terms) q.idf = std::min(q.idf, own[q.group]);
+  // A term adds at most weight × (idf + the server's part) to a tool (the
+  // saturated part is below 1), a group at most the most of its terms.
+  const auto most = [&](const QueryTerm& q) {
+    return q.weight * (q.idf + q.server_idf * weights_.server);
+  };
+  std::vector<float> bound(groups, 0.0f);
+  for (const QueryTerm& q : terms) bound[q.group] = std::max(bound[q.group], most(q));
+  // Groups by their bound, most first; a group's terms together, best first.
+  std::sort(terms.begin(), terms.end(), [&](const QueryTerm& a, const QueryTerm& b) {
+    if (bound[a.group] != bound[b.group]) return bound[a.group] > bound[b.group];
+    if (a.group != b.group) return a.group < b.group;
+    return most(a) > most(b);
   });
-  float rest = 0;  // the most the terms not yet walked can add
-  for (const QueryTerm& q : terms) rest += q.weight * q.idf;
+  float rest = 0;  // the most the groups not yet walked can add
+  for (float b : bound) rest += b;
   float best = 0;
   bool only_known = false;
-  for (const QueryTerm& q : terms) {
-    // Max-score pruning: once the terms left cannot lift a tool not yet
-    // scored above the prune_at-th best score so far, they only add to tools
-    // already scored (the ranking is the same, with far less work).
-    if (!only_known && prune_at > 0 && rest < best && touched_.size() >= prune_at &&
-        rest < KthScore(prune_at)) {
-      only_known = true;
-    }
-    rest -= q.weight * q.idf;
-    const float term_weight = q.weight * q.idf;
-    for (const Posting& p : terms_[q.id].postings) {
-      float& score = scores_[p.doc];
-      if (only_known && score == 0.0f) continue;
-      const Doc& doc = docs_[p.doc];
-      if (only_slot != kNoServer && doc.server != only_slot) continue;
-      // BM25F: each field's count weighted and normalised by its own length.
-      float tf = 0;
-      for (uint8_t f = 0; f < kFieldCount; ++f) {
-        if (p.tf[f] == 0) continue;
-        tf += weights_.weight[f] * p.tf[f] / (flat[f] + per_term[f] * doc.length[f]);
+  const float k1 = weights_.k1;
+  // BM25F: the counts of the tool's text fields weighted and normalised
+  // each by its own length, summed, saturated once, times the term's weight
+  // and idf; plus the server's part when the word is in its name.
+  const auto share_of = [&](const Posting& p, float term_weight, float server_weight) {
+    const auto& norm = norms_[p.doc];
+    float tf = 0;
+    for (uint8_t f = 0; f < kTextFields; ++f) tf += static_cast<float>(p.tf[f]) * norm[f];
+    float share = tf > 0 ? term_weight * tf / (k1 + tf) : 0.0f;
+    if (p.tf[kServer] > 0) share += server_weight;
+    return share;
+  };
+  for (size_t i = 0; i < terms.size();) {
+    const uint32_t c = terms[i].group;
+    size_t end = i;
+    while (end < terms.size() && terms[end].group == c) ++end;
+    rest -= bound[c];
+    for (; i < end; ++i) {
+      const QueryTerm& q = terms[i];
+      const float term_weight = q.weight * q.idf;
+      const float server_weight = q.weight * q.server_idf * weights_.server;
+      // Max-score pruning: once this term and the groups left cannot lift
+      // a tool not yet scored above the prune_at-th best score so far, they
+      // only add to tools already scored (the ranking is the same, with far
+      // less work). A group's terms come best first, so the check holds for
+      // the rest of them too.
+      if (!only_known && prune_at > 0) {
+        const float left = rest + most(q);
+        if (left < best && touched_.size() >= prune_at && left < KthScore(prune_at)) {
+          only_known = true;
+        }
       }
-      if (score == 0.0f) touched_.push_back(p.doc);
-      score += term_weight * tf / (k1 + tf);
-      best = std::max(best, score);
+      const auto& postings = terms_[q.id].postings;
+      if (end - i == 1 && group_touched_.empty()) {
+        // A group of one term (the common case): straight into the scores.
+        for (const Posting& p : postings) {
+          float& score = acc_[p.doc].score;
+          if (only_known && score == 0.0f) continue;
+          if (only_slot != kNoServer && docs_[p.doc].server != only_slot) continue;
+          if (score == 0.0f) touched_.push_back(p.doc);
+          score += share_of(p, term_weight, server_weight);
+          best = std::max(best, score);
+        }
+        continue;
+      }
+      // A tool scores for a group by the best of its terms there. A
+      // stand-in common in tool texts only adds to tools found already.
+      const bool known =
+          only_known || (q.weight < 1.0f && Common(text_df_[q.id], weights_.recruit_max_share));
+      for (const Posting& p : postings) {
+        Acc& a = acc_[p.doc];
+        if (known && a.score == 0.0f && a.group == 0.0f) continue;
+        if (only_slot != kNoServer && docs_[p.doc].server != only_slot) continue;
+        if (a.group == 0.0f) group_touched_.push_back(p.doc);
+        a.group = std::max(a.group, share_of(p, term_weight, server_weight));
+      }
     }
+    for (uint32_t d : group_touched_) {
+      Acc& a = acc_[d];
+      if (a.score == 0.0f) touched_.push_back(d);
+      a.score += a.group;
+      a.group = 0.0f;
+      best = std::max(best, a.score);
+    }
+    group_touched_.clear();
   }
+}
+
+bool ToolIndex::Common(uint32_t df, float share) const {
+  return df > weights_.common_at_least && df > share * static_cast<float>(live_docs_);
 }
 
 float ToolIndex::KthScore(size_t k) const {
   kth_.clear();
-  for (uint32_t d : touched_) kth_.push_back(scores_[d]);
+  for (uint32_t d : touched_) kth_.push_back(acc_[d].score);
   std::nth_element(kth_.begin(), kth_.begin() + static_cast<std::ptrdiff_t>(k - 1), kth_.end(),
                    std::greater<float>());
   return kth_[k - 1];
 }
 
 bool ToolIndex::Better(uint32_t a, uint32_t b) const {
-  if (scores_[a] != scores_[b]) return scores_[a] > scores_[b];
+  if (acc_[a].score != acc_[b].score) return acc_[a].score > acc_[b].score;
   const Doc& da = docs_[a];
   const Doc& db = docs_[b];
   if (da.server != db.server) return servers_[da.server].name < servers_[db.server].name;
@@ -361,7 +532,7 @@ std::vector<Hit> ToolIndex::Select(size_t limit, const Keep& keep) const {
       const mcp::Tool tool = ToolOf(doc);
       const std::string_view server = servers_[doc.server].name;
       if (keep && !keep(server, tool)) continue;
-      out.push_back(Hit{server, tool, scores_[touched_[ordered]]});
+      out.push_back(Hit{server, tool, acc_[touched_[ordered]].score});
     }
     want *= 4;
   }
@@ -380,17 +551,20 @@ std::vector<Hit> ToolIndex::Search(std::string_view query, std::string_view only
   // away, so with one every candidate is scored.
   Score(QueryTerms(query), only_slot, keep ? 0 : limit);
   std::vector<Hit> out = limit > 0 ? Select(limit, keep) : std::vector<Hit>();
-  for (uint32_t d : touched_) scores_[d] = 0.0f;
+  for (uint32_t d : touched_) acc_[d].score = 0.0f;
   touched_.clear();
   return out;
 }
 
 size_t ToolIndex::MemoryBytes() const {
-  size_t bytes = terms_.capacity() * sizeof(Term) + docs_.capacity() * sizeof(Doc) +
-                 servers_.capacity() * sizeof(Server) + scores_.capacity() * sizeof(float) +
-                 touched_.capacity() * sizeof(uint32_t) +
-                 (free_terms_.capacity() + free_docs_.capacity() + free_servers_.capacity()) *
-                     sizeof(uint32_t);
+  size_t bytes =
+      terms_.capacity() * sizeof(Term) + docs_.capacity() * sizeof(Doc) +
+      servers_.capacity() * sizeof(Server) + acc_.capacity() * sizeof(Acc) +
+      norms_.capacity() * sizeof(norms_[0]) +
+      (group_touched_.capacity() + server_df_.capacity() + text_df_.capacity()) * sizeof(uint32_t) +
+      query_slot_.capacity() * sizeof(int32_t) + touched_.capacity() * sizeof(uint32_t) +
+      (free_terms_.capacity() + free_docs_.capacity() + free_servers_.capacity()) *
+          sizeof(uint32_t);
   for (const Term& t : terms_) {
     bytes += t.postings.capacity() * sizeof(Posting) + t.text.capacity();
   }
@@ -400,7 +574,8 @@ size_t ToolIndex::MemoryBytes() const {
            term_ids_.bucket_count() * sizeof(void*);
   for (const auto& [text, id] : term_ids_) bytes += text.capacity() > 15 ? text.capacity() : 0;
   for (const Server& s : servers_) {
-    bytes += (s.docs.capacity() + s.terms.capacity()) * sizeof(uint32_t) + s.name.capacity();
+    bytes += (s.docs.capacity() + s.terms.capacity() + s.name_terms.capacity()) * sizeof(uint32_t) +
+             s.name.capacity();
   }
   return bytes;
 }

@@ -1,20 +1,26 @@
 // ToolIndex: the tools of every ready server, indexed for get_dynamic_tools'
-// `query` (BEHAVIOR.md §10). A query is ranked against four fields of each
-// tool — its name split into words, its description, its arguments' names
-// and descriptions, and its server's name — with BM25F: each field's term
-// counts are weighted and normalised by the field's length apart, then summed
-// and saturated once, so a word in a tool's name counts more than the same
-// word deep in a long description. A query word also matches, at a lower
-// weight, the words tool texts use for the same thing (get/fetch/read,
-// create/add/make, delete/remove, ...).
+// `query` (BEHAVIOR.md §10). A query is ranked against three fields of each
+// tool's own text — its name split into words (with its title's other
+// words), its description, its arguments' names and descriptions — with
+// BM25F: each field's term counts are weighted and normalised by the
+// field's length apart, then summed and saturated once, so a word in a
+// tool's name counts more than the same word deep in a long description. A
+// query word in a server's name adds to each of its tools by how rare it is
+// among the servers' names. A query word also stands in, at a lower weight,
+// for the words tool texts use for the same thing (get/fetch/read,
+// create/add/make, delete/remove, ...) and for its WordNet relatives
+// (wordnet.h); a tool counts each query word once, by the best of the word
+// and its stand-ins it holds.
 //
 // Shape, for 1,000 servers of 100 tools: an inverted index from each term to
 // the tools holding it (8 bytes a posting: the tool's number and its count in
-// each field), and 16 bytes a tool. A query walks only the postings of its
-// own terms, so its cost follows how common its words are, not how many
-// tools there are. Setting a server's tools analyses them (tokenising and
-// stemming, the costly part) before touching the index; removing a server
-// takes its postings out of the lists of its own terms.
+// each field), 16 bytes a tool, and made by the first query, 20 bytes a tool
+// of buffers (each field's length normalisation, a score and a group share).
+// A query walks only the postings of its own terms and their stand-ins, so
+// its cost follows how common its words are, not how many tools there are.
+// Setting a server's tools analyses them (tokenising and stemming, the
+// costly part) before touching the index; removing a server takes its
+// postings out of the lists of its own terms.
 //
 // Single-threaded: the Catalog owns one on the main thread. A Hit's views
 // are valid until the next Set or Remove.
@@ -36,13 +42,44 @@
 namespace mcpgw::search {
 
 enum Field : uint8_t { kName, kDescription, kArguments, kServer, kFieldCount };
+// The fields of a tool's own text; the server's name is scored apart.
+constexpr uint8_t kTextFields = kServer;
 
-// How the score is made; the defaults are the ones mcpgw ships.
+// How the score is made; the defaults are the ones mcpgw ships (chosen on
+// the dev split of tests/bench/search).
 struct RankWeights {
-  std::array<float, kFieldCount> weight = {3.0f, 1.0f, 0.6f, 4.0f};
-  std::array<float, kFieldCount> b = {0.5f, 0.75f, 0.75f, 0.3f};
+  // BM25F over the tool's own text: per field, its weight and its length
+  // normalisation b; k1 saturates the weighted count.
+  std::array<float, kTextFields> weight = {3.0f, 1.0f, 0.6f};
+  std::array<float, kTextFields> b = {0.5f, 0.75f, 0.75f};
   float k1 = 1.2f;
-  float synonym = 0.5f;  // a query word's synonyms count this much of the word
+  // A query word in a server's name adds this much of its idf among the
+  // servers' names (at most its idf in tool texts) to each of its tools.
+  float server = 3.0f;
+  // Stand-ins for a query word, each counting this much of the word (and
+  // never more than the word's own idf would): the words tool texts use for
+  // the same thing (kSynonymGroups) ...
+  float synonym = 0.5f;
+  // ... the word's (or a phrase's) WordNet relatives, by relation: synonym,
+  // derived (wordnet.h), times the share of the word's uses that the
+  // relative's sense has, to the power sense_power ...
+  std::array<float, 2> wordnet = {0.5f, 0.5f};
+  float sense_power = 1.0f;
+  // ... two query words written apart that tool texts write as one ("log
+  // out": logout, "set up": setup), as a group of its own ...
+  float compound = 0.8f;
+  // ... and the parts of a word cut where its case turns ("MongoDB": mongo,
+  // db), standing in for the whole word.
+  float split_part = 0.5f;
+  // Stand-ins below this weight, or held by more than this share of the
+  // tools, are left out (they would cost a walk of many tools for next to
+  // nothing); one held by more than recruit_max_share of them only adds to
+  // tools the query has found already. A term held by at most
+  // common_at_least tools is never common (a small index walks it all).
+  float min_standin_weight = 0.15f;
+  float standin_max_share = 0.125f;
+  float recruit_max_share = 0.02f;
+  uint32_t common_at_least = 64;
 };
 
 // One server's tools analysed into terms: the costly part of indexing,
@@ -121,12 +158,18 @@ class ToolIndex {
     std::string name;
     std::shared_ptr<const mcp::ToolList> tools;
     std::vector<uint32_t> docs;
-    std::vector<uint32_t> terms;  // every term its tools hold, once
+    std::vector<uint32_t> terms;       // every term its tools hold, once
+    std::vector<uint32_t> name_terms;  // the terms of its name
   };
+  // A term of the query, or one standing in for a query word: the word's
+  // own term, its synonyms and WordNet relatives share the word's `group`,
+  // and a tool scores for a group by the best of its terms there.
   struct QueryTerm {
     uint32_t id;
     float weight;
     float idf;
+    float server_idf;  // among the servers' names; 0 if in none
+    uint32_t group;
   };
 
   static constexpr uint32_t kNoServer = std::numeric_limits<uint32_t>::max();
@@ -144,7 +187,18 @@ class ToolIndex {
   // The k-th best score among the tools scored so far (k <= their number).
   float KthScore(size_t k) const;
   bool Better(uint32_t a, uint32_t b) const;  // by score, then server, then name
+  // Makes norms_ for the tools as they are.
+  void Norms() const;
+  // Whether a term held by `df` tools is held by more than `share` of them
+  // (and by more than common_at_least).
+  bool Common(uint32_t df, float share) const;
   std::vector<Hit> Select(size_t limit, const Keep& keep) const;
+  static bool InText(const Posting& p) {
+    for (uint8_t f = 0; f < kTextFields; ++f) {
+      if (p.tf[f] > 0) return true;
+    }
+    return false;
+  }
   mcp::Tool ToolOf(const Doc& doc) const { return (*servers_[doc.server].tools)[doc.tool]; }
 
   RankWeights weights_;
@@ -152,21 +206,41 @@ class ToolIndex {
   // Stem -> the stems of words tool texts use for the same thing.
   std::unordered_map<std::string, std::vector<std::string>> synonyms_;
 
-  std::unordered_map<std::string, uint32_t> term_ids_;
+  // Found by a string_view as well as by a string.
+  struct TextHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+  };
+  std::unordered_map<std::string, uint32_t, TextHash, std::equal_to<>> term_ids_;
   std::vector<Term> terms_;
   std::vector<uint32_t> free_terms_;
   std::vector<Doc> docs_;
   std::vector<uint32_t> free_docs_;
   std::vector<Server> servers_;
   std::vector<uint32_t> free_servers_;
+  std::vector<uint32_t> server_df_;  // by term: how many servers' names hold it
+  std::vector<uint32_t> text_df_;    // by term: how many tools hold it outside the server field
   std::unordered_map<std::string, uint32_t> by_name_;
   size_t live_docs_ = 0;
   std::array<double, kFieldCount> length_sum_{};  // over live docs
 
-  // Per query, reused: each touched doc's score, and which docs were touched.
-  mutable std::vector<float> scores_;
+  // By doc: BM25F's length normalisation of each text field, its weight
+  // folded in; made again by the first query after the tools change.
+  mutable std::vector<std::array<float, kTextFields>> norms_;
+  mutable bool norms_stale_ = true;
+
+  // Per query, reused: each touched doc's score and its best share of the
+  // group being walked, which docs were touched, and which by the group.
+  struct Acc {
+    float score = 0;
+    float group = 0;
+  };
+  mutable std::vector<Acc> acc_;
   mutable std::vector<uint32_t> touched_;
+  mutable std::vector<uint32_t> group_touched_;
   mutable std::vector<std::string> scratch_;
+  mutable std::vector<int32_t> query_slot_;  // by term: its place among the query's, or -1
+  mutable std::vector<Analyzer::Joined> joined_;
   mutable std::vector<float> kth_;
 };
 

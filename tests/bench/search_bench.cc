@@ -2,6 +2,7 @@
 //
 //   search_bench DATA_DIR [--split dev|test|all] [--scale SERVERS] [--repeat N]
 //                         [--weights name,description,arguments,server,synonym]
+//                         [--set NAME=V,...]   (one RankWeights knob; see SetWeight)
 //                         [--verbose] [--query TEXT]   (the ten best tools for TEXT)
 //                         [--check]   (exit 1 unless the ranking beats BM25 at @1 and @5)
 //
@@ -338,8 +339,58 @@ void Scale(const std::string& dir, int servers, int repeat) {
       tools, servers, Percentile(micros, 0.5), Percentile(micros, 0.9), Percentile(micros, 0.99),
       Percentile(micros, 1.0), analyse_ms / servers, build_ms, Percentile(update_ms, 0.5),
       catalog_index_bytes / 1048576.0, (rss_after - rss_before) / 1024.0);
+  // The per-query buffers (a score and a group share per tool, each field's
+  // length normalisation per tool) are made by the first query.
+  std::printf(
+      "\n(index memory after the queries, with the buffers they made: %.1f MiB; before: %.1f "
+      "MiB; RSS growth since before the index: %.1f MiB)\n",
+      catalog.SearchIndexBytes() / 1048576.0, catalog_index_bytes / 1048576.0,
+      (RssKiB() - rss_before) / 1024.0);
   std::printf("\n(%zu queries, limit 10, %zu bytes of answers on average)\n", micros.size(),
               answer_bytes / micros.size());
+}
+
+// One knob of RankWeights from "name=v1,v2,...": weight and b (one per text
+// field: name, description, arguments), k1, server, synonym, wordnet
+// (synonym,derived), sense_power, compound, split_part, min_standin_weight,
+// standin_max_share, recruit_max_share, common_at_least.
+bool SetWeight(const std::string& spec, mcpgw::search::RankWeights* w) {
+  const size_t eq = spec.find('=');
+  if (eq == std::string::npos) return false;
+  const std::string name = spec.substr(0, eq);
+  std::vector<float> v;
+  std::stringstream in(spec.substr(eq + 1));
+  std::string item;
+  while (std::getline(in, item, ',')) v.push_back(std::stof(item));
+  const auto fill = [&](float* out, size_t n) {
+    if (v.size() != n) return false;
+    std::copy(v.begin(), v.end(), out);
+    return true;
+  };
+  if (name == "weight") return fill(w->weight.data(), w->weight.size());
+  if (name == "b") return fill(w->b.data(), w->b.size());
+  if (name == "wordnet") return fill(w->wordnet.data(), w->wordnet.size());
+  const std::pair<const char*, float*> scalars[] = {
+      {"k1", &w->k1},
+      {"server", &w->server},
+      {"synonym", &w->synonym},
+      {"sense_power", &w->sense_power},
+      {"compound", &w->compound},
+      {"split_part", &w->split_part},
+      {"min_standin_weight", &w->min_standin_weight},
+      {"standin_max_share", &w->standin_max_share},
+      {"recruit_max_share", &w->recruit_max_share},
+  };
+  for (const auto& [n, field] : scalars) {
+    if (name == n) return fill(field, 1);
+  }
+  if (name == "common_at_least") {
+    float c = 0;
+    if (!fill(&c, 1)) return false;
+    w->common_at_least = static_cast<uint32_t>(c);
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -377,8 +428,14 @@ int main(int argc, char** argv) {
       float w[5];
       if (std::sscanf(argv[++i], "%f,%f,%f,%f,%f", &w[0], &w[1], &w[2], &w[3], &w[4]) != 5)
         return 2;
-      for (int f = 0; f < 4; ++f) weights.weight[f] = w[f];
+      for (int f = 0; f < 3; ++f) weights.weight[f] = w[f];
+      weights.server = w[3];
       weights.synonym = w[4];
+    } else if (a == "--set" && i + 1 < argc) {
+      if (!SetWeight(argv[++i], &weights)) {
+        std::fprintf(stderr, "search_bench: --set %s: unknown name or bad values\n", argv[i]);
+        return 2;
+      }
     } else {
       std::fprintf(stderr, "search_bench: unknown argument %s\n", a.c_str());
       return 2;

@@ -1,6 +1,7 @@
 // The analyzer and the BM25F index behind get_dynamic_tools' query.
 #include "daemon/search/tool_index.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "daemon/search/analyzer.h"
+#include "daemon/search/wordnet.h"
 
 namespace mcpgw::search {
 namespace {
@@ -29,6 +31,20 @@ TEST_CASE("identifiers split into words however they are written", "[search]") {
   CHECK(Terms("getHTTPResponse") == Words{"get", "http", "respons"});
   CHECK(Terms("API-get-users") == Words{"api", "get", "user"});
   CHECK(Terms("s3_bucket v2") == Words{"s3", "bucket", "v2"});
+}
+
+TEST_CASE("a word cut where its case turns is also known whole", "[search]") {
+  Analyzer a;
+  std::vector<std::string> out;
+  std::vector<Analyzer::Joined> joined;
+  a.Terms("MongoDB create_issue GitHub", &out, &joined);
+  CHECK(out == Words{"mongo", "db", "creat", "issu", "git", "hub"});
+  REQUIRE(joined.size() == 2);
+  CHECK(joined[0].first == 0);
+  CHECK(joined[0].count == 2);
+  CHECK(joined[0].whole == "mongodb");
+  CHECK(joined[1].first == 4);
+  CHECK(joined[1].whole == "github");
 }
 
 TEST_CASE("words are case-folded, stemmed, and function words dropped", "[search]") {
@@ -57,6 +73,11 @@ Words Names(const std::vector<Hit>& hits) {
   Words out;
   for (const auto& h : hits) out.push_back(std::string(h.server) + "/" + std::string(h.tool.name));
   return out;
+}
+
+// The best hit, "" when none.
+std::string First(const std::vector<Hit>& hits) {
+  return hits.empty() ? "" : std::string(hits[0].server) + "/" + std::string(hits[0].tool.name);
 }
 
 TEST_CASE("a word in a tool's name counts more than the same word in a description", "[search]") {
@@ -128,6 +149,111 @@ TEST_CASE("limit, one server, and the keep filter", "[search]") {
     return t.name.back() == '9' || t.name == "other";
   });
   CHECK(Names(kept) == Words{"x/tool109", "x/tool119", "x/tool129", "y/other"});
+}
+
+TEST_CASE("a product name written in capitals finds its server, not its parts", "[search]") {
+  ToolIndex index;
+  index.Set("mongodb", List({{"list-collections", "List all collections for a given database"},
+                             {"count", "Counts the documents, as db.collection.count() does"}}));
+  index.Set("other", List({{"list_collections", "List the collections of a Postgres database"}}));
+  // "MongoDB" is the server's name as one word: the whole word names the
+  // server, and its parts ("db" of db.collection.count()) count for less.
+  CHECK(First(index.Search("list the collections in the MongoDB database", "", 3)) ==
+        "mongodb/list-collections");
+}
+
+TEST_CASE("a server named in the query counts however many tools it has", "[search]") {
+  ToolIndex index;
+  std::vector<std::pair<std::string, std::string>> many;
+  for (int i = 0; i < 60; ++i)
+    many.emplace_back("tool" + std::to_string(i), "Does thing " + std::to_string(i));
+  many.emplace_back("transfer_issue", "Moves an issue to another team");
+  index.Set("linear", List(many));
+  index.Set("files", List({{"move_file", "Moves a file to another folder"}}));
+  CHECK(First(index.Search("move ENG-300 to another team in Linear", "", 3)) ==
+        "linear/transfer_issue");
+}
+
+TEST_CASE("a tool's title counts as its name", "[search]") {
+  auto list = std::make_shared<mcp::ToolList>();
+  list->OpenTool("jira_get", "Read any data. Returns TOON format.").append("{}");
+  mcp::ToolExtras extras;
+  extras.title = "Issue Lookup";
+  list->CloseTool(false, mcp::TaskSupport::kForbidden, extras);
+  list->Add("jira_post", "Create resources. Returns TOON format.", "{}", false);
+  list->SortByName();
+  list->Shrink();
+  ToolIndex index;
+  index.Set("jira", list);
+  CHECK(First(index.Search("issue lookup", "", 2)) == "jira/jira_get");
+}
+
+TEST_CASE("a word and its stand-ins count once per tool", "[search]") {
+  // "remove", "erase" and "drop" stand in for "delete": a tool holding all
+  // three counts by the best of them, below one holding "delete" itself.
+  ToolIndex index;
+  index.Set("s", List({{"a_row", "Removes the row, erases it and drops it"},
+                       {"z_row", "Deletes the row"}}));
+  CHECK(Names(index.Search("delete", "", 2)) == Words{"s/z_row", "s/a_row"});
+}
+
+TEST_CASE("WordNet: a paraphrase finds its tool through the word's relatives", "[search]") {
+  if (!wordnet::Available()) {
+    WARN("built without WordNet (MCPGW_WORDNET=OFF): its ranking is not checked");
+    return;
+  }
+  ToolIndex index;
+  index.Set("fs", List({{"list_allowed_directories",
+                         "Returns the list of directories that this server is allowed to access"},
+                        {"create_directory", "Creates a new directory"},
+                        {"move_file", "Moves or renames a file"}}));
+  index.Set("math", List({{"get-sum", "Returns the sum of two numbers"},
+                          {"get-env", "Returns the environment variables"}}));
+  index.Set("rows", List({{"remove_row", "Removes a row from the table"},
+                          {"insert_row", "Inserts a row into the table"}}));
+  // permitted: allow (a synonym); total: sum; "get rid of" (a phrase): remove.
+  CHECK(First(index.Search("which folders am I permitted to touch", "", 3)) ==
+        "fs/list_allowed_directories");
+  CHECK(First(index.Search("total these numbers up", "", 3)) == "math/get-sum");
+  CHECK(First(index.Search("get rid of that row", "", 3)) == "rows/remove_row");
+  // Without the relatives, none of them is found first.
+  RankWeights plain;
+  plain.wordnet = {0.0f, 0.0f};
+  ToolIndex without(plain);
+  without.Set("fs", List({{"list_allowed_directories",
+                           "Returns the list of directories that this server is allowed to access"},
+                          {"create_directory", "Creates a new directory"},
+                          {"move_file", "Moves or renames a file"}}));
+  without.Set("math", List({{"get-sum", "Returns the sum of two numbers"},
+                            {"get-env", "Returns the environment variables"}}));
+  CHECK(First(index.Search("total it up", "", 3)) == "math/get-sum");
+  CHECK(First(without.Search("total it up", "", 3)).empty());
+}
+
+TEST_CASE("WordNet: the table holds common senses only, and phrases", "[search]") {
+  if (!wordnet::Available()) {
+    WARN("built without WordNet (MCPGW_WORDNET=OFF)");
+    CHECK(wordnet::Find("total") < 0);
+    return;
+  }
+  const auto relatives = [](std::string_view key) {
+    Words out;
+    wordnet::ForEachRelative(key, [&](std::string_view t, wordnet::Relation, float share) {
+      CHECK(share >= 0.0f);
+      CHECK(share <= 1.0f);
+      out.emplace_back(t);
+    });
+    return out;
+  };
+  const auto holds = [](const Words& w, const char* t) {
+    return std::find(w.begin(), w.end(), t) != w.end();
+  };
+  CHECK(holds(relatives("total"), "sum"));
+  CHECK(holds(relatives("permit"), "allow"));
+  CHECK(holds(relatives("cite"), "citat"));     // derived: citation
+  CHECK(holds(relatives("get rid"), "remov"));  // "get rid of", as the analyzer has it
+  CHECK(relatives("zzzz").empty());
+  CHECK(relatives("").empty());
 }
 
 }  // namespace
