@@ -197,11 +197,20 @@ TEST_CASE("a word and its stand-ins count once per tool", "[search]") {
   CHECK(Names(index.Search("delete", "", 2)) == Words{"s/z_row", "s/a_row"});
 }
 
-TEST_CASE("WordNet: a paraphrase finds its tool through the word's relatives", "[search]") {
-  if (!wordnet::Available()) {
-    WARN("built without WordNet (MCPGW_WORDNET=OFF): its ranking is not checked");
-    return;
-  }
+// A build without WordNet (-DMCPGW_WORDNET=OFF) has an empty table: these
+// tests are then hidden ("[.]") rather than run to pass without checking.
+#ifdef MCPGW_WITHOUT_WORDNET
+#define kWordNetTags "[.][search][wordnet]"
+TEST_CASE("WordNet: a build without WordNet has an empty table", "[search]") {
+  CHECK_FALSE(wordnet::Available());
+  CHECK(wordnet::Find("total") < 0);
+}
+#else
+#define kWordNetTags "[search][wordnet]"
+#endif
+
+TEST_CASE("WordNet: a paraphrase finds its tool through the word's relatives", kWordNetTags) {
+  REQUIRE(wordnet::Available());
   ToolIndex index;
   index.Set("fs", List({{"list_allowed_directories",
                          "Returns the list of directories that this server is allowed to access"},
@@ -230,12 +239,8 @@ TEST_CASE("WordNet: a paraphrase finds its tool through the word's relatives", "
   CHECK(First(without.Search("total it up", "", 3)).empty());
 }
 
-TEST_CASE("WordNet: the table holds common senses only, and phrases", "[search]") {
-  if (!wordnet::Available()) {
-    WARN("built without WordNet (MCPGW_WORDNET=OFF)");
-    CHECK(wordnet::Find("total") < 0);
-    return;
-  }
+TEST_CASE("WordNet: the table holds common senses only, and phrases", kWordNetTags) {
+  REQUIRE(wordnet::Available());
   const auto relatives = [](std::string_view key) {
     Words out;
     wordnet::ForEachRelative(key, [&](std::string_view t, wordnet::Relation, float share) {
