@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "daemon/gateway/gateway.h"
+#include "daemon/gateway/metrics.h"
 
 namespace mcpgw {
 
@@ -36,7 +37,10 @@ struct Gateway::Server {
   size_t latency_next = 0;
   std::string last_error;  // the most recent failure: an attempt's or a call's transport error
   double last_error_unix = 0;
-  bool failing = false;  // ready, and its last call failed as transport
+  bool failing = false;   // ready, and its last call failed as transport
+  bool replay = false;    // served from the cassette: ready from its recorded listing (§14)
+  uint64_t attempts = 0;  // connection attempts its session began (the first included)
+  CallMetrics metrics;
 
   void AddLatency(double ms) {
     if (latencies_ms.size() < kLatencyWindow) {

@@ -122,6 +122,8 @@ void ServerHost::Pump() {
     }
   }
   pumping_ = false;
+  // A reconnect of a ready server changes no status: it is told all the same.
+  if (session_.attempts() != published_attempts_) PublishState();
   ArmTimer();
 }
 
@@ -179,7 +181,9 @@ void ServerHost::PublishState(bool again) {
                     pins_ ? pins_->shared_report() : nullptr,
                     std::move(analyzed),
                     session_.protocol_version(),
-                    http_version_};
+                    http_version_,
+                    session_.attempts()};
+  published_attempts_ = state.attempts;
   listener_->OnStateChanged(state);
 }
 
