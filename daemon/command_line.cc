@@ -48,7 +48,7 @@ Signals:
                     closed (DELETE); a broken file keeps the previous
                     configuration (see `mcpgw status`). Saving mcp.json or
                     settings.json reloads as well. Other settings (limits,
-                    ipc, workers, call_log) apply at the next start; a
+                    ipc, workers, call_log, metrics) apply at the next start; a
                     reload that sees them changed says so in the log.
   SIGTERM, SIGINT   stop: calls in flight fail with "gateway shutting down",
                     sessions are closed (DELETE, 3 s grace), exit 0. A second
