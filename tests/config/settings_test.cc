@@ -193,23 +193,22 @@ TEST_CASE("metrics.listen takes a loopback address and port, nothing else", "[se
   for (const char* wide :
        {"0.0.0.0:9464", "192.168.1.2:9464", "[::]:9464", "[2001:db8::1]:80", "10.0.0.1:1"}) {
     CAPTURE(wide);
-    CHECK_THAT(Error(std::string(R"({"metrics": {"listen": ")") + wide + ""
-  }
-}"),
+    CHECK_THAT(Error(std::string(R"({"metrics": {"listen": ")") + wide + "\"}}"),
                Catch::Contains("metrics.listen: \"" + std::string(wide) +
                                "\": not a loopback address"));
-}
-CHECK_THAT(Error(R"({"metrics": {"listen": "localhost:9464"}})"),
-           Catch::Contains("not an IP address (write 127.0.0.1, not a host name)"));
-CHECK_THAT(Error(R"({"metrics": {"listen": "127.0.0.1"}})"), Catch::Contains("no port"));
-CHECK_THAT(Error(R"({"metrics": {"listen": "127.0.0.1:70000"}})"),
-           Catch::Contains("a port beyond 65535"));
-CHECK_THAT(Error(R"({"metrics": {"listen": "127.0.0.1:9x"}})"), Catch::Contains("no port number"));
-CHECK_THAT(Error(R"({"metrics": {"listen": 9464}})"),
-           Catch::Contains("metrics.listen: expected a string"));
-CHECK_THAT(Error(R"({"metrics": {"port": 9464}})"),
-           Catch::Contains("metrics.port: unknown key \"port\" (known keys: listen)"));
-CHECK_THAT(Error(R"({"metric": {}})"), Catch::Contains("unknown key \"metric\""));
+  }
+  CHECK_THAT(Error(R"({"metrics": {"listen": "localhost:9464"}})"),
+             Catch::Contains("not an IP address (write 127.0.0.1, not a host name)"));
+  CHECK_THAT(Error(R"({"metrics": {"listen": "127.0.0.1"}})"), Catch::Contains("no port"));
+  CHECK_THAT(Error(R"({"metrics": {"listen": "127.0.0.1:70000"}})"),
+             Catch::Contains("a port beyond 65535"));
+  CHECK_THAT(Error(R"({"metrics": {"listen": "127.0.0.1:9x"}})"),
+             Catch::Contains("no port number"));
+  CHECK_THAT(Error(R"({"metrics": {"listen": 9464}})"),
+             Catch::Contains("metrics.listen: expected a string"));
+  CHECK_THAT(Error(R"({"metrics": {"port": 9464}})"),
+             Catch::Contains("metrics.port: unknown key \"port\" (known keys: listen)"));
+  CHECK_THAT(Error(R"({"metric": {}})"), Catch::Contains("unknown key \"metric\""));
 }
 
 TEST_CASE("tls keys take absolute paths and nothing else", "[settings]") {

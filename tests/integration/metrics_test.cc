@@ -58,7 +58,7 @@ int MetricsPort(Daemon& d) {
   return std::atoi(address.c_str() + address.rfind(':') + 1);
 }
 
-const rapidjson::Value* StatusRow(const rapidjson::Document& doc, const std::string& ns) {
+const rapidjson::Value* ServerObject(const rapidjson::Document& doc, const std::string& ns) {
   for (const auto& s : doc["servers"].GetArray()) {
     if (ns == s["namespace"].GetString()) return &s;
   }
@@ -173,13 +173,13 @@ TEST_CASE(
 
   // The same figures as status.
   auto status = ParseJson(d.Cli({"status", "--json"}).out);
-  const rapidjson::Value* row = StatusRow(status, "a");
+  const rapidjson::Value* row = ServerObject(status, "a");
   REQUIRE(row);
   CHECK((*row)["calls"].GetUint64() == static_cast<uint64_t>(calls_a));
   CHECK((*row)["errors"].GetUint64() == static_cast<uint64_t>(backend.load()));
   CHECK(m["mcpgw_server_tools{namespace=\"a\"}"] == (*row)["tools"].GetUint64());
   CHECK(m["mcpgw_server_tools{namespace=\"web\"}"] ==
-        (*StatusRow(status, "web"))["tools"].GetUint64());
+        (*ServerObject(status, "web"))["tools"].GetUint64());
 
   // The call log: a line for every request, refusals included, each with
   // the canonical digest.

@@ -147,7 +147,10 @@ TEST_CASE(
   CHECK_THAT(miss.err, Catch::Contains("no recording of this call"));
   CHECK_THAT(miss.err, Catch::Contains(*mcpgw::RequestDigest("a", "echo", R"({"text":"never"})")));
 
-  replay.Signal(SIGTERM);
+  // The daemon itself is stopped (strace exits with it, with its code).
+  const auto daemon_pid = ParseJson(status.out)["daemon"]["pid"].GetInt64();
+  REQUIRE(daemon_pid > 0);
+  kill(static_cast<pid_t>(daemon_pid), SIGTERM);
   CHECK(replay.Wait() == 0);
   const std::string traced = ReadFile(trace);
   CHECK_THAT(traced, Catch::Contains("AF_UNIX"));   // the trace saw the daemon's own socket

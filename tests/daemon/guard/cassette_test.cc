@@ -36,8 +36,10 @@ CallLine Call(const std::string& tool, RecordedKind kind, const std::string& tex
 
 mcp::ToolList Tools() {
   mcp::ToolList tools;
+  // Schemas as the session writes them (compact, numbers as its writer
+  // prints them): read back and written again, they are the same text.
   std::string& text = tools.OpenTool("search", "Searches.");
-  text += R"({"type":"object","properties":{"q":{"type":"string","maxLength":1.5e3}}})";
+  text += R"({"type":"object","properties":{"q":{"type":"string","maxLength":1500.5}}})";
   mcp::ToolExtras extras;
   extras.title = "Search";
   extras.annotations_json = R"({"readOnlyHint":true,"title":"Search"})";
