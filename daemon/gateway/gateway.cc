@@ -257,6 +257,7 @@ void Gateway::OnHostState(HostId id, ServerState state) {
   if (it == by_host_.end()) return;  // a retired host: its record is gone
   Server& server = *it->second;
   server.attempts = state.attempts;
+  if (state.attempts_only) return;
   // A server of the cassette shows its recorded listing; its live session
   // (--replay-miss forward) only serves the calls the cassette misses.
   if (server.replay) return;

@@ -123,7 +123,7 @@ void ServerHost::Pump() {
   }
   pumping_ = false;
   // A reconnect of a ready server changes no status: it is told all the same.
-  if (session_.attempts() != published_attempts_) PublishState();
+  if (session_.attempts() != published_attempts_) PublishAttempts();
   ArmTimer();
 }
 
@@ -183,6 +183,14 @@ void ServerHost::PublishState(bool again) {
                     session_.protocol_version(),
                     http_version_,
                     session_.attempts()};
+  published_attempts_ = state.attempts;
+  listener_->OnStateChanged(state);
+}
+
+void ServerHost::PublishAttempts() {
+  ServerState state;
+  state.attempts = session_.attempts();
+  state.attempts_only = true;
   published_attempts_ = state.attempts;
   listener_->OnStateChanged(state);
 }

@@ -33,6 +33,9 @@ struct ServerState {
   std::string protocol_version;  // negotiated; empty before
   std::string http_version;      // the latest response head's: "HTTP/2", "HTTP/1.1"; empty before
   uint64_t attempts = 0;         // mcp::Session::attempts(): the metrics' reconnects
+  // Only `attempts` is meant (a reconnect that changed nothing else): the
+  // other fields are not filled in.
+  bool attempts_only = false;
 };
 
 class ServerHostListener {
@@ -97,6 +100,7 @@ class ServerHost : private HttpSink {
   // `again` does so for the current listing too (an approval, a new mode).
   void PublishState(bool again = false);
   void ReportHiddenText(const mcp::ToolList& tools);
+  void PublishAttempts();
 
   Env* env_;
   std::string pin_url_;  // the server's url as shown: its pins' key

@@ -146,7 +146,7 @@ TEST_CASE("cassette: a last line cut off mid-line is left out, and said", "[cass
   CHECK(empty.warning.empty());
 }
 
-TEST_CASE("cassette writer: a private file, its header first; a cut-off line is cut back",
+TEST_CASE("cassette writer: a private file with its header first, and a cut-off line cut back",
           "[cassette]") {
   char tmpl[] = "/tmp/mcpgw-cassette-XXXXXX";
   REQUIRE(mkdtemp(tmpl));
