@@ -260,7 +260,10 @@ void Gateway::OnHostState(HostId id, ServerState state) {
   if (state.attempts_only) return;
   // A server of the cassette shows its recorded listing; its live session
   // (--replay-miss forward) only serves the calls the cassette misses.
-  if (server.replay) return;
+  if (server.replay) {
+    server.live_status = state.status;
+    return;
+  }
   state.reason = Scrubbed(std::move(state.reason));
   const size_t tools = state.tools ? state.tools->size() : 0;
   if (server.view.status != state.status || server.view.reason != state.reason) {

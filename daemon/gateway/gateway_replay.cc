@@ -43,7 +43,13 @@ bool Gateway::Replay(const PendingCall& call, Server& server, const ResultBound&
   std::optional<RecordedCall> recorded;
   if (!call.digest.empty()) recorded = replay_->Next(call.digest);
   if (!recorded) {
-    if (options_.replay_forward && server.host != 0) return false;
+    if (options_.replay_forward && server.host != 0) {
+      if (server.live_status == mcp::Status::kReady) return false;
+      Refuse(call, proto::ErrorKind::kNotReady,
+             "no recording of this call in the cassette, and the live server it would go to is " +
+                 std::string(mcp::StatusName(server.live_status)) + "; try again once it is ready");
+      return true;
+    }
     Refuse(call, proto::ErrorKind::kTransport,
            "no recording of this call in the cassette (request digest " + call.digest +
                "): the replay answers only the calls it recorded, with the same namespace, tool "

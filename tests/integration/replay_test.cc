@@ -195,3 +195,40 @@ TEST_CASE("replay: a cassette cut off mid-line serves its whole lines and says s
   CHECK(first.out == "one\n");
   CHECK_THAT(d.Log(), Catch::Contains("line 4 is cut off"));
 }
+
+TEST_CASE(
+    "replay: --replay-miss forward sends what the cassette misses to the live server and "
+    "--record appends it",
+    "[daemon][replay]") {
+  TempDir dir;
+  NodeServer a(dir, "changing-server.mjs", {"--name", "a"});
+  REQUIRE_UPSTREAM(a);
+  const std::string digest = *mcpgw::RequestDigest("a", "next", "{}");
+  WriteFile(dir / "old.jsonl",
+            "{\"type\":\"cassette\",\"version\":1}\n"
+            "{\"type\":\"listing\",\"namespace\":\"a\",\"tools\":[{\"name\":\"next\","
+            "\"description\":\"d\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"echo\","
+            "\"description\":\"e\",\"inputSchema\":{\"type\":\"object\"}}]}\n"
+            "{\"type\":\"call\",\"digest\":\"" +
+                digest +
+                "\",\"namespace\":\"a\",\"tool\":\"next\",\"outcome\":\"ok\",\"result\":"
+                "\"recorded\"}\n");
+  Daemon d(
+      dir, R"({"mcpServers":{"a":{"url":")" + a.Url() + R"("}}})",
+      {"--replay", dir / "old.jsonl", "--replay-miss", "forward", "--record", dir / "new.jsonl"});
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "a"));
+  CHECK(d.Cli({"call", "a", "next"}).out == "recorded\n");
+  // A miss waits for the live session: not_ready until it is ready.
+  CommandResult live;
+  REQUIRE(WaitFor([&] {
+    live = d.Cli({"call", "a", "echo", R"({"text":"new"})"});
+    return live.code != 4;
+  }));
+  INFO(live.err);
+  CHECK(live.code == 0);
+  CHECK_THAT(live.out, Catch::StartsWith("a call #1 nonce "));  // the live server answered
+  const std::string added = ReadFile(dir / "new.jsonl");
+  CHECK_THAT(added, Catch::Contains(*mcpgw::RequestDigest("a", "echo", R"({"text":"new"})")));
+  CHECK_THAT(added, !Catch::Contains("\"result\":\"recorded\""));  // a hit is not recorded again
+}
