@@ -523,6 +523,111 @@ bool AppendCompactJson(std::string& out, const rapidjson::Value& value, size_t m
   return AppendJson(out, value, max_bytes, /*sort_keys=*/false);
 }
 
+namespace {
+
+// Builds the canonical text bottom up as the reader goes: each open object
+// or array is a frame; a closed one becomes one text in its parent.
+class Canonicalizer : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Canonicalizer> {
+ public:
+  explicit Canonicalizer(int max_depth) : max_depth_(max_depth) {}
+  bool Null() { return Value("null"); }
+  bool Bool(bool b) { return Value(b ? "true" : "false"); }
+  bool Default() { return false; }  // numbers come as RawNumber: not reached
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return Value(std::string(s, n)); }
+  bool String(const char* s, rapidjson::SizeType n, bool) {
+    if (!Check(s, n)) return false;
+    std::string text;
+    AppendJsonString(&text, std::string_view(s, n));
+    return Value(std::move(text));
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool) {
+    if (!Check(s, n)) return false;
+    frames_.back().key.assign(s, n);
+    return true;
+  }
+  bool StartObject() { return Open(true); }
+  bool StartArray() { return Open(false); }
+  bool EndObject(rapidjson::SizeType) {
+    Frame frame = std::move(frames_.back());
+    frames_.pop_back();
+    std::stable_sort(frame.members.begin(), frame.members.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string text = "{";
+    for (size_t i = 0; i < frame.members.size(); ++i) {
+      if (i > 0) text += ',';
+      AppendJsonString(&text, frame.members[i].first);
+      text += ':';
+      text += frame.members[i].second;
+    }
+    text += '}';
+    return Value(std::move(text));
+  }
+  bool EndArray(rapidjson::SizeType) {
+    Frame frame = std::move(frames_.back());
+    frames_.pop_back();
+    frame.text += ']';
+    return Value(std::move(frame.text));
+  }
+
+  std::string root;
+  bool too_deep = false;
+  bool bad_surrogate = false;
+
+ private:
+  struct Frame {
+    bool object = false;
+    std::string key;                                           // an object's next member's name
+    std::vector<std::pair<std::string, std::string>> members;  // an object's: name, value text
+    std::string text;                                          // an array's, so far
+    bool empty = true;
+  };
+  bool Open(bool object) {
+    if (static_cast<int>(frames_.size()) + 1 > max_depth_) {
+      too_deep = true;
+      return false;
+    }
+    frames_.push_back(Frame{object, {}, {}, object ? std::string() : std::string("["), true});
+    return true;
+  }
+  bool Value(std::string text) {
+    if (frames_.empty()) {
+      root = std::move(text);
+    } else if (Frame& f = frames_.back(); f.object) {
+      f.members.emplace_back(std::move(f.key), std::move(text));
+      f.key.clear();
+    } else {
+      if (!f.empty) f.text += ',';
+      f.empty = false;
+      f.text += text;
+    }
+    return true;
+  }
+  bool Check(const char* s, size_t n) {
+    bad_surrogate = !DecodedTextIsUtf8(s, n);
+    return !bad_surrogate;
+  }
+  int max_depth_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+std::optional<std::string> CanonicalJsonText(std::string_view text, const JsonLimits& limits,
+                                             std::string& error) {
+  if (text.size() > limits.max_bytes) {
+    error = "JSON text exceeds " + DescribeSize(limits.max_bytes);
+    return std::nullopt;
+  }
+  rapidjson::MemoryStream stream(text.data(), text.size());
+  rapidjson::Reader reader;
+  Canonicalizer canon(limits.max_depth);
+  reader.Parse<kParseFlags>(stream, canon);
+  error = ParseFailure(canon.too_deep, canon.bad_surrogate, /*too_big=*/false, reader,
+                       stream.Tell(), text.size(), limits.max_depth);
+  if (!error.empty()) return std::nullopt;
+  return std::move(canon.root);
+}
+
 std::string CanonicalJson(const rapidjson::Value& value) {
   std::string out;
   AppendJson(out, value, static_cast<size_t>(-1), /*sort_keys=*/true);

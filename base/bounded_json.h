@@ -56,4 +56,16 @@ bool AppendCompactJson(std::string& out, const rapidjson::Value& value,
 // tool definition's pin, BEHAVIOR.md §12).
 std::string CanonicalJson(const rapidjson::Value& value);
 
+// The canonical form of the JSON text `text`, read without building a tree
+// or converting numbers: every object's members in byte order of their
+// names (equal names keep their order), no insignificant white space,
+// strings re-escaped the one way AppendJsonString writes them, numbers
+// exactly as written (`1.0` stays `1.0`; 30 digits keep all 30). Two texts
+// that differ only in member order or white space give the same form; two
+// numbers a double cannot tell apart do not. nullopt, and `error`, when
+// `text` is not one JSON value within `limits`. For the request digest
+// (daemon/guard/request_digest.h).
+std::optional<std::string> CanonicalJsonText(std::string_view text, const JsonLimits& limits,
+                                             std::string& error);
+
 }  // namespace mcpgw::base

@@ -1,5 +1,8 @@
 #include "config/settings.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -191,10 +194,12 @@ class SettingsReader {
         if (!ReadPinningMode(v, key, s.pinning.mode)) return false;
       } else if (key == "pinning_exempt") {
         if (!NamespacePatterns(v, key, s.pinning.exempt)) return false;
+      } else if (key == "metrics") {
+        if (!ReadMetrics(v, key, s.metrics)) return false;
       } else {
         return Unknown(key, key,
                        "limits, ipc, workers, call_log, policy, tls, results, pinning, "
-                       "pinning_exempt");
+                       "pinning_exempt, metrics");
       }
     }
     return true;
@@ -300,6 +305,21 @@ class SettingsReader {
         return Unknown(p, key, "max_text_bytes, stdio_max_text_bytes, spill_max_mb");
       }
       if (!ok) return false;
+    }
+    return true;
+  }
+
+  bool ReadMetrics(const Value& v, const std::string& at, MetricsSettings& metrics) {
+    if (!v.IsObject()) return Fail(at, "expected an object");
+    for (const auto& m : v.GetObject()) {
+      std::string key = m.name.GetString();
+      std::string p = at + "." + key;
+      if (key != "listen") return Unknown(p, key, "listen");
+      if (!String(m.value, p, metrics.listen)) return false;
+      std::string why;
+      if (!metrics.listen.empty() && !ParseLoopbackListen(metrics.listen, &why)) {
+        return Fail(p, why);
+      }
     }
     return true;
   }
@@ -491,6 +511,47 @@ SettingsResult LoadSettingsFile(const std::string& path) {
   std::fclose(f);
   if (failed) return SettingsResult{false, path + ": cannot read", {}};
   return ParseSettings(text, path);
+}
+
+std::optional<LoopbackAddress> ParseLoopbackListen(std::string_view text, std::string* error) {
+  auto fail = [&](std::string why) -> std::optional<LoopbackAddress> {
+    *error = JsonQuoted(text) + ": " + why +
+             "; expected \"127.0.0.1:PORT\" or \"[::1]:PORT\" (the metrics are served on "
+             "loopback only)";
+    return std::nullopt;
+  };
+  LoopbackAddress address;
+  std::string_view port;
+  if (!text.empty() && text.front() == '[') {
+    const size_t close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
+      return fail("no port after the address");
+    }
+    address.host = std::string(text.substr(1, close - 1));
+    address.ipv6 = true;
+    port = text.substr(close + 2);
+    in6_addr a6{};
+    if (inet_pton(AF_INET6, address.host.c_str(), &a6) != 1) return fail("not an IPv6 address");
+    if (!IN6_IS_ADDR_LOOPBACK(&a6)) return fail("not a loopback address");
+    address.host = "::1";
+  } else {
+    const size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos) return fail("no port");
+    address.host = std::string(text.substr(0, colon));
+    port = text.substr(colon + 1);
+    in_addr a4{};
+    if (inet_pton(AF_INET, address.host.c_str(), &a4) != 1) {
+      return fail("not an IP address (write 127.0.0.1, not a host name)");
+    }
+    if ((ntohl(a4.s_addr) >> 24) != 127) return fail("not a loopback address");
+  }
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string_view::npos) {
+    return fail("no port number");
+  }
+  address.port = std::stoi(std::string(port));
+  if (address.port > 65535) return fail("a port beyond 65535");
+  return address;
 }
 
 std::string DefaultSettingsPath(

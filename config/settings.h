@@ -88,6 +88,26 @@ struct PinningSettings {
   bool operator==(const PinningSettings&) const = default;
 };
 
+// Metrics (BEHAVIOR.md §15): settings.json's `metrics`.
+struct MetricsSettings {
+  // "127.0.0.1:PORT" (any 127.x.y.z) or "[::1]:PORT": where GET /metrics is
+  // served; empty: nowhere (`mcpgw metrics` still works).
+  std::string listen;
+  bool operator==(const MetricsSettings&) const = default;
+};
+
+// A loopback address to listen on, as ParseLoopbackListen reads it.
+struct LoopbackAddress {
+  std::string host;  // "127.0.0.1" or "::1": an address, never a name
+  int port = 0;      // 0: any free port
+  bool ipv6 = false;
+};
+
+// Reads "127.0.0.1:PORT" ("127.x.y.z") or "[::1]:PORT"; nullopt, with why
+// in `error`, for anything else — a name, another address, a missing or
+// out-of-range port.
+std::optional<LoopbackAddress> ParseLoopbackListen(std::string_view text, std::string* error);
+
 struct Settings {
   LimitsSettings limits;
   IpcSettings ipc;
@@ -97,6 +117,7 @@ struct Settings {
   TlsSettings tls;
   ResultsSettings results;
   PinningSettings pinning;
+  MetricsSettings metrics;
 };
 
 struct SettingsResult {

@@ -48,7 +48,7 @@ Signals:
                     closed (DELETE); a broken file keeps the previous
                     configuration (see `mcpgw status`). Saving mcp.json or
                     settings.json reloads as well. Other settings (limits,
-                    ipc, workers, call_log) apply at the next start; a
+                    ipc, workers, call_log, metrics) apply at the next start; a
                     reload that sees them changed says so in the log.
   SIGTERM, SIGINT   stop: calls in flight fail with "gateway shutting down",
                     sessions are closed (DELETE, 3 s grace), exit 0. A second
@@ -58,6 +58,12 @@ Files:
   $XDG_CONFIG_HOME/mcpgw/mcp.json       servers (the format of Cursor and Claude Desktop)
   $XDG_CONFIG_HOME/mcpgw/settings.json  limits, policy, call log (optional)
   $XDG_RUNTIME_DIR/mcpgw/mcpgw.sock     the socket (directory 0700, socket 0600)
+
+Record and replay (docs/BEHAVIOR.md §14): `mcpgwd --record session.jsonl`
+records a session of calls; `mcpgwd --replay session.jsonl` answers the same
+calls (the same namespace, tool and arguments, however written) with the
+recorded answers, in order, with the servers gone and no connection made. A
+cassette holds tool results: keep it as private as the data it shows.
 
 Exit status: 0 after a clean stop; 1 when the configuration, settings or
 socket are unusable; 2 on a command-line error (an unknown option or value, a
@@ -141,6 +147,23 @@ CommandLineResult ParseCommandLine(const std::vector<std::string>& args, const G
   app.add_option("--workers", cl.workers, "session threads, 1 to 1024 (default: number of cores)")
       ->type_name("N")
       ->check(CLI::Range(1u, kMaxWorkers));
+  app.add_option("--record", cl.record_path,
+                 "append every finished call (its result text or error) and every listing of a "
+                 "server's tools to FILE, a cassette (0600) that --replay serves")
+      ->type_name("FILE");
+  CLI::Option* replay =
+      app.add_option("--replay", cl.replay_path,
+                     "serve the servers FILE recorded from their recorded listings and calls, "
+                     "without connecting to them; a call it has no recording of fails as "
+                     "transport")
+          ->type_name("FILE");
+  std::string miss = "fail";
+  app.add_option("--replay-miss", miss,
+                 "with --replay: what a call it has no recording of does: fail (the default) "
+                 "or forward (send it to the live server; with --record, recorded too)")
+      ->type_name("fail|forward")
+      ->check(CLI::IsMember({"fail", "forward"}))
+      ->needs(replay);
   app.set_version_flag("--version", std::string("mcpgwd ") + MCPGW_VERSION);
 
   CommandLineResult result;
@@ -156,7 +179,8 @@ CommandLineResult ParseCommandLine(const std::vector<std::string>& args, const G
   }
   for (auto [option, value] :
        {std::pair{"--config", &cl.config_path}, std::pair{"--socket", &cl.socket_path},
-        std::pair{"--settings", &cl.settings_path}}) {
+        std::pair{"--settings", &cl.settings_path}, std::pair{"--record", &cl.record_path},
+        std::pair{"--replay", &cl.replay_path}}) {
     if (app.count(option) > 0 && value->empty()) {
       result.exit_code = kExitMisuse;
       result.err =
@@ -165,6 +189,9 @@ CommandLineResult ParseCommandLine(const std::vector<std::string>& args, const G
     }
   }
   cl.config_path = Absolute(cl.config_path);
+  if (!cl.record_path.empty()) cl.record_path = Absolute(cl.record_path);
+  if (!cl.replay_path.empty()) cl.replay_path = Absolute(cl.replay_path);
+  cl.replay_forward = miss == "forward";
   cl.settings_named = !cl.settings_path.empty();
   if (!cl.settings_named) cl.settings_path = DefaultSettingsPath(get_env, Env(get_env, "HOME"));
   cl.settings_path = Absolute(cl.settings_path);

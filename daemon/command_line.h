@@ -30,6 +30,10 @@ struct CommandLine {
   std::string log_level;        // empty: $MCPGW_LOG, else info
   unsigned workers = 0;         // --workers; 0: the settings' `workers`
   bool check = false;           // --check: report on the files and exit
+  // Record and replay (BEHAVIOR.md §14), absolute; empty when not given.
+  std::string record_path;      // --record FILE: append each call and listing
+  std::string replay_path;      // --replay FILE: serve the cassette's servers from it
+  bool replay_forward = false;  // --replay-miss forward: misses go to the live server
 };
 
 struct CommandLineResult {

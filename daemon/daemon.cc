@@ -3,6 +3,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include <spdlog/spdlog.h>
@@ -11,6 +12,7 @@
 #include "config/config.h"
 #include "config/display.h"
 #include "daemon/guard/call_log.h"
+#include "daemon/guard/cassette.h"
 #include "daemon/options.h"
 #include "daemon/runtime/hardening.h"
 #include "daemon/runtime/logging.h"
@@ -101,12 +103,33 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
       return fatal("call log: " + *error);
     }
   }
+  // Record and replay (BEHAVIOR.md §14): a cassette that cannot be read,
+  // or a recording that cannot be written, stops the start.
+  std::unique_ptr<Cassette> replay;
+  if (const std::string& path = options.options.replay_path; !path.empty()) {
+    Cassette::Loaded loaded = Cassette::Load(path);
+    if (!loaded.cassette) return fatal(loaded.error);
+    if (!loaded.warning.empty()) spdlog::warn("{}", loaded.warning);
+    spdlog::info("replaying {}: {} servers, {} calls ({} different); misses {}", path,
+                 loaded.cassette->Namespaces().size(), loaded.cassette->calls(),
+                 loaded.cassette->digests(),
+                 options.options.replay_forward ? "go to the live servers" : "fail");
+    replay = std::move(loaded.cassette);
+  }
+  CassetteWriter recorder;
+  if (const std::string& path = options.options.record_path; !path.empty()) {
+    std::string notice;
+    if (auto error = recorder.Open(path, &notice)) return fatal(*error);
+    if (!notice.empty()) spdlog::warn("{}", notice);
+    spdlog::info("recording calls and listings to {}", path);
+  }
   // A reload reads the files exactly as this start did.
   Supervisor::Sources sources;
   sources.config = [path = command_line.config_path] { return ReadConfig(path); };
   sources.options = [command_line, get_env] { return LoadOptions(command_line, get_env); };
   Supervisor supervisor(std::move(options.options), std::move(sources));
-  return supervisor.Run(parsed.config, listen_fd, call_log.is_open() ? &call_log : nullptr);
+  return supervisor.Run(parsed.config, listen_fd, call_log.is_open() ? &call_log : nullptr,
+                        recorder.is_open() ? &recorder : nullptr, replay.get());
 }
 
 }  // namespace mcpgw

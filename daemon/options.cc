@@ -46,6 +46,10 @@ DaemonOptions MakeOptions(const CommandLine& command_line, const Settings& setti
   o.call_log = settings.call_log;
   o.results = settings.results;
   o.pinning = settings.pinning;
+  o.metrics = settings.metrics;
+  o.record_path = command_line.record_path;
+  o.replay_path = command_line.replay_path;
+  o.replay_forward = command_line.replay_forward;
   o.policy = std::make_shared<const Policy>(settings.policy);
   o.settings = settings;
   return o;
@@ -95,6 +99,7 @@ std::vector<std::string_view> RestartOnlyChanges(const DaemonOptions& running,
   if (!(running.settings.ipc == read.settings.ipc)) changed.push_back("ipc");
   if (running.workers != read.workers) changed.push_back("workers");
   if (!(running.settings.call_log == read.settings.call_log)) changed.push_back("call_log");
+  if (!(running.settings.metrics == read.settings.metrics)) changed.push_back("metrics");
   return changed;
 }
 

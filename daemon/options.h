@@ -36,6 +36,11 @@ struct DaemonOptions {
   std::shared_ptr<const http::TlsTrust> trust;  // null only when trust_error is set
   ResultsSettings results;                      // bounds on result texts and the folder's budget
   PinningSettings pinning;                      // pinned tool definitions (BEHAVIOR.md §13)
+  MetricsSettings metrics;                      // the metrics endpoint (BEHAVIOR.md §15)
+  // From the command line: record and replay (BEHAVIOR.md §14).
+  std::string record_path;
+  std::string replay_path;
+  bool replay_forward = false;
   // From the environment.
   std::string token_dir;  // where OAuth tokens live (docs/AUTH.md)
   // Where tool definitions are pinned (BEHAVIOR.md §13):
@@ -84,7 +89,8 @@ OptionsResult LoadOptions(const CommandLine& command_line, const GetEnv& get_env
 
 // The settings sections that differ between the `running` options and those
 // a reload `read`, and that only a restart applies: "limits", "ipc",
-// "workers" (the number in effect: --workers wins over the file), "call_log".
+// "workers" (the number in effect: --workers wins over the file), "call_log",
+// "metrics".
 // The policy, the tls keys, results and pinning apply at a reload.
 std::vector<std::string_view> RestartOnlyChanges(const DaemonOptions& running,
                                                  const DaemonOptions& read);

@@ -22,6 +22,7 @@
 #include "daemon/config_watch.h"
 #include "daemon/gateway/gateway.h"
 #include "daemon/guard/scrub.h"
+#include "daemon/ipc/metrics_listener.h"
 #include "daemon/runtime/logging.h"
 #include "daemon/runtime/worker.h"
 
@@ -79,6 +80,9 @@ GatewayOptions GatewayOptionsFrom(const DaemonOptions& options) {
   g.socket_path = options.socket_path;
   g.limits = options.limits;
   g.pins_dir = options.pins_dir;
+  g.record_path = options.record_path;
+  g.replay_path = options.replay_path;
+  g.replay_forward = options.replay_forward;
   g.shutdown_grace = std::chrono::milliseconds(options.shutdown_grace_ms);
   return g;
 }
@@ -98,13 +102,16 @@ Supervisor::Supervisor(DaemonOptions options, Sources sources, Notify notify)
 
 Supervisor::~Supervisor() = default;
 
-int Supervisor::Run(const config::Config& config, int listen_fd, CallLog* call_log) {
+int Supervisor::Run(const config::Config& config, int listen_fd, CallLog* call_log,
+                    CassetteWriter* recorder, Cassette* replay) {
   const sigset_t loop_signals = LoopSignals();
   sigset_t old_mask;
   pthread_sigmask(SIG_BLOCK, &loop_signals, &old_mask);
   StartWorkers();
   std::future<int> exit_code = exit_code_.get_future();
   ExtendScrubber(config.secrets);  // before anything of the configuration can log
+  gateway_->SetRecorder(recorder);
+  gateway_->SetReplay(replay);
   main_loop().Post([&] {
     Start(config, listen_fd, call_log);
     if (signals_open_) pthread_sigmask(SIG_UNBLOCK, &loop_signals, nullptr);
@@ -141,6 +148,7 @@ void Supervisor::Start(const config::Config& config, int listen_fd, CallLog* cal
   ipc_ = std::make_unique<IpcServer>(loop.loop(), gateway_.get(), options_.ipc);
   gateway_->SetReplies(ipc_.get());
   gateway_->SetCallLog(call_log);
+  gateway_->SetConnectionCount([this] { return ipc_ ? ipc_->connections() : 0; });
   trim_ = loop.NewTimer();
   gateway_->SetToolsChanged([this](bool settled) {
     if (settled) {
@@ -161,6 +169,7 @@ void Supervisor::Start(const config::Config& config, int listen_fd, CallLog* cal
     Exit(1);
     return;
   }
+  if (!StartMetrics()) return;
   OpenSignals();
   config_text_ = ReadFileOrEmpty(loop, options_.config_path);
   settings_text_ = ReadFileOrEmpty(loop, options_.settings_path);
@@ -171,6 +180,28 @@ void Supervisor::Start(const config::Config& config, int listen_fd, CallLog* cal
                listen_fd >= 0 ? std::string("an inherited socket") : options_.socket_path,
                config.entries.size(), workers_.size());
   notify_("READY=1");
+}
+
+// The metrics endpoint (BEHAVIOR.md §15), when the settings name one; one
+// that cannot listen stops the start, as the socket does.
+bool Supervisor::StartMetrics() {
+  if (options_.metrics.listen.empty()) return true;
+  std::string why;
+  const std::optional<LoopbackAddress> address = ParseLoopbackListen(options_.metrics.listen, &why);
+  std::string error = address ? "" : "metrics.listen: " + why;
+  if (address) {
+    metrics_ = std::make_unique<MetricsListener>(main_loop().loop(),
+                                                 [this] { return gateway_->MetricsText(); });
+    error = metrics_->Listen(*address);
+  }
+  if (!error.empty()) {
+    spdlog::error("{}", error);
+    Exit(1);
+    return false;
+  }
+  gateway_->SetMetricsAddress(metrics_->address());
+  spdlog::info("metrics at http://{}/metrics", metrics_->address());
+  return true;
 }
 
 // The OAuth client (docs/AUTH.md): made here and nowhere else.
@@ -290,6 +321,7 @@ void Supervisor::Stop(int signum) {
   spdlog::info("signal {}: stopping", signum);
   notify_("STOPPING=1");
   ipc_->StopAccepting();
+  if (metrics_) metrics_->Close();  // a scrape answers no more once stopping
   gateway_->Shutdown([this] {
     ipc_->CloseAll();
     Exit(0);
@@ -338,7 +370,10 @@ void Supervisor::CloseMainLoopHandles() {
   trim_.reset();
   gateway_->SetAuthManager(nullptr);
   auth_.reset();  // before the ipc server: its login answers go there
+  if (metrics_) metrics_->Close();
+  metrics_.reset();
   if (ipc_) ipc_->CloseAll();
+  gateway_->SetConnectionCount(nullptr);
   gateway_->SetReplies(nullptr);
   ipc_.reset();
 }

@@ -29,7 +29,10 @@
 namespace mcpgw {
 
 class CallLog;
+class Cassette;
+class CassetteWriter;
 class ConfigWatch;
+class MetricsListener;
 class Gateway;
 class IpcServer;
 class Scrubber;
@@ -59,14 +62,17 @@ class Supervisor {
 
   // Serves `config` until stopped. `listen_fd` is a listening socket the
   // service manager passed (-1: listen on options.socket_path); `call_log`
-  // (may be null) is open already. Returns 0 after a clean stop, 1 when the
-  // socket cannot be served.
-  int Run(const config::Config& config, int listen_fd, CallLog* call_log);
+  // (may be null) is open already, and so are `recorder` (--record) and
+  // `replay` (--replay), null when not given. Returns 0 after a clean stop,
+  // 1 when the socket or the metrics endpoint cannot be served.
+  int Run(const config::Config& config, int listen_fd, CallLog* call_log,
+          CassetteWriter* recorder = nullptr, Cassette* replay = nullptr);
 
  private:
   void StartWorkers();
   // On the main loop, in order.
   void Start(const config::Config& config, int listen_fd, CallLog* call_log);
+  bool StartMetrics();
   void StartAuth();
   void OpenSignals();
   void Reload(std::string_view why);
@@ -92,6 +98,7 @@ class Supervisor {
 
   // The main loop's, made and destroyed on its thread.
   std::unique_ptr<IpcServer> ipc_;
+  std::unique_ptr<MetricsListener> metrics_;  // metrics.listen; null when not set
   std::unique_ptr<auth::AuthManager> auth_;
   std::unique_ptr<ConfigWatch> watch_;
   std::unique_ptr<Timer> trim_;  // gives memory back once listings settle

@@ -41,6 +41,7 @@ inline constexpr Method kMethods[] = {
     {kPins, MethodKind::kRequest, ResultShape::kObject},
     {kDiff, MethodKind::kRequest, ResultShape::kObject},
     {kApprove, MethodKind::kRequest, ResultShape::kObject},
+    {kMetrics, MethodKind::kRequest, ResultShape::kText},
     {kCancel, MethodKind::kNotification, ResultShape::kNone},
 };
 

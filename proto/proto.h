@@ -56,6 +56,7 @@ inline constexpr std::string_view kLogout = "logout";
 inline constexpr std::string_view kPins = "pins";
 inline constexpr std::string_view kDiff = "diff";
 inline constexpr std::string_view kApprove = "approve";
+inline constexpr std::string_view kMetrics = "metrics";
 // Notification from client to daemon: {"method":"cancel","params":{"id":<request id>}}.
 inline constexpr std::string_view kCancel = "cancel";
 

@@ -21,6 +21,8 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 #   valgrind, gnuplot-nox  the benchmark's instruction counts and plot
 #   ccache          scripts/test.sh compiles through it when present
 #   universal-ctags the function-length check (tests/lint/lint.sh)
+#   prometheus      promtool: the metrics tests check `mcpgw metrics` and the
+#                   metrics endpoint with `promtool check metrics`
 #   curl, socat, procps, iproute2  not run by the suite: for looking at a
 #                   running daemon and its upstreams by hand
 #   wordnet-base    WordNet 3.0's database: tool search's table of word
@@ -33,6 +35,7 @@ pkgs=(
   libssl-dev openssl libsystemd-dev libcli11-dev libstemmer-dev wordnet-base
   file man-db binutils dpkg-dev util-linux
   python3 curl socat procps iproute2 systemd valgrind gnuplot-nox strace ccache universal-ctags
+  prometheus
 )
 # Node.js and npm: keep an existing installation (it may come from elsewhere
 # and clash with Debian's npm); otherwise take Debian's.

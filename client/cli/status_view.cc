@@ -88,7 +88,7 @@ std::string Pad(const Cell& cell, size_t width, bool color) {
 }
 
 const char* StatusColor(std::string_view status) {
-  if (status == "ready") return kGreen;
+  if (status == "ready" || status == "replay") return kGreen;
   if (status == "loading") return kYellow;
   if (status == "error") return kRed;
   return nullptr;
@@ -207,6 +207,12 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
     view.last_reload_unix = Number(*d, "last_reload_unix");
     view.reload_error = String(*d, "reload_error", "");
     view.settings_error = String(*d, "settings_error", "");
+    view.record = String(*d, "record", "");
+    view.metrics = String(*d, "metrics", "");
+    if (const Value* replay = Member(*d, "replay"); replay != nullptr && replay->IsObject()) {
+      view.replay =
+          String(*replay, "cassette", "") + " (misses " + String(*replay, "misses", "fail") + ")";
+    }
   }
   if (const Value* s = Member(doc, "servers"); s != nullptr && s->IsArray()) {
     for (const Value& server : s->GetArray()) {
@@ -214,6 +220,8 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
       ServerRow row;
       row.ns = String(server, "namespace");
       row.status = String(server, "status");
+      // Ready from the cassette (mcpgwd --replay): no connection behind it.
+      if (row.status == "ready" && String(server, "source", "") == "replay") row.status = "replay";
       row.reason = String(server, "reason", "");
       row.proxy = String(server, "proxy", "");
       row.tools = Count(server, "tools");
@@ -322,6 +330,13 @@ std::string RenderStatus(const StatusView& view, const RenderOptions& options) {
                   view.last_reload_unix ? RelativeTime(*view.last_reload_unix, options.now_unix)
                                         : std::string("never"),
                   options.width);
+  for (auto [label, value] :
+       {std::pair{"recording:", &view.record}, std::pair{"replaying:", &view.replay},
+        std::pair{"metrics:", &view.metrics}}) {
+    if (!value->empty()) {
+      out += Labelled(kHeaderLabelWidth, label, base::StripControls(*value), options.width);
+    }
+  }
   if (!view.reload_error.empty()) {
     out += Labelled(kHeaderLabelWidth, "reload error:", base::StripControls(view.reload_error),
                     options.width, color ? kRed : nullptr);

@@ -52,6 +52,9 @@ struct StatusView {
   std::optional<double> last_reload_unix;
   std::string reload_error;    // empty: none
   std::string settings_error;  // the last settings reload failed; empty: none
+  std::string record;          // the cassette --record appends to; empty: none
+  std::string replay;          // the cassette --replay serves; empty: none
+  std::string metrics;         // the metrics endpoint's address; empty: none
   std::vector<ServerRow> servers;
 };
 

@@ -15,6 +15,7 @@
 #include "client/cli/async_api.h"
 #include "client/cli/interrupt.h"
 #include "client/cli/login.h"
+#include "client/cli/metrics_view.h"
 #include "client/cli/pins_view.h"
 #include "client/cli/raw_client.h"
 #include "client/stdio/stdio_loop.h"
@@ -149,6 +150,8 @@ void ApproveUsage(CLI::App& app, Invocation& inv) {
   app.add_flag("--all", inv.all, "Approve every withheld tool of the server");
 }
 
+void MetricsUsage(CLI::App&, Invocation&) {}
+
 // ---- handlers -----------------------------------------------------------------------------
 
 int Tools(const Invocation& inv, Context& c) { return RunTools(c.api, inv, c.io); }
@@ -204,6 +207,11 @@ int Approve(const Invocation& inv, Context& c) {
   return RunApprove(daemon, inv, c.io);
 }
 
+int Metrics(const Invocation& inv, Context& c) {
+  RawClient daemon(inv.socket);
+  return RunMetrics(daemon, inv, c.io);
+}
+
 constexpr Subcommand kSubcommands[] = {
     {"tools", ToolsUsage,
      "Print the get_dynamic_tools answer: all servers, one server's tools, one tool with its "
@@ -229,6 +237,9 @@ constexpr Subcommand kSubcommands[] = {
     {"approve", ApproveUsage,
      "Pin a withheld tool's new definition: it is listed again at once, without a reconnect",
      Approve},
+    {"metrics", MetricsUsage,
+     "Print the daemon's metrics in the Prometheus text format (what metrics.listen serves)",
+     Metrics},
 };
 
 }  // namespace

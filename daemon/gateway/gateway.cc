@@ -15,6 +15,7 @@
 #include "daemon/auth/manager.h"
 #include "daemon/gateway/gateway_server.h"
 #include "daemon/guard/call_log.h"
+#include "daemon/guard/request_digest.h"
 #include "daemon/guard/scrub.h"
 #include "daemon/net/proxy.h"
 #include "proto/messages.h"
@@ -174,6 +175,7 @@ void Gateway::Apply(const config::Config& config, bool reload) {
       server = NewServer(entry);
     }
     views.push_back(server->view);
+    server->view.analyzed.reset();  // the catalog indexes a cassette's tools once
     by_name_[server->name] = server.get();
     servers_.push_back(std::move(server));
   }
@@ -209,7 +211,8 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
     spdlog::warn("server \"{}\": refused: {}", entry.name, entry.refusal);
     return server;
   }
-  server->view.status = mcp::Status::kLoading;
+  if (replay_ && !ServeFromCassette(*server)) return server;
+  if (!server->replay) server->view.status = mcp::Status::kLoading;
   server->host = next_host_id_++;
   server->worker = next_worker_++ % workers_.size();
   by_host_[server->host] = server.get();
@@ -253,6 +256,14 @@ void Gateway::OnHostState(HostId id, ServerState state) {
   auto it = by_host_.find(id);
   if (it == by_host_.end()) return;  // a retired host: its record is gone
   Server& server = *it->second;
+  server.attempts = state.attempts;
+  if (state.attempts_only) return;
+  // A server of the cassette shows its recorded listing; its live session
+  // (--replay-miss forward) only serves the calls the cassette misses.
+  if (server.replay) {
+    server.live_status = state.status;
+    return;
+  }
   state.reason = Scrubbed(std::move(state.reason));
   const size_t tools = state.tools ? state.tools->size() : 0;
   if (server.view.status != state.status || server.view.reason != state.reason) {
@@ -289,6 +300,9 @@ void Gateway::OnHostState(HostId id, ServerState state) {
   server.view.analyzed = std::move(state.analyzed);
   catalog_.Update(server.view);
   server.view.analyzed.reset();
+  if (tools_changed && recorder_ && server.view.status == mcp::Status::kReady) {
+    RecordListing(server);
+  }
   if (tools_changed && tools_changed_) {
     const bool settled = std::none_of(servers_.begin(), servers_.end(), [](const auto& s) {
       return s->view.status == mcp::Status::kLoading;
@@ -307,11 +321,9 @@ void Gateway::OnHostCallFinished(HostId id, mcp::CallId call_id, mcp::CallOutcom
   auto found = by_host_.find(id);
   Server* server = found != by_host_.end() ? found->second : nullptr;
   const double ms = Millis(main_->Now() - call.start);
+  if (server) server->in_flight--;
+  CountFinished(server, outcome, ms);
   if (server) {
-    server->in_flight--;
-    server->calls++;
-    server->AddLatency(ms);
-    if (outcome.kind != mcp::CallErrorKind::kNone) server->errors++;
     if (outcome.kind == mcp::CallErrorKind::kTransport) {
       server->last_error = Scrubbed(outcome.text);
       server->last_error_unix = main_->UnixNow();
@@ -328,22 +340,47 @@ void Gateway::OnHostCallFinished(HostId id, mcp::CallId call_id, mcp::CallOutcom
       auth_->Succeeded(server->auth_id);
     }
   }
-  if (replies_) {
-    switch (outcome.kind) {
-      case mcp::CallErrorKind::kNone:
-        replies_->ReplyText(call.ticket, outcome.text);
-        break;
-      case mcp::CallErrorKind::kBackend:
-        ReplyError(call.ticket, proto::ErrorKind::kBackend, outcome.text);
-        break;
-      case mcp::CallErrorKind::kTransport:
-        ReplyError(call.ticket, proto::ErrorKind::kTransport, outcome.text);
-        break;
-    }
-  }
+  Answer(call.ticket, outcome);
   spdlog::debug("call {}/{}: {} in {:.1f} ms, {} bytes out, {} bytes in", call.ns, call.tool,
                 OutcomeName(outcome.kind), ms, outcome.bytes_out, outcome.bytes_in);
   LogCall(call, OutcomeName(outcome.kind), &outcome);
+  if (recorder_) RecordCall(call, outcome, ms);
+}
+
+void Gateway::Answer(Ticket ticket, const mcp::CallOutcome& outcome) {
+  if (!replies_) return;
+  switch (outcome.kind) {
+    case mcp::CallErrorKind::kNone:
+      replies_->ReplyText(ticket, outcome.text);
+      break;
+    case mcp::CallErrorKind::kBackend:
+      ReplyError(ticket, proto::ErrorKind::kBackend, outcome.text);
+      break;
+    case mcp::CallErrorKind::kTransport:
+      ReplyError(ticket, proto::ErrorKind::kTransport, outcome.text);
+      break;
+  }
+}
+
+// `server` is null when the call's server was retired meanwhile: the
+// daemon's own counts still have the call.
+void Gateway::CountFinished(Server* server, const mcp::CallOutcome& outcome, double ms) {
+  const CallEnd end = outcome.kind == mcp::CallErrorKind::kNone      ? CallEnd::kOk
+                      : outcome.kind == mcp::CallErrorKind::kBackend ? CallEnd::kBackend
+                                                                     : CallEnd::kTransport;
+  Count(server, end);
+  if (!server) return;
+  server->calls++;
+  server->AddLatency(ms);
+  if (outcome.kind != mcp::CallErrorKind::kNone) server->errors++;
+  server->metrics.Observe(ms / 1000);
+  server->metrics.bytes_in += outcome.bytes_in;
+  server->metrics.bytes_out += outcome.bytes_out;
+}
+
+void Gateway::Count(Server* server, CallEnd end) {
+  calls_by_end_[static_cast<size_t>(end)]++;
+  if (server) server->metrics.Count(end);
 }
 
 void Gateway::OnHostGone(HostId id) {
@@ -427,52 +464,103 @@ void Gateway::OnRequest(Ticket ticket, const Peer& peer, std::string_view method
     HandleAuthRequest(ticket, method, params);
   } else if (method == proto::kPins || method == proto::kDiff || method == proto::kApprove) {
     HandlePinsRequest(ticket, method, params);
+  } else if (method == proto::kMetrics) {
+    replies_->ReplyText(ticket, MetricsText());
   } else {
     ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
                "unknown method; use get_dynamic_tools, call_dynamic_tool or status");
   }
 }
 
+// Every request gets its call-log line, refusals included (BEHAVIOR.md §8).
 void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params,
                          std::string_view frame) {
-  if (shutting_down_) {
-    ReplyError(ticket, proto::ErrorKind::kTransport, "mcpgwd is shutting down");
-    return;
-  }
   // The arguments go upstream exactly as they arrived (BEHAVIOR.md §5).
   const std::string_view params_text = base::RawMember(frame, {"params"}).value_or("{}");
+  PendingCall call = Requested(ticket, peer, params, params_text);
+  if (shutting_down_) {
+    Refuse(call, proto::ErrorKind::kTransport, "mcpgwd is shutting down");
+    return;
+  }
   auto prepared = catalog_.PrepareCall(params, params_text);
   if (auto* err = std::get_if<GatewayError>(&prepared)) {
-    ReplyError(ticket, err->kind, err->message);
-    if (err->kind == proto::ErrorKind::kDenied) {
-      auto str = [&](const char* key) {
-        auto m = params.FindMember(key);
-        return m != params.MemberEnd() && m->value.IsString() ? std::string(m->value.GetString())
-                                                              : std::string();
-      };
-      PendingCall denied{ticket, 0, 0, str("namespace"), str("toolName"), main_->Now(), peer};
-      LogCall(denied, "denied", nullptr);
-    }
+    Refuse(call, err->kind, std::move(err->message));
     return;
   }
   CallTarget target = std::move(std::get<CallTarget>(prepared));
   auto it = by_name_.find(target.ns);
-  if (it == by_name_.end() || it->second->host == 0) {
-    ReplyError(ticket, proto::ErrorKind::kNotReady, "server is not connected");
+  Server* found = it == by_name_.end() ? nullptr : it->second;
+  ResultBound bound = Bound(target.bound);
+  bound.digest = call.digest;
+  if (found && found->replay && Replay(call, *found, bound)) return;
+  if (!found || found->host == 0) {
+    Refuse(call, proto::ErrorKind::kNotReady, "server is not connected");
     return;
   }
-  Server& server = *it->second;
+  Server& server = *found;
   const mcp::CallId id = next_call_id_++;
   server.in_flight++;
-  calls_.emplace(id, PendingCall{ticket, server.host, server.worker, target.ns, target.tool,
-                                 main_->Now(), peer});
+  call.host = server.host;
+  call.worker = server.worker;
+  calls_.emplace(id, std::move(call));
   call_by_ticket_.emplace(ticket, id);
-  const ResultBound bound = Bound(target.bound);
   OnWorker(server.worker,
            [host = server.host, id, tool = std::move(target.wire_tool),
             args = std::move(target.arguments_json), bound](HostTable& table) mutable {
              table.Call(host, id, std::move(tool), std::move(args), bound);
            });
+}
+
+Gateway::PendingCall Gateway::Requested(Ticket ticket, const Peer& peer,
+                                        const rapidjson::Value& params,
+                                        std::string_view params_text) const {
+  PendingCall call;
+  call.ticket = ticket;
+  call.start = main_->Now();
+  call.peer = peer;
+  if (!params.IsObject()) return call;
+  auto str = [&](const char* key) -> std::optional<std::string> {
+    auto m = params.FindMember(key);
+    if (m == params.MemberEnd() || !m->value.IsString()) return std::nullopt;
+    return std::string(m->value.GetString(), m->value.GetStringLength());
+  };
+  const std::optional<std::string> ns = str("namespace"), tool = str("toolName");
+  call.ns = ns.value_or("");
+  call.tool = tool.value_or("");
+  if (!ns || !tool) return call;
+  std::string_view arguments = "{}";  // absent or null: {} (BEHAVIOR.md §4)
+  if (auto m = params.FindMember("arguments"); m != params.MemberEnd() && !m->value.IsNull()) {
+    const std::optional<std::string_view> raw = base::RawMember(params_text, {"arguments"});
+    if (!raw) return call;
+    arguments = *raw;
+  }
+  call.digest = RequestDigest(*ns, *tool, arguments).value_or("");
+  return call;
+}
+
+void Gateway::Refuse(const PendingCall& call, proto::ErrorKind kind, std::string message) {
+  ReplyError(call.ticket, kind, std::move(message));
+  CallEnd end = CallEnd::kTransport;
+  switch (kind) {
+    case proto::ErrorKind::kInvalidRequest:
+      end = CallEnd::kInvalidRequest;
+      break;
+    case proto::ErrorKind::kNotReady:
+      end = CallEnd::kNotReady;
+      break;
+    case proto::ErrorKind::kDenied:
+      end = CallEnd::kDenied;
+      break;
+    case proto::ErrorKind::kBackend:
+      end = CallEnd::kBackend;
+      break;
+    case proto::ErrorKind::kTransport:
+    case proto::ErrorKind::kUnavailable:
+      break;
+  }
+  auto it = by_name_.find(call.ns);
+  Count(it == by_name_.end() ? nullptr : it->second, end);
+  LogCall(call, CallEndName(end), nullptr);
 }
 
 ResultBound Gateway::Bound(const TextBoundRequest& request) const {
@@ -504,6 +592,7 @@ void Gateway::OnCancel(Ticket ticket) {
   calls_.erase(call_it);
   auto server = by_host_.find(call.host);
   if (server != by_host_.end()) server->second->in_flight--;
+  Count(server != by_host_.end() ? server->second : nullptr, CallEnd::kCancelled);
   spdlog::debug("call {}/{}: cancelled after {:.1f} ms", call.ns, call.tool,
                 Millis(main_->Now() - call.start));
   LogCall(call, "cancelled", nullptr);
@@ -523,8 +612,8 @@ void Gateway::LogCall(const PendingCall& call, std::string_view outcome,
   r.outcome = std::string(outcome);
   r.duration_ms = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(main_->Now() - call.start).count());
+  r.request_digest = call.digest;
   if (result) {
-    r.request_params = result->request_params;
     r.bytes_in = result->bytes_in;
     r.bytes_out = result->bytes_out;
     if (result->kind != mcp::CallErrorKind::kTransport) {
@@ -562,12 +651,10 @@ void Gateway::MaybeFinishShutdown() {
 
 // --- status ---
 
-std::string Gateway::StatusJson() const {
+std::string Gateway::DaemonStatusJson() const {
   const double now = main_->UnixNow();
   rapidjson::StringBuffer buffer;
   StatusWriter w(buffer);
-  w.StartObject();
-  w.Key("daemon");
   w.StartObject();
   w.Key("version");
   String(w, MCPGW_VERSION);
@@ -589,7 +676,29 @@ std::string Gateway::StatusJson() const {
   StringOrNull(w, reload_error_);
   w.Key("settings_error");
   StringOrNull(w, settings_error_);
+  w.Key("record");
+  StringOrNull(w, options_.record_path);
+  w.Key("replay");
+  if (const std::string replay = ReplayStatusJson(); !replay.empty()) {
+    w.RawValue(replay.data(), replay.size(), rapidjson::kObjectType);
+  } else {
+    w.Null();
+  }
+  w.Key("metrics");
+  StringOrNull(w, metrics_address_);
+  w.Key("host_connections");
+  w.Uint64(connections_ ? connections_() : 0);
   w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+std::string Gateway::StatusJson() const {
+  rapidjson::StringBuffer buffer;
+  StatusWriter w(buffer);
+  w.StartObject();
+  w.Key("daemon");
+  const std::string daemon = DaemonStatusJson();
+  w.RawValue(daemon.data(), daemon.size(), rapidjson::kObjectType);
   w.Key("servers");
   w.StartArray();
   for (const ServerView& view : catalog_.servers()) {
@@ -601,6 +710,8 @@ std::string Gateway::StatusJson() const {
     String(w, server.name);
     w.Key("status");
     String(w, mcp::StatusName(server.view.status));
+    w.Key("source");  // where its listing and answers come from (§14)
+    String(w, server.replay ? "replay" : "live");
     w.Key("reason");
     String(w, server.view.reason);
     w.Key("url");
@@ -621,6 +732,8 @@ std::string Gateway::StatusJson() const {
     w.Uint64(server.calls);
     w.Key("errors");
     w.Uint64(server.errors);
+    w.Key("reconnects");
+    w.Uint64(server.attempts > 1 ? server.attempts - 1 : 0);
     w.Key("latency_p50_ms");
     NumberOrNull(w, server.MedianLatency());
     w.Key("since_unix");

@@ -12,6 +12,7 @@
 // Every reason and error message it lets out passes through its Scrubber.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -27,6 +28,7 @@
 #include "daemon/gateway/catalog.h"
 #include "daemon/gateway/host_table.h"
 #include "daemon/gateway/large_results.h"
+#include "daemon/gateway/metrics.h"
 #include "daemon/ipc/ipc_server.h"
 #include "daemon/mcp/era_cache.h"
 #include "daemon/mcp/session.h"
@@ -35,6 +37,8 @@
 namespace mcpgw {
 
 class CallLog;
+class Cassette;
+class CassetteWriter;
 class Scrubber;
 namespace auth {
 class AuthManager;
@@ -48,6 +52,12 @@ struct GatewayOptions {
   mcp::SessionLimits limits;
   mcp::Duration shutdown_grace = std::chrono::seconds(3);  // DELETE of sessions before exit
   std::string pins_dir;  // where tool definitions are pinned (BEHAVIOR.md §13); "": nowhere
+  // Record and replay (BEHAVIOR.md §14), as status shows them: the files
+  // (empty: not recording, not replaying) and what a replay does with a call
+  // it has no recording of (true: sends it to the live server).
+  std::string record_path;
+  std::string replay_path;
+  bool replay_forward = false;
 };
 
 class Gateway : public IpcHandler, private HostEvents {
@@ -63,6 +73,15 @@ class Gateway : public IpcHandler, private HostEvents {
   // All below on the main loop.
   void SetReplies(IpcReplies* replies) { replies_ = replies; }
   void SetCallLog(CallLog* log) { call_log_ = log; }
+  // Record and replay (BEHAVIOR.md §14), both set before Load: where each
+  // finished call and each listing is appended (null: not recording), and
+  // the cassette whose servers are served without a connection (null: none).
+  void SetRecorder(CassetteWriter* recorder) { recorder_ = recorder; }
+  void SetReplay(Cassette* cassette) { replay_ = cassette; }
+  // Metrics (BEHAVIOR.md §15): how many hosts are connected to the socket,
+  // and the metrics endpoint's address as status shows it ("" for none).
+  void SetConnectionCount(std::function<size_t()> count) { connections_ = std::move(count); }
+  void SetMetricsAddress(std::string address) { metrics_address_ = std::move(address); }
   // Runs on the main loop after a server's tool list changed; `settled`:
   // no server is loading any more.
   void SetToolsChanged(std::function<void(bool settled)> fn) { tools_changed_ = std::move(fn); }
@@ -109,6 +128,9 @@ class Gateway : public IpcHandler, private HostEvents {
   void OnCancel(Ticket ticket) override;
 
   std::string StatusJson() const;
+  // The metrics in the Prometheus text format (gateway_metrics.cc), from
+  // the counters kept as calls end: no call or log is walked.
+  std::string MetricsText() const;
 
  private:
   struct Server;
@@ -120,6 +142,7 @@ class Gateway : public IpcHandler, private HostEvents {
     std::string tool;
     mcp::TimePoint start;
     Peer peer;
+    std::string digest;  // the request digest (daemon/guard/request_digest.h); "" for none
   };
 
   // HostEvents: what the hosts report, on the main loop.
@@ -150,6 +173,23 @@ class Gateway : public IpcHandler, private HostEvents {
 
   void HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params,
                   std::string_view frame);
+  // The request as the call log records it: who asked, what, its digest.
+  PendingCall Requested(Ticket ticket, const Peer& peer, const rapidjson::Value& params,
+                        std::string_view params_text) const;
+  // Answers a request the gateway refuses itself, and counts and logs it.
+  void Refuse(const PendingCall& call, proto::ErrorKind kind, std::string message);
+  void Answer(Ticket ticket, const mcp::CallOutcome& outcome);
+  // What a finished call (live or replayed) adds to its server's figures.
+  void CountFinished(Server* server, const mcp::CallOutcome& outcome, double ms);
+  void Count(Server* server, CallEnd end);
+  // Record and replay (gateway_replay.cc). Replay answers a call to a
+  // server of the cassette from its recording; false: send it live.
+  bool Replay(const PendingCall& call, Server& server, const ResultBound& bound);
+  bool ServeFromCassette(Server& server);
+  void RecordCall(const PendingCall& call, const mcp::CallOutcome& outcome, double ms);
+  void RecordListing(const Server& server);
+  std::string ReplayStatusJson() const;
+  std::string DaemonStatusJson() const;
   ResultBound Bound(const TextBoundRequest& request) const;
   void SweepResults();
   void Apply(const config::Config& config, bool reload);
@@ -174,6 +214,11 @@ class Gateway : public IpcHandler, private HostEvents {
   GatewayOptions options_;
   IpcReplies* replies_ = nullptr;
   CallLog* call_log_ = nullptr;
+  CassetteWriter* recorder_ = nullptr;
+  Cassette* replay_ = nullptr;
+  std::function<size_t()> connections_;
+  std::string metrics_address_;
+  std::array<uint64_t, kCallEnds> calls_by_end_{};  // every request, known namespace or not
   auth::AuthManager* auth_ = nullptr;
   std::shared_ptr<AuthLink> auth_link_;  // made by auth_link(), in gateway_auth.cc
   std::function<void(const Secret&)> secret_sink_;

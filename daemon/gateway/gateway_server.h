@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "daemon/gateway/gateway.h"
+#include "daemon/gateway/metrics.h"
 
 namespace mcpgw {
 
@@ -37,6 +38,12 @@ struct Gateway::Server {
   std::string last_error;  // the most recent failure: an attempt's or a call's transport error
   double last_error_unix = 0;
   bool failing = false;  // ready, and its last call failed as transport
+  bool replay = false;   // served from the cassette: ready from its recorded listing (§14)
+  // With --replay-miss forward, the status of its live session, which
+  // serves the calls the cassette misses.
+  mcp::Status live_status = mcp::Status::kLoading;
+  uint64_t attempts = 0;  // connection attempts its session began (the first included)
+  CallMetrics metrics;
 
   void AddLatency(double ms) {
     if (latencies_ms.size() < kLatencyWindow) {

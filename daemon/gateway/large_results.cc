@@ -271,7 +271,7 @@ void FitResult(mcp::CallOutcome& outcome, const ResultBound& bound,
   }
   KeptResult kept;
   if (bound.spill != nullptr) {
-    kept = bound.spill->Keep(RequestDigest(outcome.request_params), outcome.text, now);
+    kept = bound.spill->Keep(bound.digest, outcome.text, now);
   } else {
     kept.why_not = "no folder for results is set up";
   }

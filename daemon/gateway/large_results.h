@@ -29,6 +29,9 @@ struct ResultBound {
   uint64_t max_text_bytes = 0;
   ResultSpill* spill = nullptr;
   std::shared_ptr<const Scrubber> scrubber;
+  // The call's request digest (daemon/guard/request_digest.h): a kept
+  // file is named after it.
+  std::string digest;
 };
 
 // Where one result went.

@@ -122,6 +122,8 @@ void ServerHost::Pump() {
     }
   }
   pumping_ = false;
+  // A reconnect of a ready server changes no status: it is told all the same.
+  if (session_.attempts() != published_attempts_) PublishAttempts();
   ArmTimer();
 }
 
@@ -179,7 +181,17 @@ void ServerHost::PublishState(bool again) {
                     pins_ ? pins_->shared_report() : nullptr,
                     std::move(analyzed),
                     session_.protocol_version(),
-                    http_version_};
+                    http_version_,
+                    session_.attempts()};
+  published_attempts_ = state.attempts;
+  listener_->OnStateChanged(state);
+}
+
+void ServerHost::PublishAttempts() {
+  ServerState state;
+  state.attempts = session_.attempts();
+  state.attempts_only = true;
+  published_attempts_ = state.attempts;
   listener_->OnStateChanged(state);
 }
 

@@ -32,6 +32,10 @@ struct ServerState {
   std::shared_ptr<const search::AnalyzedTools> analyzed;
   std::string protocol_version;  // negotiated; empty before
   std::string http_version;      // the latest response head's: "HTTP/2", "HTTP/1.1"; empty before
+  uint64_t attempts = 0;         // mcp::Session::attempts(): the metrics' reconnects
+  // Only `attempts` is meant (a reconnect that changed nothing else): the
+  // other fields are not filled in.
+  bool attempts_only = false;
 };
 
 class ServerHostListener {
@@ -96,6 +100,7 @@ class ServerHost : private HttpSink {
   // `again` does so for the current listing too (an approval, a new mode).
   void PublishState(bool again = false);
   void ReportHiddenText(const mcp::ToolList& tools);
+  void PublishAttempts();
 
   Env* env_;
   std::string pin_url_;  // the server's url as shown: its pins' key
@@ -111,6 +116,7 @@ class ServerHost : private HttpSink {
   std::string pins_dir_;
   std::unique_ptr<ServerPins> pins_;                 // null: pinning is off for this server
   std::unordered_set<std::string> hidden_reported_;  // tools whose hidden text was logged
+  uint64_t published_attempts_ = 0;                  // the attempts the listener last heard of
   bool pumping_ = false;
   bool shutting_down_ = false;
   bool shutdown_reported_ = false;

@@ -11,10 +11,8 @@
 
 #include "base/bounded_json.h"
 #include "base/json_text.h"
-#include "base/sha256.h"
 
 namespace mcpgw {
-namespace {
 
 std::string Iso8601Utc(std::chrono::system_clock::time_point t) {
   using namespace std::chrono;
@@ -34,13 +32,13 @@ std::string Iso8601Utc(std::chrono::system_clock::time_point t) {
   return buf;
 }
 
+namespace {
+
 std::string Errno(std::string_view what, const std::string& path) {
   return "call log " + path + ": " + std::string(what) + ": " + std::strerror(errno);
 }
 
 }  // namespace
-
-std::string RequestDigest(std::string_view params) { return base::Sha256Hex(params); }
 
 std::string FormatCallRecord(const CallRecord& r) {
   std::string line = "{\"time\":\"" + Iso8601Utc(r.time) + "\"";
@@ -51,10 +49,10 @@ std::string FormatCallRecord(const CallRecord& r) {
   line += ",\"tool\":";
   base::AppendJsonString(&line, r.tool);
   line += ",\"request_digest\":";
-  if (r.request_params.empty()) {
+  if (r.request_digest.empty()) {
     line += "null";
   } else {
-    line += '"' + RequestDigest(r.request_params) + '"';
+    line += '"' + r.request_digest + '"';
   }
   line += ",\"outcome\":";
   base::AppendJsonString(&line, r.outcome);

@@ -1,9 +1,8 @@
 // CallLog: the optional JSON-lines audit log of calls (BEHAVIOR.md §8). The daemon
-// opens it once from the settings and appends one line per finished call from
-// the main thread. A line records who called what, when, how it ended and how
-// many bytes moved, and a SHA-256 digest of the request as sent, never the
-// arguments or the result. The file is private (0600) and rotated by size:
-// path → path.1 → path.2 … path.<keep>.
+// opens it once from the settings and appends one line per call_dynamic_tool
+// request from the main thread, refusals included. A line records who called what, when, how it
+// ended and how many bytes moved, and the request digest (request_digest.h), never the arguments or
+// the result. The file is private (0600) and rotated by size: path → path.1 → path.2 … path.<keep>.
 #pragma once
 
 #include <chrono>
@@ -22,10 +21,10 @@ struct CallRecord {
   uid_t uid = 0;
   std::string ns;  // namespace, as requested
   std::string tool;
-  // The exact `params` bytes of the tools/call sent upstream; empty when
-  // nothing was sent (the line then records "request_digest":null). Only its
-  // digest is written.
-  std::string request_params;
+  // The request digest (daemon/guard/request_digest.h): 64 hex digits, or
+  // empty when the request named no namespace, tool or object of arguments
+  // to digest (the line then records "request_digest":null).
+  std::string request_digest;
   // How the call ended: "ok", "backend", "transport", "denied", "not_ready",
   // "invalid_request" or "cancelled" (proto::ErrorKindName gives the error ones).
   std::string outcome = "ok";
@@ -38,8 +37,9 @@ struct CallRecord {
   std::string result_file;  // where the whole text was kept; empty when it was not cut
 };
 
-// Lower-case hex SHA-256 of `params`.
-std::string RequestDigest(std::string_view params);
+// "2025-03-04T05:06:07.089Z": UTC to the millisecond, as the call log and
+// cassettes write times.
+std::string Iso8601Utc(std::chrono::system_clock::time_point t);
 
 // The line Append writes for `record`, without its newline.
 std::string FormatCallRecord(const CallRecord& record);

@@ -220,6 +220,7 @@ void Session::Impl::NewAttempt(TimePoint now) {
   // it run on, and what becomes of them is the classifier's to say.
   AbortGeneration(gen_);
   ++gen_;
+  ++attempts_;
   session_id_.clear();
   have_session_ = false;
   listen_.NewSession();
@@ -508,6 +509,7 @@ std::optional<TimePoint> Session::NextWakeup() const { return impl_->NextWakeup(
 
 const std::string& Session::name() const { return impl_->name_; }
 Phase Session::phase() const { return impl_->phase_; }
+uint64_t Session::attempts() const { return impl_->attempts_; }
 Status Session::status() const { return impl_->status(); }
 bool Session::awaiting_authorization() const { return impl_->auth_.waiting(); }
 const std::string& Session::reason() const {

@@ -216,6 +216,10 @@ class Session {
   // "2026-07-28" on the modern wire, else what initialize negotiated; empty
   // before the first attempt got that far.
   const std::string& protocol_version() const;
+  // Attempts begun to open an upstream session (handshake and listing): the
+  // first, then one per reconnect after a failure, an expired session or an
+  // era change. Only counted: no action follows a change of it.
+  uint64_t attempts() const;
 
  private:
   struct Impl;

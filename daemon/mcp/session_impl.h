@@ -299,8 +299,9 @@ struct Session::Impl {
   Secret authorization_;
 
   Phase phase_ = Phase::kIdle;
-  bool served_ = false;  // reached kReady once: the status stays ready
-  std::string reason_;   // why the last attempt failed (status error before ready)
+  bool served_ = false;    // reached kReady once: the status stays ready
+  uint64_t attempts_ = 0;  // attempts begun (NewAttempt): the first and every reconnect
+  std::string reason_;     // why the last attempt failed (status error before ready)
   std::shared_ptr<const ToolList> tools_;
   std::string protocol_version_;
 

@@ -178,6 +178,39 @@ TEST_CASE("pinning takes block, strict or off, and namespace globs to exempt", "
   CHECK_THAT(Error(R"({"pinning_exempt": "dev-*"})"), Catch::Contains("pinning_exempt"));
 }
 
+TEST_CASE("metrics.listen takes a loopback address and port, nothing else", "[settings]") {
+  CHECK(Parsed("{}").metrics.listen.empty());
+  CHECK(Parsed(R"({"metrics": {"listen": "127.0.0.1:9464"}})").metrics.listen == "127.0.0.1:9464");
+  CHECK(Parsed(R"({"metrics": {"listen": "[::1]:9464"}})").metrics.listen == "[::1]:9464");
+  CHECK(Parsed(R"({"metrics": {"listen": "127.3.2.1:0"}})").metrics.listen == "127.3.2.1:0");
+  CHECK(Parsed(R"({"metrics": {"listen": ""}})").metrics.listen.empty());
+  std::string why;
+  auto v6 = ParseLoopbackListen("[::1]:65535", &why);
+  REQUIRE(v6);
+  CHECK(v6->ipv6);
+  CHECK(v6->host == "::1");
+  CHECK(v6->port == 65535);
+  for (const char* wide :
+       {"0.0.0.0:9464", "192.168.1.2:9464", "[::]:9464", "[2001:db8::1]:80", "10.0.0.1:1"}) {
+    CAPTURE(wide);
+    CHECK_THAT(Error(std::string(R"({"metrics": {"listen": ")") + wide + "\"}}"),
+               Catch::Contains("metrics.listen: \"" + std::string(wide) +
+                               "\": not a loopback address"));
+  }
+  CHECK_THAT(Error(R"({"metrics": {"listen": "localhost:9464"}})"),
+             Catch::Contains("not an IP address (write 127.0.0.1, not a host name)"));
+  CHECK_THAT(Error(R"({"metrics": {"listen": "127.0.0.1"}})"), Catch::Contains("no port"));
+  CHECK_THAT(Error(R"({"metrics": {"listen": "127.0.0.1:70000"}})"),
+             Catch::Contains("a port beyond 65535"));
+  CHECK_THAT(Error(R"({"metrics": {"listen": "127.0.0.1:9x"}})"),
+             Catch::Contains("no port number"));
+  CHECK_THAT(Error(R"({"metrics": {"listen": 9464}})"),
+             Catch::Contains("metrics.listen: expected a string"));
+  CHECK_THAT(Error(R"({"metrics": {"port": 9464}})"),
+             Catch::Contains("metrics.port: unknown key \"port\" (known keys: listen)"));
+  CHECK_THAT(Error(R"({"metric": {}})"), Catch::Contains("unknown key \"metric\""));
+}
+
 TEST_CASE("tls keys take absolute paths and nothing else", "[settings]") {
   CHECK(Error("{\"tls\": {\"ca_file\": \"ca.pem\"}}") ==
         "/home/u/.config/mcpgw/settings.json:1:21: tls.ca_file: expected an absolute path (or "

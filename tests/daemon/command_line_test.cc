@@ -62,6 +62,25 @@ TEST_CASE("mcpgwd command line: options set what they name, paths made absolute"
   CHECK(Parse({"--config", "relative.json"}).config_path.front() == '/');
 }
 
+TEST_CASE("mcpgwd command line: --record, --replay and --replay-miss", "[command_line]") {
+  const CommandLine none = Parse({});
+  CHECK(none.record_path.empty());
+  CHECK(none.replay_path.empty());
+  CHECK_FALSE(none.replay_forward);
+  const CommandLine both = Parse(
+      {"--record", "/tmp/new.jsonl", "--replay", "/tmp/old.jsonl", "--replay-miss", "forward"});
+  CHECK(both.record_path == "/tmp/new.jsonl");
+  CHECK(both.replay_path == "/tmp/old.jsonl");
+  CHECK(both.replay_forward);
+  CHECK_FALSE(Parse({"--replay", "/tmp/a", "--replay-miss", "fail"}).replay_forward);
+  // Relative paths are made absolute, as --config's are.
+  CHECK(Parse({"--record", "tape.jsonl"}).record_path.front() == '/');
+  CHECK_THAT(Misuse({"--replay-miss", "forward"}).err, Catch::Contains("--replay"));
+  CHECK_THAT(Misuse({"--replay", "/tmp/a", "--replay-miss", "sometimes"}).err,
+             Catch::Contains("--replay-miss"));
+  CHECK_THAT(Misuse({"--record", ""}).err, Catch::Contains("--record needs a non-empty value"));
+}
+
 TEST_CASE("mcpgwd command line: misuse exits 2 and points at --help", "[command_line]") {
   for (const auto& args : std::vector<std::vector<std::string>>{{"--bogus"},
                                                                 {"--workers", "0"},

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "base/utf8.h"
-#include "daemon/guard/call_log.h"
+#include "daemon/guard/request_digest.h"
 #include "daemon/guard/scrub.h"
 
 namespace fs = std::filesystem;
@@ -56,17 +56,20 @@ std::string Repeat(std::string_view unit, size_t n) {
   return s;
 }
 
+// The digest of a call of "dump" on server "files" with no arguments.
+const std::string kDigest = *RequestDigest("files", "dump", "{}");
+
 ResultBound Bound(uint64_t max_text_bytes, ResultSpill* spill) {
   ResultBound b;
   b.max_text_bytes = max_text_bytes;
   b.spill = spill;
+  b.digest = kDigest;
   return b;
 }
 
 mcp::CallOutcome Result(std::string text) {
   mcp::CallOutcome o;
   o.text = std::move(text);
-  o.request_params = R"({"name":"dump","arguments":{}})";
   return o;
 }
 
@@ -131,7 +134,7 @@ TEST_CASE("at the bound nothing changes, one byte over cuts and keeps the whole 
   CHECK(over.full_text_bytes == 3000);
   CHECK(ReadAll(over.kept_file) == text);
   // Named by the time and the request's digest, private, in a private folder.
-  const std::string digest = RequestDigest(over.request_params);
+  const std::string& digest = kDigest;
   CHECK_THAT(over.kept_file, Catch::StartsWith(tmp.path + "/results/"));
   CHECK_THAT(over.kept_file, Catch::EndsWith("-" + digest.substr(0, 16) + ".txt"));
   struct stat st {};

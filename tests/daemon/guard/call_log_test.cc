@@ -1,6 +1,7 @@
 // The call log (BEHAVIOR.md §8): one private JSON line per call, with a digest of the
 // request and never its argument values; size-based rotation.
 #include "daemon/guard/call_log.h"
+#include "daemon/guard/request_digest.h"
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -55,17 +56,12 @@ CallRecord Record() {
   r.uid = 1000;
   r.ns = "github";
   r.tool = "create_issue";
-  r.request_params = R"({"name":"create_issue","arguments":{"token":"hunter2-secret"}})";
+  r.request_digest = *RequestDigest("github", "create_issue", R"({"token":"hunter2-secret"})");
   r.outcome = "backend";
   r.duration_ms = 1234;
   r.bytes_in = 512;
   r.bytes_out = 64;
   return r;
-}
-
-TEST_CASE("request digest is SHA-256 hex", "[call_log]") {
-  CHECK(RequestDigest("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  CHECK(RequestDigest("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
 TEST_CASE("a call line has every field and no argument values", "[call_log]") {
@@ -74,7 +70,7 @@ TEST_CASE("a call line has every field and no argument values", "[call_log]") {
   CHECK(line ==
         "{\"time\":\"2025-03-04T05:06:07.089Z\",\"pid\":4242,\"uid\":1000,"
         "\"namespace\":\"github\",\"tool\":\"create_issue\",\"request_digest\":\"" +
-            RequestDigest(r.request_params) +
+            r.request_digest +
             "\",\"outcome\":\"backend\",\"duration_ms\":1234,\"bytes_in\":512,\"bytes_out\":64,"
             "\"result_bytes\":null,\"result_file\":null}");
   CHECK_THAT(line, !Catch::Contains("hunter2"));
@@ -91,9 +87,9 @@ TEST_CASE("a cut result's line records the whole size and its file", "[call_log]
                                    "mcpgw/results/20250304T050607.089Z-ba7816bf8f01cfea.txt\"}"));
 }
 
-TEST_CASE("a call that sent nothing has a null digest", "[call_log]") {
+TEST_CASE("a request with nothing to digest has a null digest", "[call_log]") {
   CallRecord r = Record();
-  r.request_params.clear();
+  r.request_digest.clear();
   r.outcome = "denied";
   std::string line = FormatCallRecord(r);
   CHECK_THAT(line, Catch::Contains("\"request_digest\":null,\"outcome\":\"denied\""));
