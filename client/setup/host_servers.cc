@@ -177,8 +177,7 @@ HostRead ReadHostServers(const HostFile& file, const FileText& text, const HostC
     read.error = file.path + ": the top level is not an object";
     return read;
   }
-  const bool claude_json = file.host == Host::kClaudeCode && file.path.size() >= 12 &&
-                           file.path.substr(file.path.size() - 12) == "/.claude.json";
+  const bool claude_json = file.host == Host::kClaudeCode && file.project.empty();
   if (claude_json) {
     ReadClaudeJson(read, doc);
     return read;

@@ -1,5 +1,7 @@
 #include "client/setup/json_edit.h"
 
+#include <optional>
+
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -57,15 +59,16 @@ std::string IndentUnit(std::string_view text) {
   return std::string(smallest == 0 ? 2 : smallest, ' ');
 }
 
-// Where the line of `pos` ends (the offset of its line break, or the end of the text) when
-// nothing but blanks or a // comment follows pos on it; else pos itself.
-size_t EndOfLine(std::string_view text, size_t pos) {
+// Where the line of `pos` breaks (the offset of its line break, or the end of the text) when
+// nothing but blanks or a // comment follows pos on it; nullopt when something else does.
+std::optional<size_t> LineBreakAfter(std::string_view text, size_t pos) {
   size_t i = pos;
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
   if (text.substr(i, 2) == "//") i = text.find('\n', i);
   if (i == std::string_view::npos || i >= text.size()) return text.size();
   if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') return i;
-  return text[i] == '\n' ? i : pos;
+  if (text[i] == '\n') return i;
+  return std::nullopt;
 }
 
 // Past the line break at `eol` (as EndOfLine returned it).
@@ -164,10 +167,10 @@ std::string InsertMember(std::string_view text, const JsonSpan& object, std::str
   const std::string indent = LineIndent(text, last.key_begin);
   const std::string member = MemberText(key, value, true, style, indent);
   if (last.comma) {  // the file keeps trailing commas: so does the new member
-    const size_t at = EndOfLine(text, *last.comma + 1);
+    const size_t at = LineBreakAfter(text, *last.comma + 1).value_or(*last.comma + 1);
     return Splice(text, at, at, style.nl + indent + member + ",");
   }
-  const size_t at = EndOfLine(text, last.value->end);
+  const size_t at = LineBreakAfter(text, last.value->end).value_or(last.value->end);
   std::string out(text.substr(0, last.value->end));
   out += ',';
   out += text.substr(last.value->end, at - last.value->end);
@@ -187,8 +190,9 @@ std::string RemoveAt(std::string_view text, const JsonSpan& object, size_t index
   const JsonMember& m = object.members[index];
   const size_t key = m.key_begin;
   const size_t end = m.comma ? *m.comma + 1 : m.value->end;
-  const size_t eol = EndOfLine(text, end);
-  const bool own_line = BlankBefore(text, key) && eol != end;
+  const std::optional<size_t> line_break = LineBreakAfter(text, end);
+  const bool own_line = BlankBefore(text, key) && line_break.has_value();
+  const size_t eol = line_break.value_or(end);
   if (m.comma || index == 0) {
     if (own_line) return Splice(text, LineStart(text, key), PastLineBreak(text, eol), "");
     size_t to = end;
