@@ -21,13 +21,16 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 #   valgrind, gnuplot-nox  the benchmark's instruction counts and plot
 #   ccache          scripts/test.sh compiles through it when present
 #   universal-ctags the function-length check (tests/lint/lint.sh)
+#   libtomlplusplus-dev  toml++: mcpgw import and mcpgw hosts read and check
+#                   Codex's config.toml with it (client/setup/); its runtime
+#                   library is a dependency of the .deb
 #   curl, socat, procps, iproute2  not run by the suite: for looking at a
 #                   running daemon and its upstreams by hand
 pkgs=(
   build-essential g++ cmake ninja-build pkg-config git ca-certificates
   clang libclang-rt-dev clang-format
   libcurl4-openssl-dev rapidjson-dev libspdlog-dev libfmt-dev catch2 libuv1-dev
-  libssl-dev openssl libsystemd-dev libcli11-dev libstemmer-dev
+  libssl-dev openssl libsystemd-dev libcli11-dev libstemmer-dev libtomlplusplus-dev
   file man-db binutils dpkg-dev util-linux
   python3 curl socat procps iproute2 systemd valgrind gnuplot-nox strace ccache universal-ctags
 )

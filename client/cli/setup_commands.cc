@@ -77,7 +77,8 @@ int RunHostsCommand(const Invocation& inv, CommandIo& io) {
     if (inv.host) return Misuse(io, "hosts", "hosts list takes no HOST");
     return setup::RunHostsList(env, io.out);
   }
-  if (!inv.host) return Misuse(io, "hosts", "hosts " + action + " needs a HOST (" + setup::HostNames() + ")");
+  if (!inv.host)
+    return Misuse(io, "hosts", "hosts " + action + " needs a HOST (" + setup::HostNames() + ")");
   const setup::Host host = *setup::ParseHost(*inv.host);
   if (action == "add") {
     const std::string self = setup::SelfPath();

@@ -46,8 +46,9 @@ FoundServer ClassifyCodex(const HostFile& file, const std::string& name, const t
   }
   s.url = url->get();
   if (t->contains("bearer_token")) {
-    s.reason = "bearer_token is written in the file, which codex refuses; use "
-               "bearer_token_env_var";
+    s.reason =
+        "bearer_token is written in the file, which codex refuses; use "
+        "bearer_token_env_var";
     return s;
   }
   if (const auto* var = t->get_as<std::string>("bearer_token_env_var")) {

@@ -67,8 +67,9 @@ void DaemonChecks(const DaemonProbe& daemon, std::vector<Check>& checks, rapidjs
   }
   const Value& d = doc["daemon"];
   const long long pid = Int(d, "pid");
-  checks.push_back({true, "daemon: mcpgwd " + Str(d, "version") + " (pid " + std::to_string(pid) +
-                              ") answers on " + Str(d, "socket"),
+  checks.push_back({true,
+                    "daemon: mcpgwd " + Str(d, "version") + " (pid " + std::to_string(pid) +
+                        ") answers on " + Str(d, "socket"),
                     ""});
   std::string socket;
   const std::optional<std::string> stripped = daemon.stripped_status(&socket, &error);
@@ -81,10 +82,13 @@ void DaemonChecks(const DaemonProbe& daemon, std::vector<Check>& checks, rapidjs
   } else {
     checks.push_back(
         {false,
-         "hosts' socket: " + socket + " (what mcpgw stdio finds without XDG_RUNTIME_DIR and "
-         "MCPGW_SOCKET) " + (stripped ? "reaches another daemon" : "reaches no daemon (" + error + ")"),
+         "hosts' socket: " + socket +
+             " (what mcpgw stdio finds without XDG_RUNTIME_DIR and "
+             "MCPGW_SOCKET) " +
+             (stripped ? "reaches another daemon" : "reaches no daemon (" + error + ")"),
          "run mcpgwd on its default socket (systemctl --user enable --now mcpgwd.socket), or add "
-         "\"env\": {\"MCPGW_SOCKET\": \"" + Str(d, "socket") + "\"} to each host's mcpgw entry"});
+         "\"env\": {\"MCPGW_SOCKET\": \"" +
+             Str(d, "socket") + "\"} to each host's mcpgw entry"});
   }
 }
 
@@ -101,8 +105,9 @@ void FileChecks(const SetupEnv& env, const Value* d, std::vector<Check>& checks)
     checks.push_back({false, "config: the daemon refused its last reload: " + reload_error,
                       "mcpgwd --config " + config + " --check"});
   } else {
-    checks.push_back({true, "config: " + ShortPath(config, env) + " is usable (" +
-                                std::to_string(parsed.config.entries.size()) + " servers)",
+    checks.push_back({true,
+                      "config: " + ShortPath(config, env) + " is usable (" +
+                          std::to_string(parsed.config.entries.size()) + " servers)",
                       ""});
   }
   const SettingsResult s = LoadSettingsFile(settings);
@@ -113,8 +118,9 @@ void FileChecks(const SetupEnv& env, const Value* d, std::vector<Check>& checks)
     checks.push_back({false, "settings: the daemon could not use them: " + settings_error,
                       "fix the key named (docs/SETTINGS.md)"});
   } else {
-    checks.push_back({true, "settings: " + (s.missing ? std::string("none; the defaults apply")
-                                                      : ShortPath(settings, env) + " is usable"),
+    checks.push_back({true,
+                      "settings: " + (s.missing ? std::string("none; the defaults apply")
+                                                : ShortPath(settings, env) + " is usable"),
                       ""});
   }
 }
@@ -129,9 +135,8 @@ void ServerChecks(const Value& doc, std::vector<Check>& checks) {
     const std::string oauth = s.HasMember("oauth") ? Str(s["oauth"], "state") : "";
     const std::string shown = config::DisplayName(name);
     if (status == "ready") {
-      checks.push_back({true, "server " + shown + ": ready, " + std::to_string(Int(s, "tools")) +
-                                  " tools",
-                        ""});
+      checks.push_back(
+          {true, "server " + shown + ": ready, " + std::to_string(Int(s, "tools")) + " tools", ""});
     } else if (reason == config::kDisabledRefusal) {
       checks.push_back({true, "server " + shown + ": switched off in mcp.json", ""});
     } else {
@@ -161,12 +166,14 @@ void HostChecks(const SetupEnv& env, std::vector<Check>& checks) {
     if (regs.empty()) {
       checks.push_back({false, "host " + name + ": does not run mcpgw", "mcpgw hosts add " + name});
     } else if (access(regs.front()->command.c_str(), X_OK) != 0) {
-      checks.push_back({false, "host " + name + ": runs " + regs.front()->command +
-                                   ", which is not an executable",
-                        "mcpgw hosts add " + name});
+      checks.push_back(
+          {false,
+           "host " + name + ": runs " + regs.front()->command + ", which is not an executable",
+           "mcpgw hosts add " + name});
     } else {
-      checks.push_back({true, "host " + name + ": runs " + regs.front()->command + " stdio (" +
-                                  ShortPath(read.file.path, env) + ")",
+      checks.push_back({true,
+                        "host " + name + ": runs " + regs.front()->command + " stdio (" +
+                            ShortPath(read.file.path, env) + ")",
                         ""});
     }
   }
@@ -194,13 +201,14 @@ Check ServiceCheck(const SetupEnv& env, const std::vector<std::string>& unit_dir
     if (unit.empty() && Exists(dir + "/mcpgwd.socket")) unit = dir + "/mcpgwd.socket";
   }
   if (unit.empty()) {
-    return {false, "service: the systemd user units mcpgwd.socket and mcpgwd.service are not installed",
+    return {false,
+            "service: the systemd user units mcpgwd.socket and mcpgwd.service are not installed",
             "cmake --install build --prefix ~/.local, then systemctl --user link "
             "~/.local/lib/systemd/user/mcpgwd.{socket,service} (docs/SERVICE.md)"};
   }
   for (const std::string& dir : {user, std::string("/etc/systemd/user")}) {
-    for (const char* wants : {"/sockets.target.wants/mcpgwd.socket",
-                              "/default.target.wants/mcpgwd.service"}) {
+    for (const char* wants :
+         {"/sockets.target.wants/mcpgwd.socket", "/default.target.wants/mcpgwd.service"}) {
       if (Exists(dir + wants)) {
         return {true, "service: " + ShortPath(unit, env) + " installed and enabled", ""};
       }

@@ -119,8 +119,9 @@ WriteResult ReplaceText(const FileText& before, const std::string& text, const s
   // Code rewrites ~/.claude.json often) must not lose what it wrote.
   const FileText now = ReadText(path);
   if (now.state != before.state || now.text != before.text) {
-    return Failed(path + " changed while mcpgw was editing it; nothing was written: run the "
-                         "command again");
+    return Failed(path +
+                  " changed while mcpgw was editing it; nothing was written: run the "
+                  "command again");
   }
   const std::string target = before.exists() ? Target(path) : path;
   WriteResult result;
@@ -134,8 +135,8 @@ WriteResult ReplaceText(const FileText& before, const std::string& text, const s
     if (tmp.empty() || rename(tmp.c_str(), result.backup.c_str()) != 0) {
       const int err = errno;
       if (!tmp.empty()) unlink(tmp.c_str());
-      return Failed("cannot write the backup " + result.backup + ": " + ErrnoText(err) +
-                    "; " + path + " was left alone");
+      return Failed("cannot write the backup " + result.backup + ": " + ErrnoText(err) + "; " +
+                    path + " was left alone");
     }
   }
   const std::string tmp = WriteTemporary(target, text, before.exists() ? before.mode : 0600);

@@ -15,9 +15,9 @@ namespace mcpgw::setup {
 struct FileText {
   enum class State { kRead, kMissing, kUnreadable };
   State state = State::kMissing;
-  std::string path;   // as asked
-  std::string text;   // when kRead
-  std::string error;  // when kUnreadable: the reason, naming the file
+  std::string path;        // as asked
+  std::string text;        // when kRead
+  std::string error;       // when kUnreadable: the reason, naming the file
   bool read_only = false;  // no write permission bit is set: never rewritten
   mode_t mode = 0600;
 

@@ -18,8 +18,7 @@ std::vector<HostScan> ScanHosts(std::span<const Host> hosts, const SetupEnv& env
         host == Host::kClaudeCode ? claude.claude_projects : std::vector<std::string>{};
     for (const HostFile& file : ImportFiles(host, env, projects)) {
       FileText text = ReadText(file.path);
-      if (!file.project.empty() && !text.exists() &&
-          text.state != FileText::State::kUnreadable) {
+      if (!file.project.empty() && !text.exists() && text.state != FileText::State::kUnreadable) {
         continue;  // a project without its own file: nothing to say
       }
       scan.reads.push_back(ReadHostServers(file, text, context));

@@ -13,7 +13,7 @@ namespace mcpgw::setup {
 
 struct HostScan {
   Host host = Host::kCursor;
-  bool installed = false;      // its folder exists (HostFolder)
+  bool installed = false;       // its folder exists (HostFolder)
   std::vector<HostRead> reads;  // reads[0] is the user file
 };
 

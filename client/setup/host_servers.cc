@@ -64,8 +64,7 @@ FoundServer Classify(const HostFile& file, std::string name, const Value& entry,
   }
   std::string url_key;
   const Value* url = UrlOf(entry, &url_key);
-  if (switched_off || IsTrue(FindLast(entry, "disabled")) ||
-      IsFalse(FindLast(entry, "enabled"))) {
+  if (switched_off || IsTrue(FindLast(entry, "disabled")) || IsFalse(FindLast(entry, "enabled"))) {
     s.kind = FoundServer::Kind::kOff;
     s.reason = "switched off in " + std::string(HostName(file.host));
     return s;

@@ -19,7 +19,7 @@ namespace mcpgw::setup {
 
 struct HostHeader {
   std::string name;
-  std::string value;   // a secret
+  std::string value;      // a secret
   bool host_form = true;  // in the host's variable forms; false: already mcpgw's (Codex)
 };
 

@@ -73,8 +73,8 @@ int RunHostsList(const SetupEnv& env, std::ostream& out) {
     if (!read.error.empty()) {
       out << read.error << "\n";
     } else if (!read.text.exists()) {
-      out << (scan.installed ? "no file yet; \"mcpgw hosts add " + std::string(HostName(scan.host)) +
-                                   "\" makes one"
+      out << (scan.installed ? "no file yet; \"mcpgw hosts add " +
+                                   std::string(HostName(scan.host)) + "\" makes one"
                              : std::string("not installed"))
           << "\n";
     } else if (const auto regs = Registrations(read); !regs.empty()) {

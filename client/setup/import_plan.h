@@ -21,7 +21,7 @@ struct Source {
   Host host = Host::kCursor;
   std::string file;
   std::string project;
-  std::string name;  // its name there
+  std::string name;                 // its name there
   std::vector<std::string> parent;  // FoundServer::parent
 };
 
@@ -29,9 +29,9 @@ struct PlannedServer {
   std::string name;  // in mcp.json
   std::string url;   // as it will be written (${env:...} forms; may hold a literal url)
   std::vector<std::pair<std::string, std::string>> headers;  // values are secrets
-  std::vector<Source> sources;      // every host entry that is this server
-  std::string renamed_because;      // when the name differs from the first source's
-  std::vector<std::string> todo;    // what the user must still do (no values)
+  std::vector<Source> sources;                               // every host entry that is this server
+  std::string renamed_because;         // when the name differs from the first source's
+  std::vector<std::string> todo;       // what the user must still do (no values)
   std::vector<std::string> variables;  // environment variables it reads
 };
 

@@ -27,7 +27,8 @@ std::string Count(size_t n, const char* one, const char* many) {
 std::string Where(const Source& s, const SetupEnv& env) {
   std::string where(HostName(s.host));
   where += " " + ShortPath(s.file, env);
-  if (!s.project.empty() && s.parent.size() > 1) where += " (project " + ShortPath(s.project, env) + ")";
+  if (!s.project.empty() && s.parent.size() > 1)
+    where += " (project " + ShortPath(s.project, env) + ")";
   return where;
 }
 
@@ -104,8 +105,10 @@ void ReportDaemon(const DaemonProbe& daemon, const std::string& path,
       return;
     }
     const rapidjson::Value& d = doc["daemon"];
-    const std::string config = d.HasMember("config") && d["config"].IsString() ? d["config"].GetString() : "";
-    const long pid = d.HasMember("pid") && d["pid"].IsInt64() ? static_cast<long>(d["pid"].GetInt64()) : 0;
+    const std::string config =
+        d.HasMember("config") && d["config"].IsString() ? d["config"].GetString() : "";
+    const long pid =
+        d.HasMember("pid") && d["pid"].IsInt64() ? static_cast<long>(d["pid"].GetInt64()) : 0;
     if (!SameFile(config, path)) {
       out << "the running mcpgwd (pid " << pid << ") serves " << config << ", not " << path
           << ": restart it without --config to serve this file\n";
@@ -133,8 +136,8 @@ void ReportDaemon(const DaemonProbe& daemon, const std::string& path,
       return;
     }
     if (d.HasMember("reload_error") && d["reload_error"].IsString()) {
-      out << "the running mcpgwd (pid " << pid << ") refused the new mcp.json: "
-          << d["reload_error"].GetString() << "\n";
+      out << "the running mcpgwd (pid " << pid
+          << ") refused the new mcp.json: " << d["reload_error"].GetString() << "\n";
       return;
     }
   }

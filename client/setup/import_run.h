@@ -17,7 +17,7 @@
 namespace mcpgw::setup {
 
 struct ImportOptions {
-  std::vector<Host> from;   // empty: every host
+  std::vector<Host> from;  // empty: every host
   bool dry_run = false;
   bool move = false;
   std::string config_path;  // empty: DefaultConfigPath

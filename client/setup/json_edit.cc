@@ -152,8 +152,8 @@ std::string InsertMember(std::string_view text, const JsonSpan& object, std::str
     const std::string member = MemberText(key, value, true, style, base + style.unit);
     const size_t inner = object.begin + 1;
     const size_t close = object.end - 1;
-    if (SkipBlank(text, inner) == close && text.substr(inner, close - inner).find("/") ==
-                                               std::string_view::npos) {
+    if (SkipBlank(text, inner) == close &&
+        text.substr(inner, close - inner).find("/") == std::string_view::npos) {
       return Splice(text, inner, close, style.nl + base + style.unit + member + style.nl + base);
     }
     return Splice(text, inner, inner, style.nl + base + style.unit + member);
@@ -227,9 +227,9 @@ Value* Walk(rapidjson::Document& doc, const std::vector<std::string>& path, bool
     auto it = at->FindMember(rapidjson::StringRef(key.data(), key.size()));
     if (it == at->MemberEnd()) {
       if (!create) return nullptr;
-      at->AddMember(Value(key.data(), static_cast<rapidjson::SizeType>(key.size()),
-                          doc.GetAllocator()),
-                    Value(rapidjson::kObjectType), doc.GetAllocator());
+      at->AddMember(
+          Value(key.data(), static_cast<rapidjson::SizeType>(key.size()), doc.GetAllocator()),
+          Value(rapidjson::kObjectType), doc.GetAllocator());
       at = &(at->MemberEnd() - 1)->value;
     } else {
       at = &it->value;
@@ -244,8 +244,8 @@ void RemoveAll(Value& object, std::string_view key) {
 }
 
 // Whether `after` holds exactly `before` with the edit made.
-bool Intended(std::string_view before, std::string_view after,
-              const std::vector<std::string>& path, std::string_view key, const Value* value) {
+bool Intended(std::string_view before, std::string_view after, const std::vector<std::string>& path,
+              std::string_view key, const Value* value) {
   rapidjson::Document want, got;
   if (!Parse(before, want).empty() || !Parse(after, got).empty()) return false;
   Value* object = Walk(want, path, value != nullptr);
@@ -330,15 +330,13 @@ JsonEdit SetMember(std::string_view text, const std::vector<std::string>& path,
       const bool pretty = BlankBefore(text, existing->key_begin);
       std::string replacement;
       Write(value, pretty, style, LineIndent(text, existing->key_begin), replacement);
-      return Checked(text,
-                     Splice(text, existing->value->begin, existing->value->end, replacement),
+      return Checked(text, Splice(text, existing->value->begin, existing->value->end, replacement),
                      path, key, &value);
     }
     return Checked(text, InsertMember(text, *object, key, value, style), path, key, &value);
   }
   const Value wrapped = Nest(path, depth + 1, key, value, nested.GetAllocator());
-  return Checked(text, InsertMember(text, *object, path[depth], wrapped, style), path, key,
-                 &value);
+  return Checked(text, InsertMember(text, *object, path[depth], wrapped, style), path, key, &value);
 }
 
 JsonEdit RemoveMember(std::string_view text, const std::vector<std::string>& path,

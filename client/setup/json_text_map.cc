@@ -150,11 +150,21 @@ class Scanner {
       const char e = text_[pos + 1];
       pos += 2;
       switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
         case 'u': {
           uint32_t cp = 0;
           if (!Hex4(pos, cp)) return false;
@@ -168,7 +178,9 @@ class Scanner {
           AppendUtf8(out, cp);
           break;
         }
-        default: out += e; break;  // \" \\ \/
+        default:
+          out += e;
+          break;  // \" \\ \/
       }
     }
     return false;

@@ -18,17 +18,17 @@ struct JsonSpan;
 // One member of an object: its key (unescaped) and where it and its value are.
 struct JsonMember {
   std::string key;
-  size_t key_begin = 0;                 // the opening quote of the key
-  std::unique_ptr<JsonSpan> value;      // never null
-  std::optional<size_t> comma;          // the comma after the value, when there is one
+  size_t key_begin = 0;             // the opening quote of the key
+  std::unique_ptr<JsonSpan> value;  // never null
+  std::optional<size_t> comma;      // the comma after the value, when there is one
 };
 
 struct JsonSpan {
   enum class Kind { kObject, kArray, kOther };
   Kind kind = Kind::kOther;
-  size_t begin = 0;  // first byte of the value
-  size_t end = 0;    // one past its last byte
-  std::vector<JsonMember> members;  // kObject, in text order (repeats kept)
+  size_t begin = 0;                              // first byte of the value
+  size_t end = 0;                                // one past its last byte
+  std::vector<JsonMember> members;               // kObject, in text order (repeats kept)
   std::vector<std::unique_ptr<JsonSpan>> items;  // kArray
 
   // The last member named `key` (JSON.parse keeps the last of repeated keys), or null.

@@ -70,8 +70,9 @@ HostEdit AddRegistration(const HostRead& read, const std::string& mcpgw_path) {
   if (!read.error.empty()) return Refused(read.error + "; left alone");
   if (const FoundServer* existing = Named(read, kEntryName)) {
     if (!RunsMcpgw(*existing)) {
-      return Refused("an entry named \"mcpgw\" is there and runs something else; rename or "
-                     "remove it first");
+      return Refused(
+          "an entry named \"mcpgw\" is there and runs something else; rename or "
+          "remove it first");
     }
     if (existing->command == mcpgw_path && existing->kind == FoundServer::Kind::kLocal) {
       return Unchanged("already runs " + mcpgw_path + " stdio");
@@ -97,8 +98,9 @@ HostEdit RemoveRegistration(const HostRead& read) {
   return RemoveEntries(read, entries);
 }
 
-HostEdit RemoveEntries(const HostRead& read,
-                       const std::vector<std::pair<std::vector<std::string>, std::string>>& entries) {
+HostEdit RemoveEntries(
+    const HostRead& read,
+    const std::vector<std::pair<std::vector<std::string>, std::string>>& entries) {
   if (!read.error.empty()) return Refused(read.error + "; left alone");
   std::string text = read.text.text;
   for (const auto& [parent, name] : entries) {

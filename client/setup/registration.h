@@ -33,7 +33,8 @@ HostEdit RemoveRegistration(const HostRead& read);
 
 // Takes the named entries out of a file (`mcpgw import --move`): `parent`/`name` as
 // FoundServer has them.
-HostEdit RemoveEntries(const HostRead& read,
-                       const std::vector<std::pair<std::vector<std::string>, std::string>>& entries);
+HostEdit RemoveEntries(
+    const HostRead& read,
+    const std::vector<std::pair<std::vector<std::string>, std::string>>& entries);
 
 }  // namespace mcpgw::setup

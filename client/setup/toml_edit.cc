@@ -12,11 +12,11 @@ namespace {
 
 struct Line {
   size_t begin = 0;
-  size_t end = 0;             // past its line break
-  bool in_string = false;     // starts inside a multi-line string
+  size_t end = 0;                 // past its line break
+  bool in_string = false;         // starts inside a multi-line string
   std::vector<std::string> keys;  // a table header's keys, or a key/value line's key path
   bool header = false;
-  bool content = false;       // neither blank nor only a comment
+  bool content = false;  // neither blank nor only a comment
 };
 
 bool IsBare(char c) {
@@ -250,8 +250,8 @@ TomlEdit SetServerTable(std::string_view text, std::string_view name,
   const std::string nl = Newline(text);
   std::string out = removed.text;
   if (!out.empty() && out.back() != '\n') out += nl;
-  if (!out.empty() && out.substr(out.size() >= 2 * nl.size() ? out.size() - 2 * nl.size() : 0) !=
-                          nl + nl) {
+  if (!out.empty() &&
+      out.substr(out.size() >= 2 * nl.size() ? out.size() - 2 * nl.size() : 0) != nl + nl) {
     out += nl;
   }
   std::string body = "[mcp_servers." + TomlKey(name) + "]" + nl;

@@ -18,7 +18,7 @@ namespace mcpgw::setup {
 
 struct VariableContext {
   Host host = Host::kCursor;
-  std::string project;                         // the entry's project folder, "" if none
+  std::string project;  // the entry's project folder, "" if none
   const std::map<std::string, std::string>* inputs = nullptr;  // VS Code: id → description
 };
 

@@ -23,7 +23,8 @@ struct HostCase {
 
 const HostCase kCases[] = {
     {Host::kClaudeDesktop, ".config/Claude/claude_desktop_config.json",
-     "\"mcp-server-fetch\"]}, \"mcpgw\": {\"command\": \"/opt/mcpgw/bin/mcpgw\", \"args\": [\"stdio\"]}}}\n"},
+     "\"mcp-server-fetch\"]}, \"mcpgw\": {\"command\": \"/opt/mcpgw/bin/mcpgw\", \"args\": "
+     "[\"stdio\"]}}}\n"},
     {Host::kClaudeCode, ".claude.json",
      "    \"mcpgw\": {\n      \"type\": \"stdio\",\n      \"command\": \"/opt/mcpgw/bin/mcpgw\",\n"
      "      \"args\": [\"stdio\"],\n      \"env\": {}\n    }\n"},
@@ -34,7 +35,8 @@ const HostCase kCases[] = {
     {Host::kWindsurf, ".codeium/windsurf/mcp_config.json", "\"args\": [\"stdio\"]"},
     {Host::kGemini, ".gemini/settings.json", "\"command\": \"/opt/mcpgw/bin/mcpgw\""},
     {Host::kCodex, ".codex/config.toml",
-     "enabled = false\n\n[mcp_servers.mcpgw]\ncommand = \"/opt/mcpgw/bin/mcpgw\"\nargs = [\"stdio\"]\n"},
+     "enabled = false\n\n[mcp_servers.mcpgw]\ncommand = \"/opt/mcpgw/bin/mcpgw\"\nargs = "
+     "[\"stdio\"]\n"},
 };
 
 }  // namespace
@@ -71,7 +73,8 @@ TEST_CASE("hosts: add registers mcpgw in each host's form; remove restores the f
       std::ostringstream list;
       RunHostsList(home.Env(), list);
       CHECK(list.str().find(std::string(HostName(c.host)) + "  ") != std::string::npos);
-      CHECK(list.str().find("runs mcpgw as mcpgw (/opt/mcpgw/bin/mcpgw stdio)") != std::string::npos);
+      CHECK(list.str().find("runs mcpgw as mcpgw (/opt/mcpgw/bin/mcpgw stdio)") !=
+            std::string::npos);
 
       std::ostringstream removed;
       CHECK(RunHostsRemove(c.host, home.Env(), removed) == 0);
@@ -105,12 +108,14 @@ TEST_CASE("hosts: a host that is not installed gets no file; an installed one ge
 TEST_CASE("hosts: a moved mcpgw is updated in place; a foreign \"mcpgw\" entry is refused",
           "[setup][hosts]") {
   TempHome home;
-  home.Write(".cursor/mcp.json",
-             "{\"mcpServers\": {\"mcpgw\": {\"command\": \"/usr/bin/mcpgw\", \"args\": [\"stdio\"]}}}");
+  home.Write(
+      ".cursor/mcp.json",
+      "{\"mcpServers\": {\"mcpgw\": {\"command\": \"/usr/bin/mcpgw\", \"args\": [\"stdio\"]}}}");
   std::ostringstream out;
   CHECK(RunHostsAdd(Host::kCursor, kMcpgw, home.Env(), out) == 0);
   CHECK(home.Read(".cursor/mcp.json") ==
-        "{\"mcpServers\": {\"mcpgw\": {\"command\": \"/opt/mcpgw/bin/mcpgw\", \"args\": [\"stdio\"]}}}");
+        "{\"mcpServers\": {\"mcpgw\": {\"command\": \"/opt/mcpgw/bin/mcpgw\", \"args\": "
+        "[\"stdio\"]}}}");
 
   const std::string foreign = "{\"mcpServers\": {\"mcpgw\": {\"url\": \"https://elsewhere/mcp\"}}}";
   home.Write(".cursor/mcp.json", foreign);
@@ -148,7 +153,8 @@ TEST_CASE("hosts: paths follow CLAUDE_CONFIG_DIR, CODEX_HOME and macOS", "[setup
   CHECK(UserFile(Host::kClaudeCode, env).path == home.At("cc/.claude.json"));
   CHECK(UserFile(Host::kCodex, env).path == home.At("cx/config.toml"));
   env.platform = Platform::kMacos;
-  CHECK(UserFile(Host::kVsCode, env).path == home.At("Library/Application Support/Code/User/mcp.json"));
+  CHECK(UserFile(Host::kVsCode, env).path ==
+        home.At("Library/Application Support/Code/User/mcp.json"));
   CHECK(UserFile(Host::kClaudeDesktop, env).path ==
         home.At("Library/Application Support/Claude/claude_desktop_config.json"));
   CHECK(UserFile(Host::kCursor, env).path == home.At(".cursor/mcp.json"));

@@ -3,8 +3,8 @@
 // byte for byte (or, with --move, lose exactly the imported entries), and bad input.
 #include <sys/stat.h>
 
-#include <catch2/catch.hpp>
 #include <rapidjson/document.h>
+#include <catch2/catch.hpp>
 
 #include "client/setup/file_io.h"
 #include "client/setup/import_run.h"
@@ -61,12 +61,15 @@ TEST_CASE("import: --dry-run prints the plan and changes no file", "[setup][impo
   CHECK(plan.find("also cursor ~/.cursor/mcp.json") != std::string::npos);
   CHECK(plan.find("+ docs-cursor  http://127.0.0.1:9999/mcp") != std::string::npos);
   CHECK(plan.find("renamed: \"docs\" names another server") != std::string::npos);
-  CHECK(plan.find("- fs  claude-code ~/.claude.json: a local server (command)") != std::string::npos);
+  CHECK(plan.find("- fs  claude-code ~/.claude.json: a local server (command)") !=
+        std::string::npos);
   CHECK(plan.find("- old  claude-code ~/proj/.mcp.json: switched off") != std::string::npos);
   CHECK(plan.find("- off  windsurf") != std::string::npos);
-  CHECK(plan.find("- paused  codex ~/.codex/config.toml: switched off in codex (enabled = false)") !=
+  CHECK(
+      plan.find("- paused  codex ~/.codex/config.toml: switched off in codex (enabled = false)") !=
+      std::string::npos);
+  CHECK(plan.find("VS Code asks for ${input:linear-key} (\"Linear API key\")") !=
         std::string::npos);
-  CHECK(plan.find("VS Code asks for ${input:linear-key} (\"Linear API key\")") != std::string::npos);
   CHECK(plan.find("Dry run: no file was changed.") != std::string::npos);
   // Header values are secrets: the plan counts them, never shows them.
   CHECK(plan.find("literal-client-id") == std::string::npos);
@@ -98,7 +101,8 @@ TEST_CASE("import: the remote servers reach mcp.json once each, with ${env:} for
   CHECK(Header(doc, "figma", "Authorization") == "Bearer ${env:FIGMA_TOKEN}");
   CHECK(Header(doc, "figma", "X-Team") == "${env:FIGMA_TEAM}");
   CHECK(Header(doc, "figma", "X-Client") == "literal-client-id");
-  CHECK(std::string(doc["mcpServers"]["notion"]["url"].GetString()) == "https://mcp.notion.com/mcp");
+  CHECK(std::string(doc["mcpServers"]["notion"]["url"].GetString()) ==
+        "https://mcp.notion.com/mcp");
   CHECK(home.Read(".config/mcpgw/mcp.json").find("literal-default") == std::string::npos);
   struct stat st = {};
   REQUIRE(stat(home.At(".config/mcpgw/mcp.json").c_str(), &st) == 0);
@@ -161,7 +165,8 @@ TEST_CASE("import: a host file that does not parse is named by line and never re
           "[setup][import]") {
   TempHome home;
   WriteDayOneHome(home);
-  const std::string broken = "{\n  \"mcpServers\": {\n    \"x\": {\"url\": \"http://x\"},,\n  }\n}\n";
+  const std::string broken =
+      "{\n  \"mcpServers\": {\n    \"x\": {\"url\": \"http://x\"},,\n  }\n}\n";
   home.Write(".cursor/mcp.json", broken);
   home.Write(".codex/config.toml", "[mcp_servers.figma\nurl = 1\n");
   ImportOptions options;

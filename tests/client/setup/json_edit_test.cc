@@ -66,8 +66,8 @@ TEST_CASE("json edit: tabs and CRLF line ends are kept", "[setup][json]") {
 
 TEST_CASE("json edit: missing objects are created, an empty file becomes a document",
           "[setup][json]") {
-  const JsonEdit into_root = SetMember("{\n  \"theme\": \"dark\"\n}\n", {"mcpServers"}, "x",
-                                       Json("1"));
+  const JsonEdit into_root =
+      SetMember("{\n  \"theme\": \"dark\"\n}\n", {"mcpServers"}, "x", Json("1"));
   REQUIRE(into_root.ok);
   CHECK(into_root.text == "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"x\": 1\n  }\n}\n");
   const JsonEdit empty_object = SetMember("{}", {"mcpServers"}, "x", Json("1"));
@@ -87,16 +87,20 @@ TEST_CASE("json edit: an existing member's value is replaced in place", "[setup]
         "\"z\": 1}}");
 }
 
-TEST_CASE("json edit: removing the first, a middle, the last or the only member",
-          "[setup][json]") {
-  const std::string three = "{\n  \"s\": {\n    \"a\": 1,\n    \"b\": 2, // two\n    \"c\": 3\n  }\n}\n";
-  CHECK(RemoveMember(three, {"s"}, "a").text == "{\n  \"s\": {\n    \"b\": 2, // two\n    \"c\": 3\n  }\n}\n");
-  CHECK(RemoveMember(three, {"s"}, "b").text == "{\n  \"s\": {\n    \"a\": 1,\n    \"c\": 3\n  }\n}\n");
-  CHECK(RemoveMember(three, {"s"}, "c").text == "{\n  \"s\": {\n    \"a\": 1,\n    \"b\": 2 // two\n  }\n}\n");
+TEST_CASE("json edit: removing the first, a middle, the last or the only member", "[setup][json]") {
+  const std::string three =
+      "{\n  \"s\": {\n    \"a\": 1,\n    \"b\": 2, // two\n    \"c\": 3\n  }\n}\n";
+  CHECK(RemoveMember(three, {"s"}, "a").text ==
+        "{\n  \"s\": {\n    \"b\": 2, // two\n    \"c\": 3\n  }\n}\n");
+  CHECK(RemoveMember(three, {"s"}, "b").text ==
+        "{\n  \"s\": {\n    \"a\": 1,\n    \"c\": 3\n  }\n}\n");
+  CHECK(RemoveMember(three, {"s"}, "c").text ==
+        "{\n  \"s\": {\n    \"a\": 1,\n    \"b\": 2 // two\n  }\n}\n");
   CHECK(RemoveMember("{\"s\": {\"a\": 1, \"b\": 2}}", {"s"}, "b").text == "{\"s\": {\"a\": 1}}");
   CHECK(RemoveMember("{\"s\": {\"a\": 1, \"b\": 2}}", {"s"}, "a").text == "{\"s\": {\"b\": 2}}");
-  CHECK(RemoveMember("{\n  \"s\": {\n    \"a\": {\n      \"x\": 1\n    }\n  }\n}", {"s"}, "a").text ==
-        "{\n  \"s\": {\n  }\n}");
+  CHECK(
+      RemoveMember("{\n  \"s\": {\n    \"a\": {\n      \"x\": 1\n    }\n  }\n}", {"s"}, "a").text ==
+      "{\n  \"s\": {\n  }\n}");
   CHECK(RemoveMember(three, {"s"}, "nothing").text == three);
 }
 

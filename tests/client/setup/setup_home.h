@@ -27,14 +27,16 @@ inline void WriteDayOneHome(const TempHome& home) {
              "    }\n"
              "  },\n"
              "  \"projects\": {\n"
-             "    \"" + home.At("proj") + "\": {\n"
-             "      \"mcpServers\": {\n"
-             "        \"docs\": {\"type\": \"http\", \"url\": \"http://127.0.0.1:8931/mcp\"}\n"
-             "      },\n"
-             "      \"disabledMcpjsonServers\": [\"old\"]\n"
-             "    }\n"
-             "  }\n"
-             "}\n");
+             "    \"" +
+                 home.At("proj") +
+                 "\": {\n"
+                 "      \"mcpServers\": {\n"
+                 "        \"docs\": {\"type\": \"http\", \"url\": \"http://127.0.0.1:8931/mcp\"}\n"
+                 "      },\n"
+                 "      \"disabledMcpjsonServers\": [\"old\"]\n"
+                 "    }\n"
+                 "  }\n"
+                 "}\n");
   home.Folder(".claude");
   home.Write("proj/.mcp.json",
              "{\"mcpServers\": {\"old\": {\"type\": \"http\", \"url\": \"http://127.0.0.1:1/mcp\"},"
@@ -50,20 +52,22 @@ inline void WriteDayOneHome(const TempHome& home) {
              "    \"docs\": {\"url\": \"http://127.0.0.1:9999/mcp\"}\n"
              "  }\n"
              "}\n");
-  home.Write(".config/Code/User/mcp.json",
-             "// VS Code's user MCP servers\n"
-             "{\n"
-             "  \"inputs\": [\n"
-             "    {\"type\": \"promptString\", \"id\": \"linear-key\", \"description\": \"Linear API key\", \"password\": true},\n"
-             "  ],\n"
-             "  \"servers\": {\n"
-             "    \"linear\": {\n"
-             "      \"type\": \"http\",\n"
-             "      \"url\": \"https://mcp.linear.app/mcp\",\n"
-             "      \"headers\": {\"Authorization\": \"Bearer ${input:linear-key}\"}, // asks once\n"
-             "    },\n"
-             "  },\n"
-             "}\n");
+  home.Write(
+      ".config/Code/User/mcp.json",
+      "// VS Code's user MCP servers\n"
+      "{\n"
+      "  \"inputs\": [\n"
+      "    {\"type\": \"promptString\", \"id\": \"linear-key\", \"description\": \"Linear API "
+      "key\", \"password\": true},\n"
+      "  ],\n"
+      "  \"servers\": {\n"
+      "    \"linear\": {\n"
+      "      \"type\": \"http\",\n"
+      "      \"url\": \"https://mcp.linear.app/mcp\",\n"
+      "      \"headers\": {\"Authorization\": \"Bearer ${input:linear-key}\"}, // asks once\n"
+      "    },\n"
+      "  },\n"
+      "}\n");
   home.Write(".codeium/windsurf/mcp_config.json",
              "{\"mcpServers\": {\"notion\": {\"serverUrl\": \"https://mcp.notion.com/mcp\"},"
              " \"off\": {\"serverUrl\": \"https://x.example/mcp\", \"disabled\": true}}}\n");
@@ -71,7 +75,8 @@ inline void WriteDayOneHome(const TempHome& home) {
              "{\n"
              "  // Gemini CLI settings\n"
              "  \"mcpServers\": {\n"
-             "    \"weather\": {\"httpUrl\": \"https://weather.example/mcp\", \"headers\": {\"X-Token\": \"$WEATHER_TOKEN\"}}\n"
+             "    \"weather\": {\"httpUrl\": \"https://weather.example/mcp\", \"headers\": "
+             "{\"X-Token\": \"$WEATHER_TOKEN\"}}\n"
              "  }\n"
              "}\n");
   home.Write(".codex/config.toml",
@@ -93,16 +98,21 @@ inline void WriteDayOneHome(const TempHome& home) {
              "[mcp_servers.paused]\n"
              "url = \"https://paused.example/mcp\"\n"
              "enabled = false\n");
-  home.Write(".config/Claude/claude_desktop_config.json",
-             "{\"mcpServers\": {\"fetch\": {\"command\": \"uvx\", \"args\": [\"mcp-server-fetch\"]}}}\n");
+  home.Write(
+      ".config/Claude/claude_desktop_config.json",
+      "{\"mcpServers\": {\"fetch\": {\"command\": \"uvx\", \"args\": [\"mcp-server-fetch\"]}}}\n");
 }
 
 // Every host file of the day-one HOME, by path under it.
 inline const char* const kDayOneFiles[] = {
-    ".claude.json",          "proj/.mcp.json",
-    ".cursor/mcp.json",      ".config/Code/User/mcp.json",
-    ".codeium/windsurf/mcp_config.json", ".gemini/settings.json",
-    ".codex/config.toml",    ".config/Claude/claude_desktop_config.json",
+    ".claude.json",
+    "proj/.mcp.json",
+    ".cursor/mcp.json",
+    ".config/Code/User/mcp.json",
+    ".codeium/windsurf/mcp_config.json",
+    ".gemini/settings.json",
+    ".codex/config.toml",
+    ".config/Claude/claude_desktop_config.json",
 };
 
 }  // namespace mcpgw::setup::testing

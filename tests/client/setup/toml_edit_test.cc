@@ -20,10 +20,11 @@ TEST_CASE("toml edit: a server table is appended and removed, the rest kept", "[
       "# the next one is mine\n"
       "[profiles.fast]\n"
       "model = \"o4-mini\"\n";
-  const TomlEdit added =
-      SetServerTable(before, "mcpgw", {{"command", TomlString("/usr/bin/mcpgw")}, {"args", "[\"stdio\"]"}});
+  const TomlEdit added = SetServerTable(
+      before, "mcpgw", {{"command", TomlString("/usr/bin/mcpgw")}, {"args", "[\"stdio\"]"}});
   REQUIRE(added.ok);
-  CHECK(added.text == before + "\n[mcp_servers.mcpgw]\ncommand = \"/usr/bin/mcpgw\"\nargs = [\"stdio\"]\n");
+  CHECK(added.text ==
+        before + "\n[mcp_servers.mcpgw]\ncommand = \"/usr/bin/mcpgw\"\nargs = [\"stdio\"]\n");
   const TomlEdit back = RemoveServerTable(added.text, "mcpgw");
   REQUIRE(back.ok);
   CHECK(back.text == before + "\n");
@@ -45,7 +46,8 @@ TEST_CASE("toml edit: inline and dotted forms of a server are cut too", "[setup]
       "a = { url = \"http://a\" }\n"
       "b.url = \"http://b\"\n"
       "b.enabled = false\n";
-  CHECK(RemoveServerTable(before, "a").text == "[mcp_servers]\nb.url = \"http://b\"\nb.enabled = false\n");
+  CHECK(RemoveServerTable(before, "a").text ==
+        "[mcp_servers]\nb.url = \"http://b\"\nb.enabled = false\n");
   CHECK(RemoveServerTable(before, "b").text == "[mcp_servers]\na = { url = \"http://a\" }\n");
 }
 

@@ -12,7 +12,8 @@ TEST_CASE("variables: each host's forms become ${env:NAME}", "[setup][variables]
   };
   CHECK(rewrite(Host::kClaudeCode, "Bearer ${GITHUB_TOKEN}") == "Bearer ${env:GITHUB_TOKEN}");
   CHECK(rewrite(Host::kClaudeDesktop, "${A}-${B}") == "${env:A}-${env:B}");
-  CHECK(rewrite(Host::kGemini, "Bearer $TOKEN and ${OTHER}") == "Bearer ${env:TOKEN} and ${env:OTHER}");
+  CHECK(rewrite(Host::kGemini, "Bearer $TOKEN and ${OTHER}") ==
+        "Bearer ${env:TOKEN} and ${env:OTHER}");
   CHECK(rewrite(Host::kCursor, "Bearer ${env:KEY}") == "Bearer ${env:KEY}");
   CHECK(rewrite(Host::kWindsurf, "${env:KEY}") == "${env:KEY}");
   CHECK(rewrite(Host::kCursor, "${userHome}/x") == "${userHome}/x");
