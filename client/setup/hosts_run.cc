@@ -69,7 +69,9 @@ int Apply(const HostScan& scan, const HostRead& read, const HostEdit& edit, cons
 int RunHostsList(const SetupEnv& env, std::ostream& out) {
   for (const HostScan& scan : ScanHosts(AllHosts(), env)) {
     const HostRead& read = scan.reads.front();
-    out << HostName(scan.host) << "  " << ShortPath(read.file.path, env) << ": ";
+    std::string name(HostName(scan.host));
+    name.resize(16, ' ');
+    out << name << ShortPath(read.file.path, env) << ": ";
     if (!read.error.empty()) {
       out << read.error << "\n";
     } else if (!read.text.exists()) {

@@ -227,6 +227,17 @@ TomlEdit RemoveServerTable(std::string_view text, std::string_view name) {
     full.insert(full.end(), line.keys.begin(), line.keys.end());
     if (line.content && !line.keys.empty() && Names(full, name)) cut[i] = true;
   }
+  // A table cut from the end of the file takes the blank lines before it along, as
+  // SetServerTable put one there.
+  size_t keep = lines.size();
+  while (keep > 0 && cut[keep - 1]) --keep;
+  if (keep < lines.size()) {
+    while (keep > 0 && !lines[keep - 1].content && !lines[keep - 1].in_string &&
+           text.substr(lines[keep - 1].begin, lines[keep - 1].end - lines[keep - 1].begin)
+                   .find('#') == std::string_view::npos) {
+      cut[--keep] = true;
+    }
+  }
   std::string out;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (!cut[i]) out += text.substr(lines[i].begin, lines[i].end - lines[i].begin);

@@ -133,6 +133,60 @@ out="$(timeout 60 "$HOSTS_BIN/codex" mcp list 2>&1 || true)"
 echo "codex mcp list: $(grep mcpgw <<<"$out")"
 Check "codex mcp list: mcpgw is listed and enabled" grep -q "^mcpgw .*$MCPGW .*stdio .*enabled" <<<"$out"
 
+# --- every host's entry, started as the host would start it, reaches the imported servers ---
+INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"hosts.sh","version":"1"}}}'
+LIST='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_dynamic_tools","arguments":{}}}'
+# Serve OUT COMMAND...: initialize and one get_dynamic_tools over stdio, stdin held open
+# until the answer is out (at most 20 s).
+Serve() {
+  local out="$1"
+  shift
+  : >"$out"
+  {
+    printf '%s\n' "$INIT" '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$LIST"
+    for _ in $(seq 200); do
+      grep -q '"id":2' "$out" && break
+      sleep 0.1
+    done
+  } | timeout 30 env -i HOME="$HOME" PATH="$PATH" XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" "$@" >"$out" 2>"$out.err" || true
+}
+for pair in claude-desktop:.config/Claude/claude_desktop_config.json:mcpServers \
+  claude-code:.claude.json:mcpServers cursor:.cursor/mcp.json:mcpServers \
+  vscode:.config/Code/User/mcp.json:servers windsurf:.codeium/windsurf/mcp_config.json:mcpServers \
+  gemini:.gemini/settings.json:mcpServers; do
+  IFS=: read -r host file key <<<"$pair"
+  mapfile -t argv < <("$NODE" -e '
+    const fs = require("fs");
+    // JSONC as the hosts read it: comments outside strings, then trailing commas.
+    const strip = (t) => {
+      let o = "", i = 0, str = false;
+      while (i < t.length) {
+        const c = t[i];
+        if (str) {
+          o += c;
+          if (c === "\\") { o += t[i + 1]; i += 2; continue; }
+          if (c === "\"") str = false;
+          i++;
+        } else if (c === "\"") { str = true; o += c; i++; }
+        else if (t.startsWith("//", i)) { while (i < t.length && t[i] !== "\n") i++; }
+        else if (t.startsWith("/*", i)) { i = t.indexOf("*/", i + 2) + 2; }
+        else { o += c; i++; }
+      }
+      return o.replace(/,(\s*[}\]])/g, "$1");
+    };
+    const e = JSON.parse(strip(fs.readFileSync(process.argv[1], "utf8")))[process.argv[2]].mcpgw;
+    console.log([e.command, ...e.args].join("\n"));' "$HOME/$file" "$key" 2>/dev/null || true)
+  Serve "$TMP/serve-$host.out" "${argv[@]:-false}"
+  Check "$host's entry (${argv[*]:-none}) serves the gateway's servers" \
+    bash -c "grep -q '\"id\":2,\"result\"' '$TMP/serve-$host.out' && grep -q 'beta-vscode' '$TMP/serve-$host.out'"
+done
+# Codex's own reading of its table: `codex mcp get --json`.
+mapfile -t argv < <("$HOSTS_BIN/codex" mcp get mcpgw --json 2>/dev/null |
+  Json '[d.transport.command, ...d.transport.args].join("\n")')
+Serve "$TMP/serve-codex.out" "${argv[@]:-false}"
+Check "codex's entry (${argv[*]:-none}, as codex mcp get reads it) serves the gateway's servers" \
+  bash -c "grep -q '\"id\":2,\"result\"' '$TMP/serve-codex.out' && grep -q 'beta-vscode' '$TMP/serve-codex.out'"
+
 # --- doctor: everything holds but the stripped socket, which is not this test's ---
 mkdir -p "$XDG_CONFIG_HOME/systemd/user/sockets.target.wants"
 cp "$ROOT/packaging/mcpgwd.socket" "$XDG_CONFIG_HOME/systemd/user/"
@@ -151,11 +205,9 @@ for host in claude-desktop claude-code cursor vscode windsurf gemini codex; do
   ExpectRc 0 "mcpgw hosts remove $host"
 done
 for f in .cursor/mcp.json .config/Code/User/mcp.json .codeium/windsurf/mcp_config.json \
-  .gemini/settings.json .config/Claude/claude_desktop_config.json; do
+  .gemini/settings.json .codex/config.toml .config/Claude/claude_desktop_config.json; do
   Check "after remove, $f is as it was" cmp -s "$HOME/$f" "$TMP/before/$(echo "$f" | tr / _)"
 done
-Check "after remove, config.toml is as it was (one blank line more)" \
-  cmp -s "$HOME/.codex/config.toml" <(cat "$TMP/before/.codex_config.toml"; echo)
 # Claude Code rewrites ~/.claude.json itself as it runs: its servers are as they were.
 Check "after remove, Claude Code's servers are as they were" \
   test "$(Json 'JSON.stringify(d.mcpServers)' <"$HOME/.claude.json")" = \

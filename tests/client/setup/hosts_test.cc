@@ -72,15 +72,15 @@ TEST_CASE("hosts: add registers mcpgw in each host's form; remove restores the f
 
       std::ostringstream list;
       RunHostsList(home.Env(), list);
-      CHECK(list.str().find(std::string(HostName(c.host)) + "  ") != std::string::npos);
+      std::string row(HostName(c.host));
+      row.resize(16, ' ');
+      CHECK(list.str().find(row + "~/" + c.file + ": runs mcpgw") != std::string::npos);
       CHECK(list.str().find("runs mcpgw as mcpgw (/opt/mcpgw/bin/mcpgw stdio)") !=
             std::string::npos);
 
       std::ostringstream removed;
       CHECK(RunHostsRemove(c.host, home.Env(), removed) == 0);
-      const bool toml = c.host == Host::kCodex;
-      // Codex's file gained a blank line before the table; the JSON files are as they were.
-      CHECK(home.Read(c.file) == (toml ? before + "\n" : before));
+      CHECK(home.Read(c.file) == before);
     }
   }
 }

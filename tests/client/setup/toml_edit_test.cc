@@ -27,7 +27,7 @@ TEST_CASE("toml edit: a server table is appended and removed, the rest kept", "[
         before + "\n[mcp_servers.mcpgw]\ncommand = \"/usr/bin/mcpgw\"\nargs = [\"stdio\"]\n");
   const TomlEdit back = RemoveServerTable(added.text, "mcpgw");
   REQUIRE(back.ok);
-  CHECK(back.text == before + "\n");
+  CHECK(back.text == before);
 
   const TomlEdit cut = RemoveServerTable(before, "figma");
   REQUIRE(cut.ok);
