@@ -190,7 +190,7 @@ TEST_CASE("every command of the table has its help, its parse and its place in t
   }
   CHECK(unknown ==
         "mcpgw: unknown command 'frobnicate' (commands: tools, call, status, wait, stdio, login, "
-        "logout, pins, diff, approve)\nRun 'mcpgw --help' for usage.\n");
+        "logout, pins, diff, approve, import, hosts, doctor)\nRun 'mcpgw --help' for usage.\n");
   CHECK(Parse({"logout", "a"}).command->name == "logout");
   CHECK(Parse({"pins"}).command->name == "pins");
   CHECK(Parse({"pins", "web", "--json"}).json);

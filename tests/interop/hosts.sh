@@ -14,10 +14,15 @@ set -euo pipefail
 MCPGW_INTEROP_TIMEOUT="${MCPGW_INTEROP_TIMEOUT:-110}"
 source "$(dirname "$0")/lib.sh" "$@"
 
-HOSTS_BIN="$ROOT/tests/hosts/node_modules/.bin"
-for tool in claude gemini codex; do
-  if [ ! -x "$HOSTS_BIN/$tool" ]; then
-    Fail "tests/hosts/node_modules/.bin/$tool is missing (run scripts/install-node-deps.sh)"
+# Claude Code is a native program; Gemini CLI (Node 20 or newer) and Codex's launcher run
+# on the fixtures' Node 22, whatever node the machine has.
+HOSTS="$ROOT/tests/hosts/node_modules"
+CLAUDE=("$HOSTS/@anthropic-ai/claude-code/bin/claude.exe")
+GEMINI=("$NODE" "$HOSTS/@google/gemini-cli/bundle/gemini.js")
+CODEX=("$NODE" "$HOSTS/@openai/codex/bin/codex.js")
+for program in "${CLAUDE[0]}" "${GEMINI[1]}" "${CODEX[1]}"; do
+  if [ ! -f "$program" ]; then
+    Fail "${program#"$ROOT/"} is missing (run scripts/install-node-deps.sh)"
     Finish
   fi
 done
@@ -25,7 +30,7 @@ if [ ! -f "$FIXTURES/node_modules/@modelcontextprotocol/sdk/package.json" ]; the
   Fail "tests/fixtures/node_modules/@modelcontextprotocol/sdk is missing (run scripts/install-node-deps.sh)"
   Finish
 fi
-echo "hosts: $("$HOSTS_BIN/claude" --version 2>/dev/null); gemini $("$HOSTS_BIN/gemini" --version 2>/dev/null); $("$HOSTS_BIN/codex" --version 2>/dev/null | head -1)"
+echo "hosts: $("${CLAUDE[@]}" --version 2>/dev/null); gemini $("${GEMINI[@]}" --version 2>/dev/null); $("${CODEX[@]}" --version 2>/dev/null | head -1)"
 
 StartServer PORT sdk-server "$NODE" "$FIXTURES/sdk-server.mjs" --port 0 --tools 3
 URL="http://127.0.0.1:$PORT/mcp"
@@ -123,13 +128,13 @@ done
 Cli hosts list
 Check "hosts list: all seven run mcpgw" test "$(grep -c 'runs mcpgw' <<<"$OUT")" = 7
 
-out="$(timeout 60 "$HOSTS_BIN/claude" mcp list 2>&1 || true)"
+out="$(timeout 60 "${CLAUDE[@]}" mcp list 2>&1 || true)"
 echo "claude mcp list: $(grep mcpgw <<<"$out")"
 Check "claude mcp list: mcpgw is connected" grep -q "^mcpgw: $MCPGW stdio - . Connected" <<<"$out"
-out="$(timeout 60 "$HOSTS_BIN/gemini" mcp list 2>&1 || true)"
+out="$(timeout 60 "${GEMINI[@]}" mcp list 2>&1 || true)"
 echo "gemini mcp list: $(grep mcpgw <<<"$out")"
 Check "gemini mcp list: mcpgw is connected" grep -q "mcpgw: $MCPGW stdio (stdio) - Connected" <<<"$out"
-out="$(timeout 60 "$HOSTS_BIN/codex" mcp list 2>&1 || true)"
+out="$(timeout 60 "${CODEX[@]}" mcp list 2>&1 || true)"
 echo "codex mcp list: $(grep mcpgw <<<"$out")"
 Check "codex mcp list: mcpgw is listed and enabled" grep -q "^mcpgw .*$MCPGW .*stdio .*enabled" <<<"$out"
 
@@ -181,7 +186,7 @@ for pair in claude-desktop:.config/Claude/claude_desktop_config.json:mcpServers 
     bash -c "grep -q '\"id\":2,\"result\"' '$TMP/serve-$host.out' && grep -q 'beta-vscode' '$TMP/serve-$host.out'"
 done
 # Codex's own reading of its table: `codex mcp get --json`.
-mapfile -t argv < <("$HOSTS_BIN/codex" mcp get mcpgw --json 2>/dev/null |
+mapfile -t argv < <("${CODEX[@]}" mcp get mcpgw --json 2>/dev/null |
   Json '[d.transport.command, ...d.transport.args].join("\n")')
 Serve "$TMP/serve-codex.out" "${argv[@]:-false}"
 Check "codex's entry (${argv[*]:-none}, as codex mcp get reads it) serves the gateway's servers" \
