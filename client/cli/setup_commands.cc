@@ -1,5 +1,6 @@
 #include "client/cli/setup_commands.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -46,6 +47,7 @@ setup::DaemonProbe Probe(const Invocation& inv) {
     return StatusAt(*socket, error);
   };
   probe.sleep = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
+  probe.reload = [](long pid) { return kill(static_cast<pid_t>(pid), SIGHUP) == 0; };
   return probe;
 }
 

@@ -19,6 +19,9 @@ struct DaemonProbe {
   std::function<std::optional<std::string>(std::string* socket, std::string* error)>
       stripped_status;
   std::function<void(double seconds)> sleep;
+  // Asks the daemon `pid` to reload (SIGHUP), for when its watch of mcp.json has not fired;
+  // false when the signal could not be sent. May be empty.
+  std::function<bool(long pid)> reload;
 };
 
 }  // namespace mcpgw::setup

@@ -89,6 +89,7 @@ void MakeFolders(const std::string& path) {
 void ReportDaemon(const DaemonProbe& daemon, const std::string& path,
                   const std::vector<PlannedServer>& added, std::ostream& out) {
   std::string error;
+  bool signalled = false;
   for (int attempt = 0; attempt < 50; ++attempt) {
     if (attempt > 0) daemon.sleep(0.1);
     std::optional<std::string> status = daemon.status(&error);
@@ -126,7 +127,8 @@ void ReportDaemon(const DaemonProbe& daemon, const std::string& path,
     bool all = true;
     for (const PlannedServer& s : added) all = all && states.count(s.name) > 0;
     if (all) {
-      out << "the running mcpgwd (pid " << pid << ") picked up mcp.json:";
+      out << "the running mcpgwd (pid " << pid << ") "
+          << (signalled ? "reloaded (SIGHUP)" : "picked up") << " mcp.json:";
       const char* sep = " ";
       for (const PlannedServer& s : added) {
         out << sep << DisplayName(s.name) << " " << states[s.name];
@@ -135,7 +137,9 @@ void ReportDaemon(const DaemonProbe& daemon, const std::string& path,
       out << "\n";
       return;
     }
-    if (d.HasMember("reload_error") && d["reload_error"].IsString()) {
+    // The daemon reloads when the file is saved; after 2 s without it, ask once.
+    if (attempt == 20 && daemon.reload && pid > 0) signalled = daemon.reload(pid);
+    if (attempt >= 30 && d.HasMember("reload_error") && d["reload_error"].IsString()) {
       out << "the running mcpgwd (pid " << pid
           << ") refused the new mcp.json: " << d["reload_error"].GetString() << "\n";
       return;

@@ -41,7 +41,7 @@ const HostCase kCases[] = {
 
 }  // namespace
 
-TEST_CASE("hosts: add registers mcpgw in each host's form; remove restores the file",
+TEST_CASE("hosts: add registers mcpgw in each host's form, remove restores the file",
           "[setup][hosts]") {
   for (const HostCase& c : kCases) {
     DYNAMIC_SECTION(HostName(c.host)) {
@@ -85,7 +85,7 @@ TEST_CASE("hosts: add registers mcpgw in each host's form; remove restores the f
   }
 }
 
-TEST_CASE("hosts: a host that is not installed gets no file; an installed one gets one",
+TEST_CASE("hosts: a host that is not installed gets no file, an installed one gets one",
           "[setup][hosts]") {
   TempHome home;
   std::ostringstream out;
@@ -105,7 +105,7 @@ TEST_CASE("hosts: a host that is not installed gets no file; an installed one ge
         "      \"args\": [\"stdio\"]\n    }\n  }\n}\n");
 }
 
-TEST_CASE("hosts: a moved mcpgw is updated in place; a foreign \"mcpgw\" entry is refused",
+TEST_CASE("hosts: a moved mcpgw is updated in place, a foreign \"mcpgw\" entry is refused",
           "[setup][hosts]") {
   TempHome home;
   home.Write(

@@ -230,6 +230,29 @@ TEST_CASE("import: says the running daemon picked mcp.json up", "[setup][import]
   CHECK(home.Count(".config/mcpgw", "mcp.json.mcpgw-backup-") == 1);
 }
 
+TEST_CASE("import: a daemon whose file watch did not fire is asked to reload", "[setup][import]") {
+  TempHome home;
+  home.Write(".codeium/windsurf/mcp_config.json",
+             "{\"mcpServers\": {\"notion\": {\"serverUrl\": \"https://mcp.notion.com/mcp\"}}}");
+  const std::string config = home.At(".config/mcpgw/mcp.json");
+  home.Write(".config/mcpgw/mcp.json", "{}");
+  long signalled = 0;
+  DaemonProbe probe = NoDaemon();
+  probe.status = [&](std::string*) -> std::optional<std::string> {
+    return "{\"daemon\":{\"pid\":77,\"config\":\"" + config + "\"},\"servers\":[" +
+           std::string(signalled ? "{\"namespace\":\"notion\",\"status\":\"ready\"}" : "") + "]}";
+  };
+  probe.reload = [&](long pid) {
+    signalled = pid;
+    return true;
+  };
+  std::ostringstream out;
+  CHECK(RunImport({}, home.Env(), probe, out) == 0);
+  CHECK(signalled == 77);
+  CHECK(out.str().find("the running mcpgwd (pid 77) reloaded (SIGHUP) mcp.json: notion ready") !=
+        std::string::npos);
+}
+
 TEST_CASE("file io: a file that changed since it was read is not clobbered", "[setup][import]") {
   TempHome home;
   const std::string path = home.Write("f.json", "{}");
