@@ -8,9 +8,6 @@
 #include "client/setup/toml_edit.h"
 
 namespace mcpgw::setup {
-
-HostRead ReadCodexServers(const HostFile& file, const FileText& text);
-
 namespace {
 
 FoundServer ClassifyCodex(const HostFile& file, const std::string& name, const toml::node& node) {

@@ -8,8 +8,6 @@
 
 namespace mcpgw::setup {
 
-HostRead ReadCodexServers(const HostFile& file, const FileText& text);  // codex_servers.cc
-
 namespace {
 
 using config::FindLast;

@@ -61,6 +61,9 @@ struct HostRead {
 // Reads one file's servers. A missing file reads as no servers and no error.
 HostRead ReadHostServers(const HostFile& file, const FileText& text, const HostContext& context);
 
+// The same for Codex's config.toml (codex_servers.cc); ReadHostServers calls it for TOML.
+HostRead ReadCodexServers(const HostFile& file, const FileText& text);
+
 // The context for reading project files: what ~/.claude.json (read as `claude`) and Gemini
 // CLI's enablement file (its text, "" when absent) say.
 HostContext MakeHostContext(const HostRead* claude, std::string_view gemini_enablement);
