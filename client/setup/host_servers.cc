@@ -44,7 +44,7 @@ bool IsSse(const Value& entry) {
 // One entry of a servers object, judged as mcpgw judges an mcp.json entry (docs/CONFIG.md),
 // with the reasons said for a person deciding what to move.
 FoundServer Classify(const HostFile& file, std::string name, const Value& entry,
-                     std::vector<std::string> parent, bool switched_off) {
+                     std::vector<std::string> parent, const std::string& switched_off) {
   FoundServer s;
   s.host = file.host;
   s.file = file.path;
@@ -62,9 +62,12 @@ FoundServer Classify(const HostFile& file, std::string name, const Value& entry,
   }
   std::string url_key;
   const Value* url = UrlOf(entry, &url_key);
-  if (switched_off || IsTrue(FindLast(entry, "disabled")) || IsFalse(FindLast(entry, "enabled"))) {
+  std::string how = switched_off;
+  if (IsTrue(FindLast(entry, "disabled"))) how = "\"disabled\": true";
+  if (IsFalse(FindLast(entry, "enabled"))) how = "\"enabled\": false";
+  if (!how.empty()) {
     s.kind = FoundServer::Kind::kOff;
-    s.reason = "switched off in " + std::string(HostName(file.host));
+    s.reason = "switched off in " + std::string(HostName(file.host)) + " (" + how + ")";
     return s;
   }
   if (FindLast(entry, "command") != nullptr) {
@@ -116,19 +119,20 @@ std::set<std::string> NameList(const Value& object, std::string_view key) {
 }
 
 void ReadServersObject(HostRead& read, const Value& holder, std::string_view key,
-                       std::vector<std::string> parent, const std::set<std::string>& off) {
+                       std::vector<std::string> parent, const std::set<std::string>& off,
+                       const std::string& how) {
   const Value* servers = FindLast(holder, key);
   if (servers == nullptr || !servers->IsObject()) return;
   parent.emplace_back(key);
   for (const auto& m : servers->GetObject()) {
     std::string name(StringOf(m.name));
-    const bool switched_off = off.count(name) > 0;
+    const std::string switched_off = off.count(name) > 0 ? how : "";
     read.servers.push_back(Classify(read.file, std::move(name), m.value, parent, switched_off));
   }
 }
 
 void ReadClaudeJson(HostRead& read, const Value& root) {
-  ReadServersObject(read, root, "mcpServers", {}, {});
+  ReadServersObject(read, root, "mcpServers", {}, {}, "");
   const Value* projects = FindLast(root, "projects");
   if (projects == nullptr || !projects->IsObject()) return;
   for (const auto& p : projects->GetObject()) {
@@ -140,7 +144,7 @@ void ReadClaudeJson(HostRead& read, const Value& root) {
     HostRead part;
     part.file = scoped;
     ReadServersObject(part, p.value, "mcpServers", {"projects", dir},
-                      NameList(p.value, "disabledMcpServers"));
+                      NameList(p.value, "disabledMcpServers"), "the project's disabledMcpServers");
     for (FoundServer& s : part.servers) read.servers.push_back(std::move(s));
   }
 }
@@ -180,16 +184,19 @@ HostRead ReadHostServers(const HostFile& file, const FileText& text, const HostC
     return read;
   }
   std::set<std::string> off;
+  std::string how;
   if (file.host == Host::kClaudeCode) {
     auto it = context.claude_disabled_json.find(file.project);
     if (it != context.claude_disabled_json.end()) off = it->second;
+    how = "disabledMcpjsonServers in ~/.claude.json";
   } else if (file.host == Host::kGemini) {
     off = context.gemini_disabled;
     if (const Value* mcp = FindLast(doc, "mcp"); mcp != nullptr && mcp->IsObject()) {
       for (const std::string& name : NameList(*mcp, "excluded")) off.insert(name);
     }
+    how = "gemini mcp disable, or mcp.excluded";
   }
-  ReadServersObject(read, doc, ServersKey(file.host), {}, off);
+  ReadServersObject(read, doc, ServersKey(file.host), {}, off, how);
   if (file.host == Host::kVsCode) ReadVsCodeInputs(read, doc);
   return read;
 }

@@ -63,7 +63,16 @@ TEST_CASE("import: --dry-run prints the plan and changes no file", "[setup][impo
   CHECK(plan.find("renamed: \"docs\" names another server") != std::string::npos);
   CHECK(plan.find("- fs  claude-code ~/.claude.json: a local server (command)") !=
         std::string::npos);
-  CHECK(plan.find("- old  claude-code ~/proj/.mcp.json: switched off") != std::string::npos);
+  CHECK(plan.find("- old  claude-code ~/proj/.mcp.json: switched off in claude-code "
+                  "(disabledMcpjsonServers in ~/.claude.json)") != std::string::npos);
+  CHECK(plan.find("- quiet  claude-code ~/.claude.json (project ~/proj): switched off in "
+                  "claude-code (the project's disabledMcpServers)") != std::string::npos);
+  CHECK(plan.find("- legacy  gemini ~/.gemini/settings.json: switched off in gemini") !=
+        std::string::npos);
+  CHECK(plan.find("- resting  gemini ~/.gemini/settings.json: switched off in gemini") !=
+        std::string::npos);
+  CHECK(plan.find("- off  windsurf ~/.codeium/windsurf/mcp_config.json: switched off in windsurf "
+                  "(\"disabled\": true)") != std::string::npos);
   CHECK(plan.find("- off  windsurf") != std::string::npos);
   CHECK(
       plan.find("- paused  codex ~/.codex/config.toml: switched off in codex (enabled = false)") !=

@@ -31,8 +31,10 @@ inline void WriteDayOneHome(const TempHome& home) {
                  home.At("proj") +
                  "\": {\n"
                  "      \"mcpServers\": {\n"
-                 "        \"docs\": {\"type\": \"http\", \"url\": \"http://127.0.0.1:8931/mcp\"}\n"
+                 "        \"docs\": {\"type\": \"http\", \"url\": \"http://127.0.0.1:8931/mcp\"},\n"
+                 "        \"quiet\": {\"type\": \"http\", \"url\": \"http://127.0.0.1:8932/mcp\"}\n"
                  "      },\n"
+                 "      \"disabledMcpServers\": [\"quiet\"],\n"
                  "      \"disabledMcpjsonServers\": [\"old\"]\n"
                  "    }\n"
                  "  }\n"
@@ -76,9 +78,13 @@ inline void WriteDayOneHome(const TempHome& home) {
              "  // Gemini CLI settings\n"
              "  \"mcpServers\": {\n"
              "    \"weather\": {\"httpUrl\": \"https://weather.example/mcp\", \"headers\": "
-             "{\"X-Token\": \"$WEATHER_TOKEN\"}}\n"
-             "  }\n"
+             "{\"X-Token\": \"$WEATHER_TOKEN\"}},\n"
+             "    \"legacy\": {\"httpUrl\": \"https://legacy.example/mcp\"},\n"
+             "    \"resting\": {\"url\": \"https://resting.example/mcp\", \"type\": \"http\"}\n"
+             "  },\n"
+             "  \"mcp\": {\"excluded\": [\"legacy\"]}\n"
              "}\n");
+  home.Write(".gemini/mcp-server-enablement.json", "{\"resting\": {\"enabled\": false}}\n");
   home.Write(".codex/config.toml",
              "model = \"o3\"\n"
              "\n"
