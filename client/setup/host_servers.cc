@@ -108,6 +108,16 @@ FoundServer Classify(const HostFile& file, std::string name, const Value& entry,
   return s;
 }
 
+// How a host compares a name with its lists of switched-off servers: Gemini CLI in lower
+// case, without surrounding blanks; Claude Code as written.
+std::string ListName(Host host, std::string_view name) {
+  if (host != Host::kGemini) return std::string(name);
+  const size_t first = name.find_first_not_of(" \t\n\r");
+  if (first == std::string_view::npos) return "";
+  const size_t last = name.find_last_not_of(" \t\n\r");
+  return base::ToLowerAscii(name.substr(first, last - first + 1));
+}
+
 std::set<std::string> NameList(const Value& object, std::string_view key) {
   std::set<std::string> names;
   const Value* list = FindLast(object, key);
@@ -126,7 +136,7 @@ void ReadServersObject(HostRead& read, const Value& holder, std::string_view key
   parent.emplace_back(key);
   for (const auto& m : servers->GetObject()) {
     std::string name(StringOf(m.name));
-    const std::string switched_off = off.count(name) > 0 ? how : "";
+    const std::string switched_off = off.count(ListName(read.file.host, name)) > 0 ? how : "";
     read.servers.push_back(Classify(read.file, std::move(name), m.value, parent, switched_off));
   }
 }
@@ -192,7 +202,9 @@ HostRead ReadHostServers(const HostFile& file, const FileText& text, const HostC
   } else if (file.host == Host::kGemini) {
     off = context.gemini_disabled;
     if (const Value* mcp = FindLast(doc, "mcp"); mcp != nullptr && mcp->IsObject()) {
-      for (const std::string& name : NameList(*mcp, "excluded")) off.insert(name);
+      for (const std::string& name : NameList(*mcp, "excluded")) {
+        off.insert(ListName(Host::kGemini, name));
+      }
     }
     how = "gemini mcp disable, or mcp.excluded";
   }
@@ -224,7 +236,7 @@ HostContext MakeHostContext(const HostRead* claude, std::string_view gemini_enab
       enablement.IsObject()) {
     for (const auto& m : enablement.GetObject()) {
       if (m.value.IsObject() && IsFalse(FindLast(m.value, "enabled"))) {
-        context.gemini_disabled.insert(std::string(StringOf(m.name)));
+        context.gemini_disabled.insert(ListName(Host::kGemini, StringOf(m.name)));
       }
     }
   }

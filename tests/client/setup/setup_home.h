@@ -82,7 +82,7 @@ inline void WriteDayOneHome(const TempHome& home) {
              "    \"legacy\": {\"httpUrl\": \"https://legacy.example/mcp\"},\n"
              "    \"resting\": {\"url\": \"https://resting.example/mcp\", \"type\": \"http\"}\n"
              "  },\n"
-             "  \"mcp\": {\"excluded\": [\"legacy\"]}\n"
+             "  \"mcp\": {\"excluded\": [\" Legacy\"]}\n"
              "}\n");
   home.Write(".gemini/mcp-server-enablement.json", "{\"resting\": {\"enabled\": false}}\n");
   home.Write(".codex/config.toml",
