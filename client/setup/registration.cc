@@ -68,6 +68,12 @@ std::vector<const FoundServer*> Registrations(const HostRead& read) {
 
 HostEdit AddRegistration(const HostRead& read, const std::string& mcpgw_path) {
   if (!read.error.empty()) return Refused(read.error + "; left alone");
+  // Registered under a name of the user's own: that is enough.
+  for (const FoundServer* s : Registrations(read)) {
+    if (s->name != kEntryName && s->command == mcpgw_path) {
+      return Unchanged("already runs " + mcpgw_path + " stdio as \"" + s->name + "\"");
+    }
+  }
   if (const FoundServer* existing = Named(read, kEntryName)) {
     if (!RunsMcpgw(*existing)) {
       return Refused(

@@ -117,6 +117,17 @@ TEST_CASE("hosts: a moved mcpgw is updated in place, a foreign \"mcpgw\" entry i
         "{\"mcpServers\": {\"mcpgw\": {\"command\": \"/opt/mcpgw/bin/mcpgw\", \"args\": "
         "[\"stdio\"]}}}");
 
+  // Registered by the user under a name of their own: nothing to add.
+  const std::string own =
+      "{\"mcpServers\": {\"gateway\": {\"command\": \"/opt/mcpgw/bin/mcpgw\", \"args\": "
+      "[\"stdio\"]}}}";
+  home.Write(".cursor/mcp.json", own);
+  std::ostringstream named;
+  CHECK(RunHostsAdd(Host::kCursor, kMcpgw, home.Env(), named) == 0);
+  CHECK(named.str().find("already runs /opt/mcpgw/bin/mcpgw stdio as \"gateway\"") !=
+        std::string::npos);
+  CHECK(home.Read(".cursor/mcp.json") == own);
+
   const std::string foreign = "{\"mcpServers\": {\"mcpgw\": {\"url\": \"https://elsewhere/mcp\"}}}";
   home.Write(".cursor/mcp.json", foreign);
   std::ostringstream refused;
