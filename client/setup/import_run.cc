@@ -184,6 +184,19 @@ bool Move(const ImportPlan& plan, const std::vector<HostScan>& scans, const std:
   return ok;
 }
 
+// The hosts found that do not run mcpgw yet, as the commands that register it.
+void PrintNext(const std::vector<HostScan>& scans, std::ostream& out) {
+  std::string todo;
+  for (const HostScan& scan : scans) {
+    const HostRead& user = scan.reads.front();
+    if (!user.error.empty() || !(scan.installed || user.text.exists())) continue;
+    if (Registrations(user).empty())
+      todo += "  mcpgw hosts add " + std::string(HostName(scan.host)) + "\n";
+  }
+  if (!todo.empty()) out << "Next, so that each host reaches the gateway:\n" << todo;
+  out << "Then \"mcpgw doctor\" checks everything.\n";
+}
+
 }  // namespace
 
 void PrintPlan(const ImportPlan& plan, const std::string& config_path, const SetupEnv& env,
@@ -277,7 +290,7 @@ int RunImport(const ImportOptions& options, const SetupEnv& env, const DaemonPro
     out << "Moved out of the hosts' files:\n";
     if (!Move(plan, scans, stamp, env, out)) code = 1;
   }
-  out << "Next: \"mcpgw hosts add HOST\" for each host, then \"mcpgw doctor\".\n";
+  PrintNext(scans, out);
   return code;
 }
 

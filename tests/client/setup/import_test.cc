@@ -97,6 +97,11 @@ TEST_CASE("import: the remote servers reach mcp.json once each, with ${env:} for
   CHECK(RunImport({}, home.Env(), NoDaemon(), out) == 0);
   CHECK(out.str().find("mcpgwd is not running (connection refused); start it: systemctl --user "
                        "enable --now mcpgwd.socket") != std::string::npos);
+  // Every host found is named with the command that registers mcpgw in it.
+  for (Host host : AllHosts()) {
+    CHECK(out.str().find("  mcpgw hosts add " + std::string(HostName(host)) + "\n") !=
+          std::string::npos);
+  }
   const rapidjson::Document doc = ReadJson(home, ".config/mcpgw/mcp.json");
   REQUIRE(doc.IsObject());
   std::vector<std::string> names;
