@@ -23,6 +23,9 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 #   universal-ctags the function-length check (tests/lint/lint.sh)
 #   prometheus      promtool: the metrics tests check `mcpgw metrics` and the
 #                   metrics endpoint with `promtool check metrics`
+#   libtomlplusplus-dev  toml++: mcpgw import and mcpgw hosts read and check
+#                   Codex's config.toml with it (client/setup/); its runtime
+#                   library is a dependency of the .deb
 #   curl, socat, procps, iproute2  not run by the suite: for looking at a
 #                   running daemon and its upstreams by hand
 #   wordnet-base    WordNet 3.0's database: tool search's table of word
@@ -32,7 +35,7 @@ pkgs=(
   build-essential g++ cmake ninja-build pkg-config git ca-certificates
   clang libclang-rt-dev clang-format
   libcurl4-openssl-dev rapidjson-dev libspdlog-dev libfmt-dev catch2 libuv1-dev
-  libssl-dev openssl libsystemd-dev libcli11-dev libstemmer-dev wordnet-base
+  libssl-dev openssl libsystemd-dev libcli11-dev libstemmer-dev wordnet-base libtomlplusplus-dev
   file man-db binutils dpkg-dev util-linux
   python3 curl socat procps iproute2 systemd valgrind gnuplot-nox strace ccache universal-ctags
   prometheus

@@ -34,6 +34,13 @@ struct Invocation {
   bool no_browser = false;                  // login --no-browser
   bool all = false;                         // approve --all
   double timeout_s = kDefaultWaitTimeoutS;  // wait --timeout; login --timeout (default 330)
+  // import, hosts (docs/SETUP.md)
+  std::vector<std::string> from;      // import --from HOST ...
+  bool dry_run = false;               // import --dry-run
+  bool move = false;                  // import --move
+  std::optional<std::string> config;  // import --config FILE
+  std::optional<std::string> action;  // hosts: list, add or remove
+  std::optional<std::string> host;    // hosts add|remove HOST
 };
 
 struct ParseResult {

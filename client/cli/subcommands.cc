@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -18,6 +19,8 @@
 #include "client/cli/metrics_view.h"
 #include "client/cli/pins_view.h"
 #include "client/cli/raw_client.h"
+#include "client/cli/setup_commands.h"
+#include "client/setup/hosts.h"
 #include "client/stdio/stdio_loop.h"
 #include "proto/proto.h"
 
@@ -151,6 +154,39 @@ void ApproveUsage(CLI::App& app, Invocation& inv) {
 }
 
 void MetricsUsage(CLI::App&, Invocation&) {}
+// The hosts a command may name (docs/SETUP.md).
+std::vector<std::string> HostChoices() {
+  std::vector<std::string> names;
+  for (setup::Host host : setup::AllHosts()) names.emplace_back(setup::HostName(host));
+  return names;
+}
+
+void ImportUsage(CLI::App& app, Invocation& inv) {
+  app.add_option("--from", inv.from,
+                 "Read only these hosts (one or more of " + setup::HostNames() + "; default: all)")
+      ->type_name("HOST")
+      ->check(CLI::IsMember(HostChoices()));
+  app.add_flag("--dry-run", inv.dry_run, "Print the plan and change no file");
+  app.add_flag("--move", inv.move,
+               "Also take the imported entries out of each host's file (a backup first), so the "
+               "model sees them only through the gateway");
+  app.add_option_function<std::string>(
+         "--config", [&inv](const std::string& path) { inv.config = path; },
+         "The mcp.json to add to (default: $XDG_CONFIG_HOME/mcpgw/mcp.json, else "
+         "~/.config/mcpgw/mcp.json, which mcpgwd serves)")
+      ->type_name("FILE");
+}
+
+void HostsUsage(CLI::App& app, Invocation& inv) {
+  Positional(app, "ACTION", &inv.action,
+             "list (the default): each host found and whether it runs mcpgw; add: register "
+             "mcpgw stdio in HOST's file; remove: take it out")
+      ->check(CLI::IsMember({"list", "add", "remove"}));
+  Positional(app, "HOST", &inv.host, "One of " + setup::HostNames())
+      ->check(CLI::IsMember(HostChoices()));
+}
+
+void DoctorUsage(CLI::App&, Invocation&) {}
 
 // ---- handlers -----------------------------------------------------------------------------
 
@@ -211,6 +247,9 @@ int Metrics(const Invocation& inv, Context& c) {
   RawClient daemon(inv.socket);
   return RunMetrics(daemon, inv, c.io);
 }
+int Import(const Invocation& inv, Context& c) { return RunImportCommand(inv, c.io); }
+int Hosts(const Invocation& inv, Context& c) { return RunHostsCommand(inv, c.io); }
+int Doctor(const Invocation& inv, Context& c) { return RunDoctorCommand(inv, c.io); }
 
 constexpr Subcommand kSubcommands[] = {
     {"tools", ToolsUsage,
@@ -240,6 +279,17 @@ constexpr Subcommand kSubcommands[] = {
     {"metrics", MetricsUsage,
      "Print the daemon's metrics in the Prometheus text format (what metrics.listen serves)",
      Metrics},
+    {"import", ImportUsage,
+     "Add the remote servers of the AI hosts' own configs to mcp.json (prints the plan; "
+     "--dry-run changes nothing, --move takes them out of the hosts)",
+     Import},
+    {"hosts", HostsUsage,
+     "List the AI hosts found and whether each runs mcpgw; add or remove mcpgw stdio in one",
+     Hosts},
+    {"doctor", DoctorUsage,
+     "Check the daemon, its socket, the service, the config, every server, every host and the "
+     "logins; exit 0 only when all hold",
+     Doctor},
 };
 
 }  // namespace

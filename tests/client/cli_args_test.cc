@@ -176,7 +176,7 @@ TEST_CASE("every command of the table has its help, its parse and its place in t
   ParseResult help = ParseArgs({"--help"});
   std::string unknown;
   CHECK(MisuseCode({"frobnicate"}, &unknown) == kExitMisuse);
-  REQUIRE(Subcommands().size() == 11);
+  REQUIRE(Subcommands().size() == 14);
   for (const Subcommand& command : Subcommands()) {
     const std::string name(command.name);
     INFO(name);
@@ -190,7 +190,8 @@ TEST_CASE("every command of the table has its help, its parse and its place in t
   }
   CHECK(unknown ==
         "mcpgw: unknown command 'frobnicate' (commands: tools, call, status, wait, stdio, login, "
-        "logout, pins, diff, approve, metrics)\nRun 'mcpgw --help' for usage.\n");
+        "logout, pins, diff, approve, metrics, import, hosts, doctor)\nRun 'mcpgw --help' for "
+        "usage.\n");
   CHECK(Parse({"logout", "a"}).command->name == "logout");
   CHECK(Parse({"pins"}).command->name == "pins");
   CHECK(Parse({"pins", "web", "--json"}).json);

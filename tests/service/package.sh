@@ -40,6 +40,7 @@ dpkg-deb -I "$DEB" >"$TMP/info"
 Check "the package is named mcpgw" grep -q '^ Package: mcpgw$' "$TMP/info"
 Check "the package depends on libcurl (shlibdeps)" grep -q '^ Depends:.*libcurl' "$TMP/info"
 Check "the package depends on libuv (shlibdeps)" grep -q '^ Depends:.*libuv1' "$TMP/info"
+Check "the package depends on toml++ (shlibdeps)" grep -q '^ Depends:.*libtomlplusplus3' "$TMP/info"
 
 X="$TMP/x"
 dpkg-deb -x "$DEB" "$X"

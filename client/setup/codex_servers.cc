@@ -1,0 +1,99 @@
+// Codex's servers: the [mcp_servers.NAME] tables of config.toml, read with toml++. Codex
+// has no variables inside strings; a header from the environment is written as
+// `bearer_token_env_var = "VAR"` (Authorization: Bearer ...) or `env_http_headers`
+// (header = "VAR"), which become ${env:VAR} here. `http_headers` are literal values.
+#include <toml++/toml.h>
+
+#include "client/setup/host_servers.h"
+#include "client/setup/toml_edit.h"
+
+namespace mcpgw::setup {
+namespace {
+
+FoundServer ClassifyCodex(const HostFile& file, const std::string& name, const toml::node& node) {
+  FoundServer s;
+  s.host = file.host;
+  s.file = file.path;
+  s.project = file.project;
+  s.name = name;
+  const toml::table* t = node.as_table();
+  if (t == nullptr) {
+    s.reason = "the entry is not a table";
+    return s;
+  }
+  s.command = t->get_as<std::string>("command") ? **t->get_as<std::string>("command") : "";
+  if (const toml::array* args = t->get_as<toml::array>("args"); args && !args->empty()) {
+    if (const auto* first = args->get(0)->as_string()) s.first_arg = first->get();
+  }
+  if (const auto* enabled = t->get_as<bool>("enabled"); enabled && !enabled->get()) {
+    s.kind = FoundServer::Kind::kOff;
+    s.reason = "switched off in codex (enabled = false)";
+    return s;
+  }
+  if (t->contains("command")) {
+    s.kind = FoundServer::Kind::kLocal;
+    s.reason = "a local server (command): mcpgw serves remote servers; it stays with codex";
+    return s;
+  }
+  const auto* url = t->get_as<std::string>("url");
+  if (url == nullptr) {
+    s.reason = t->contains("url") ? "\"url\" is not a string"
+                                  : "the entry has neither a url nor a command";
+    return s;
+  }
+  s.url = url->get();
+  if (t->contains("bearer_token")) {
+    s.reason =
+        "bearer_token is written in the file, which codex refuses; use "
+        "bearer_token_env_var";
+    return s;
+  }
+  if (const auto* var = t->get_as<std::string>("bearer_token_env_var")) {
+    s.headers.push_back({"Authorization", "Bearer ${env:" + var->get() + "}", false});
+  }
+  if (const toml::table* literal = t->get_as<toml::table>("http_headers")) {
+    for (const auto& [key, value] : *literal) {
+      if (!value.is_string()) {
+        s.reason = "http_headers." + std::string(key.str()) + " is not a string";
+        return s;
+      }
+      s.headers.push_back({std::string(key.str()), *value.value<std::string>(), false});
+    }
+  }
+  if (const toml::table* from_env = t->get_as<toml::table>("env_http_headers")) {
+    for (const auto& [key, value] : *from_env) {
+      if (!value.is_string()) {
+        s.reason = "env_http_headers." + std::string(key.str()) + " is not a string";
+        return s;
+      }
+      s.headers.push_back(
+          {std::string(key.str()), "${env:" + *value.value<std::string>() + "}", false});
+    }
+  }
+  s.kind = FoundServer::Kind::kRemote;
+  return s;
+}
+
+}  // namespace
+
+HostRead ReadCodexServers(const HostFile& file, const FileText& text) {
+  HostRead read;
+  read.file = file;
+  read.text = text;
+  if (text.state == FileText::State::kUnreadable) {
+    read.error = text.error;
+    return read;
+  }
+  if (!text.exists()) return read;
+  read.error = CheckToml(text.text, file.path);
+  if (!read.error.empty()) return read;
+  const toml::table doc = toml::parse(text.text, file.path);
+  const toml::table* servers = doc["mcp_servers"].as_table();
+  if (servers == nullptr) return read;
+  for (const auto& [key, node] : *servers) {
+    read.servers.push_back(ClassifyCodex(file, std::string(key.str()), node));
+  }
+  return read;
+}
+
+}  // namespace mcpgw::setup

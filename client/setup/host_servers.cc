@@ -1,0 +1,251 @@
+// The JSON hosts' readers; Codex's TOML is read in codex_servers.cc.
+#include "client/setup/host_servers.h"
+
+#include <rapidjson/document.h>
+
+#include "base/text.h"
+#include "config/document.h"
+
+namespace mcpgw::setup {
+
+namespace {
+
+using config::FindLast;
+using config::StringOf;
+using rapidjson::Value;
+
+bool IsTrue(const Value* v) { return v != nullptr && v->IsBool() && v->GetBool(); }
+bool IsFalse(const Value* v) { return v != nullptr && v->IsBool() && !v->GetBool(); }
+
+std::string StringMember(const Value& object, std::string_view key) {
+  const Value* v = FindLast(object, key);
+  return v != nullptr && v->IsString() ? std::string(StringOf(*v)) : std::string();
+}
+
+// The url key of a remote entry: `url`, Windsurf's `serverUrl`, Gemini CLI's `httpUrl`.
+const Value* UrlOf(const Value& entry, std::string* key) {
+  for (const char* k : {"url", "serverUrl", "httpUrl"}) {
+    if (const Value* v = FindLast(entry, k)) {
+      *key = k;
+      return v;
+    }
+  }
+  return nullptr;
+}
+
+bool IsSse(const Value& entry) {
+  for (const char* k : {"type", "transport"}) {
+    const Value* v = FindLast(entry, k);
+    if (v != nullptr && v->IsString() && base::EqualsIgnoreCase(StringOf(*v), "sse")) return true;
+  }
+  return false;
+}
+
+// One entry of a servers object, judged as mcpgw judges an mcp.json entry (docs/CONFIG.md),
+// with the reasons said for a person deciding what to move.
+FoundServer Classify(const HostFile& file, std::string name, const Value& entry,
+                     std::vector<std::string> parent, const std::string& switched_off) {
+  FoundServer s;
+  s.host = file.host;
+  s.file = file.path;
+  s.project = file.project;
+  s.name = std::move(name);
+  s.parent = std::move(parent);
+  if (!entry.IsObject()) {
+    s.reason = std::string("the entry is not an object (it is ") + config::TypeName(entry) + ")";
+    return s;
+  }
+  s.command = StringMember(entry, "command");
+  if (const Value* args = FindLast(entry, "args");
+      args != nullptr && args->IsArray() && !args->Empty() && (*args)[0].IsString()) {
+    s.first_arg = StringOf((*args)[0]);
+  }
+  std::string url_key;
+  const Value* url = UrlOf(entry, &url_key);
+  std::string how = switched_off;
+  if (IsTrue(FindLast(entry, "disabled"))) how = "\"disabled\": true";
+  if (IsFalse(FindLast(entry, "enabled"))) how = "\"enabled\": false";
+  if (!how.empty()) {
+    s.kind = FoundServer::Kind::kOff;
+    s.reason = "switched off in " + std::string(HostName(file.host)) + " (" + how + ")";
+    return s;
+  }
+  if (FindLast(entry, "command") != nullptr) {
+    s.kind = FoundServer::Kind::kLocal;
+    s.reason = "a local server (command): mcpgw serves remote servers; it stays with " +
+               std::string(HostName(file.host));
+    return s;
+  }
+  if (url == nullptr) {
+    s.reason = "the entry has neither a url nor a command";
+    return s;
+  }
+  if (!url->IsString()) {
+    s.reason = "\"" + url_key + "\" is not a string";
+    return s;
+  }
+  if (IsSse(entry)) {
+    s.reason =
+        "uses the legacy SSE transport, which mcpgw does not speak; if the server also offers "
+        "Streamable HTTP, add its url to mcp.json by hand";
+    return s;
+  }
+  s.url = StringOf(*url);
+  if (const Value* headers = FindLast(entry, "headers"); headers != nullptr && !headers->IsNull()) {
+    if (!headers->IsObject()) {
+      s.reason = "\"headers\" is not an object";
+      return s;
+    }
+    for (const auto& h : headers->GetObject()) {
+      if (!h.value.IsString()) {
+        s.reason = "headers." + std::string(StringOf(h.name)) + " is not a string";
+        return s;
+      }
+      s.headers.push_back({std::string(StringOf(h.name)), std::string(StringOf(h.value)), true});
+    }
+  }
+  s.kind = FoundServer::Kind::kRemote;
+  return s;
+}
+
+// How a host compares a name with its lists of switched-off servers: Gemini CLI in lower
+// case, without surrounding blanks; Claude Code as written.
+std::string ListName(Host host, std::string_view name) {
+  if (host != Host::kGemini) return std::string(name);
+  const size_t first = name.find_first_not_of(" \t\n\r");
+  if (first == std::string_view::npos) return "";
+  const size_t last = name.find_last_not_of(" \t\n\r");
+  return base::ToLowerAscii(name.substr(first, last - first + 1));
+}
+
+std::set<std::string> NameList(const Value& object, std::string_view key) {
+  std::set<std::string> names;
+  const Value* list = FindLast(object, key);
+  if (list == nullptr || !list->IsArray()) return names;
+  for (const Value& v : list->GetArray()) {
+    if (v.IsString()) names.insert(std::string(StringOf(v)));
+  }
+  return names;
+}
+
+void ReadServersObject(HostRead& read, const Value& holder, std::string_view key,
+                       std::vector<std::string> parent, const std::set<std::string>& off,
+                       const std::string& how) {
+  const Value* servers = FindLast(holder, key);
+  if (servers == nullptr || !servers->IsObject()) return;
+  parent.emplace_back(key);
+  for (const auto& m : servers->GetObject()) {
+    std::string name(StringOf(m.name));
+    const std::string switched_off = off.count(ListName(read.file.host, name)) > 0 ? how : "";
+    read.servers.push_back(Classify(read.file, std::move(name), m.value, parent, switched_off));
+  }
+}
+
+void ReadClaudeJson(HostRead& read, const Value& root) {
+  ReadServersObject(read, root, "mcpServers", {}, {}, "");
+  const Value* projects = FindLast(root, "projects");
+  if (projects == nullptr || !projects->IsObject()) return;
+  for (const auto& p : projects->GetObject()) {
+    const std::string dir(StringOf(p.name));
+    read.claude_projects.push_back(dir);
+    if (!p.value.IsObject()) continue;
+    HostFile scoped = read.file;
+    scoped.project = dir;
+    HostRead part;
+    part.file = scoped;
+    ReadServersObject(part, p.value, "mcpServers", {"projects", dir},
+                      NameList(p.value, "disabledMcpServers"), "the project's disabledMcpServers");
+    for (FoundServer& s : part.servers) read.servers.push_back(std::move(s));
+  }
+}
+
+void ReadVsCodeInputs(HostRead& read, const Value& root) {
+  const Value* inputs = FindLast(root, "inputs");
+  if (inputs == nullptr || !inputs->IsArray()) return;
+  for (const Value& input : inputs->GetArray()) {
+    if (!input.IsObject()) continue;
+    const std::string id = StringMember(input, "id");
+    if (!id.empty()) read.inputs[id] = StringMember(input, "description");
+  }
+}
+
+}  // namespace
+
+HostRead ReadHostServers(const HostFile& file, const FileText& text, const HostContext& context) {
+  if (file.format == Format::kToml) return ReadCodexServers(file, text);
+  HostRead read;
+  read.file = file;
+  read.text = text;
+  if (text.state == FileText::State::kUnreadable) {
+    read.error = text.error;
+    return read;
+  }
+  if (!text.exists()) return read;
+  rapidjson::Document doc;
+  read.error = config::ParseJsonDocument(text.text, file.path, doc);
+  if (!read.error.empty()) return read;
+  if (!doc.IsObject()) {
+    read.error = file.path + ": the top level is not an object";
+    return read;
+  }
+  const bool claude_json = file.host == Host::kClaudeCode && file.project.empty();
+  if (claude_json) {
+    ReadClaudeJson(read, doc);
+    return read;
+  }
+  std::set<std::string> off;
+  std::string how;
+  if (file.host == Host::kClaudeCode) {
+    auto it = context.claude_disabled_json.find(file.project);
+    if (it != context.claude_disabled_json.end()) off = it->second;
+    how = "disabledMcpjsonServers in ~/.claude.json";
+  } else if (file.host == Host::kGemini) {
+    off = context.gemini_disabled;
+    if (const Value* mcp = FindLast(doc, "mcp"); mcp != nullptr && mcp->IsObject()) {
+      for (const std::string& name : NameList(*mcp, "excluded")) {
+        off.insert(ListName(Host::kGemini, name));
+      }
+    }
+    how = "gemini mcp disable, or mcp.excluded";
+  }
+  ReadServersObject(read, doc, ServersKey(file.host), {}, off, how);
+  if (file.host == Host::kVsCode) ReadVsCodeInputs(read, doc);
+  return read;
+}
+
+HostContext MakeHostContext(const HostRead* claude, std::string_view gemini_enablement) {
+  HostContext context;
+  if (claude != nullptr && claude->text.exists()) {
+    rapidjson::Document doc;
+    if (config::ParseJsonDocument(claude->text.text, claude->file.path, doc).empty() &&
+        doc.IsObject()) {
+      if (const Value* projects = FindLast(doc, "projects");
+          projects != nullptr && projects->IsObject()) {
+        for (const auto& p : projects->GetObject()) {
+          if (!p.value.IsObject()) continue;
+          const std::string dir(StringOf(p.name));
+          context.claude_disabled[dir] = NameList(p.value, "disabledMcpServers");
+          context.claude_disabled_json[dir] = NameList(p.value, "disabledMcpjsonServers");
+        }
+      }
+    }
+  }
+  rapidjson::Document enablement;
+  if (!gemini_enablement.empty() &&
+      config::ParseJsonDocument(gemini_enablement, "", enablement).empty() &&
+      enablement.IsObject()) {
+    for (const auto& m : enablement.GetObject()) {
+      if (m.value.IsObject() && IsFalse(FindLast(m.value, "enabled"))) {
+        context.gemini_disabled.insert(ListName(Host::kGemini, StringOf(m.name)));
+      }
+    }
+  }
+  return context;
+}
+
+std::string GeminiEnablementPath(const SetupEnv& env) {
+  const std::string home = env.Env("GEMINI_CLI_HOME").value_or(env.home);
+  return home + "/.gemini/mcp-server-enablement.json";
+}
+
+}  // namespace mcpgw::setup

@@ -1,0 +1,195 @@
+#include "client/setup/import_plan.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "base/text.h"
+#include "client/setup/variables.h"
+#include "config/config.h"
+#include "config/document.h"
+#include "config/entry.h"
+
+namespace mcpgw::setup {
+namespace {
+
+using rapidjson::Value;
+
+// What makes two entries the same server: the url and the headers (names in any case).
+std::string Identity(const std::string& url,
+                     const std::vector<std::pair<std::string, std::string>>& headers) {
+  std::vector<std::string> parts;
+  for (const auto& [name, value] : headers) parts.push_back(base::ToLowerAscii(name) + ":" + value);
+  std::sort(parts.begin(), parts.end());
+  std::string key = url;
+  for (const std::string& p : parts) key += '\n' + p;
+  return key;
+}
+
+struct Existing {
+  std::string name;
+  std::string identity;
+};
+
+// mcp.json's entries as written (nothing interpolated).
+std::string ReadExisting(const std::string& text, const std::string& path,
+                         std::vector<Existing>& out) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return "";
+  rapidjson::Document doc;
+  std::string error = config::ParseJsonDocument(text, path, doc);
+  if (!error.empty()) return error;
+  if (!doc.IsObject()) return path + ": the top level is not an object";
+  const Value* servers = config::FindLast(doc, "mcpServers");
+  if (servers == nullptr) servers = config::FindLast(doc, "servers");
+  if (servers == nullptr || servers->IsNull()) return "";
+  if (!servers->IsObject()) return path + ": \"mcpServers\" is not an object";
+  for (const auto& m : servers->GetObject()) {
+    Existing e{std::string(config::StringOf(m.name)), ""};
+    if (m.value.IsObject()) {
+      std::string url;
+      for (const char* k : {"url", "serverUrl", "httpUrl"}) {
+        const Value* v = config::FindLast(m.value, k);
+        if (v != nullptr && v->IsString()) url = config::StringOf(*v);
+      }
+      std::vector<std::pair<std::string, std::string>> headers;
+      const Value* h = config::FindLast(m.value, "headers");
+      if (h != nullptr && h->IsObject()) {
+        for (const auto& hm : h->GetObject()) {
+          if (hm.value.IsString()) {
+            headers.emplace_back(config::StringOf(hm.name), config::StringOf(hm.value));
+          }
+        }
+      }
+      if (!url.empty()) e.identity = Identity(url, headers);
+    }
+    out.push_back(std::move(e));
+  }
+  return "";
+}
+
+Source SourceOf(const FoundServer& s) { return {s.host, s.file, s.project, s.name, s.parent}; }
+
+// The reason mcpgwd would refuse the entry, "" when it would take it. Every variable reads
+// as set: whether it is set for the daemon is for `mcpgw doctor` to say.
+std::string Refusal(const PlannedServer& server) {
+  rapidjson::Document entry;
+  EntryJson(server, entry);
+  config::ParseEnv env;
+  env.get_env = [](std::string_view) { return std::optional<std::string>("x"); };
+  env.home = "/";
+  std::vector<std::string> secrets;
+  const config::Entry parsed = config::ParseEntry(server.name, entry, env, secrets);
+  return parsed.accepted() ? "" : parsed.refusal;
+}
+
+void AddUnique(std::vector<std::string>& list, const std::vector<std::string>& more) {
+  for (const std::string& s : more) {
+    if (std::find(list.begin(), list.end(), s) == list.end()) list.push_back(s);
+  }
+}
+
+PlannedServer Convert(const FoundServer& found, const HostRead& read) {
+  PlannedServer server;
+  server.name = found.name;
+  const VariableContext context{found.host, found.project, &read.inputs};
+  Rewritten url = RewriteVariables(found.url, context);
+  server.url = url.text;
+  server.todo = url.todo;
+  server.variables = url.variables;
+  for (const HostHeader& h : found.headers) {
+    if (!h.host_form) {
+      server.headers.emplace_back(h.name, h.value);
+      Rewritten plain = RewriteVariables(h.value, {Host::kCursor, "", nullptr});
+      AddUnique(server.variables, plain.variables);
+      continue;
+    }
+    Rewritten value = RewriteVariables(h.value, context);
+    for (std::string& t : value.todo) t = "headers." + h.name + ": " + t;
+    AddUnique(server.todo, value.todo);
+    AddUnique(server.variables, value.variables);
+    server.headers.emplace_back(h.name, std::move(value.text));
+  }
+  server.sources.push_back(SourceOf(found));
+  return server;
+}
+
+std::string FreeName(const std::string& wanted, Host host, const std::set<std::string>& taken) {
+  if (!taken.count(wanted)) return wanted;
+  const std::string base = wanted + "-" + std::string(HostName(host));
+  if (!taken.count(base)) return base;
+  for (int n = 2;; ++n) {
+    const std::string name = base + "-" + std::to_string(n);
+    if (!taken.count(name)) return name;
+  }
+}
+
+}  // namespace
+
+void EntryJson(const PlannedServer& server, rapidjson::Document& out) {
+  auto& alloc = out.GetAllocator();
+  out.SetObject();
+  out.AddMember("url", Value(server.url.c_str(), alloc), alloc);
+  if (!server.headers.empty()) {
+    Value headers(rapidjson::kObjectType);
+    for (const auto& [name, value] : server.headers) {
+      headers.AddMember(Value(name.c_str(), alloc), Value(value.c_str(), alloc), alloc);
+    }
+    out.AddMember("headers", headers, alloc);
+  }
+}
+
+ImportPlan MakeImportPlan(const std::vector<HostRead>& reads, const std::string& mcpgw_text,
+                          const std::string& mcpgw_path) {
+  ImportPlan plan;
+  std::vector<Existing> existing;
+  plan.error = ReadExisting(mcpgw_text, mcpgw_path, existing);
+  if (!plan.error.empty()) return plan;
+  std::set<std::string> taken;
+  std::map<std::string, std::string> existing_by_identity;  // identity → its name
+  for (const Existing& e : existing) {
+    taken.insert(e.name);
+    if (!e.identity.empty()) existing_by_identity.emplace(e.identity, e.name);
+  }
+  std::map<std::string, size_t> added;    // identity → index in plan.add
+  std::map<std::string, size_t> present;  // identity → index in plan.present
+  for (const HostRead& read : reads) {
+    for (const FoundServer& found : read.servers) {
+      if (found.kind != FoundServer::Kind::kRemote) {
+        plan.skipped.push_back({SourceOf(found), found.reason});
+        continue;
+      }
+      PlannedServer server = Convert(found, read);
+      const std::string refusal = Refusal(server);
+      if (!refusal.empty()) {
+        plan.skipped.push_back({SourceOf(found), "mcpgw would refuse it: " + refusal});
+        continue;
+      }
+      const std::string identity = Identity(server.url, server.headers);
+      if (auto it = added.find(identity); it != added.end()) {
+        plan.add[it->second].sources.push_back(SourceOf(found));
+        continue;
+      }
+      if (auto it = present.find(identity); it != present.end()) {
+        plan.present[it->second].sources.push_back(SourceOf(found));
+        continue;
+      }
+      if (auto it = existing_by_identity.find(identity); it != existing_by_identity.end()) {
+        server.name = it->second;
+        present.emplace(identity, plan.present.size());
+        plan.present.push_back(std::move(server));
+        continue;
+      }
+      const std::string name = FreeName(found.name, found.host, taken);
+      if (name != found.name) {
+        server.renamed_because = "\"" + found.name + "\" names another server";
+        server.name = name;
+      }
+      taken.insert(name);
+      added.emplace(identity, plan.add.size());
+      plan.add.push_back(std::move(server));
+    }
+  }
+  return plan;
+}
+
+}  // namespace mcpgw::setup

@@ -1,0 +1,127 @@
+#include "client/setup/registration.h"
+
+#include <rapidjson/document.h>
+
+#include "client/setup/json_edit.h"
+#include "client/setup/toml_edit.h"
+
+namespace mcpgw::setup {
+namespace {
+
+using rapidjson::Value;
+
+bool RunsMcpgw(const FoundServer& s) {
+  if (s.command.empty() || s.first_arg != "stdio") return false;
+  const size_t slash = s.command.rfind('/');
+  const std::string base = slash == std::string::npos ? s.command : s.command.substr(slash + 1);
+  return base == "mcpgw";
+}
+
+HostEdit Refused(std::string message) {
+  HostEdit edit;
+  edit.message = std::move(message);
+  return edit;
+}
+
+HostEdit Unchanged(std::string message) {
+  HostEdit edit;
+  edit.result = HostEdit::Result::kUnchanged;
+  edit.message = std::move(message);
+  return edit;
+}
+
+HostEdit Changed(std::string text) {
+  HostEdit edit;
+  edit.result = HostEdit::Result::kChanged;
+  edit.text = std::move(text);
+  return edit;
+}
+
+// The entry in the host's own form: what the host's own `mcp add` writes.
+void EntryFor(Host host, const std::string& path, rapidjson::Document& doc) {
+  auto& alloc = doc.GetAllocator();
+  doc.SetObject();
+  if (host == Host::kClaudeCode || host == Host::kVsCode) doc.AddMember("type", "stdio", alloc);
+  doc.AddMember("command", Value(path.c_str(), alloc), alloc);
+  Value args(rapidjson::kArrayType);
+  args.PushBack("stdio", alloc);
+  doc.AddMember("args", args, alloc);
+  if (host == Host::kClaudeCode) doc.AddMember("env", Value(rapidjson::kObjectType), alloc);
+}
+
+const FoundServer* Named(const HostRead& read, std::string_view name) {
+  for (const FoundServer& s : read.servers) {
+    if (s.name == name && s.parent.size() <= 1) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<const FoundServer*> Registrations(const HostRead& read) {
+  std::vector<const FoundServer*> found;
+  for (const FoundServer& s : read.servers) {
+    if (RunsMcpgw(s) && s.project.empty()) found.push_back(&s);
+  }
+  return found;
+}
+
+HostEdit AddRegistration(const HostRead& read, const std::string& mcpgw_path) {
+  if (!read.error.empty()) return Refused(read.error + "; left alone");
+  // Registered under a name of the user's own: that is enough.
+  for (const FoundServer* s : Registrations(read)) {
+    if (s->name != kEntryName && s->command == mcpgw_path) {
+      return Unchanged("already runs " + mcpgw_path + " stdio as \"" + s->name + "\"");
+    }
+  }
+  if (const FoundServer* existing = Named(read, kEntryName)) {
+    if (!RunsMcpgw(*existing)) {
+      return Refused(
+          "an entry named \"mcpgw\" is there and runs something else; rename or "
+          "remove it first");
+    }
+    if (existing->command == mcpgw_path && existing->kind == FoundServer::Kind::kLocal) {
+      return Unchanged("already runs " + mcpgw_path + " stdio");
+    }
+  }
+  const std::string& text = read.text.text;
+  if (read.file.format == Format::kToml) {
+    TomlEdit edit = SetServerTable(text, kEntryName,
+                                   {{"command", TomlString(mcpgw_path)}, {"args", "[\"stdio\"]"}});
+    return edit.ok ? Changed(std::move(edit.text)) : Refused(edit.error);
+  }
+  rapidjson::Document entry;
+  EntryFor(read.file.host, mcpgw_path, entry);
+  JsonEdit edit = SetMember(text, {std::string(ServersKey(read.file.host))}, kEntryName, entry);
+  return edit.ok ? Changed(std::move(edit.text)) : Refused(edit.error);
+}
+
+HostEdit RemoveRegistration(const HostRead& read) {
+  if (!read.error.empty()) return Refused(read.error + "; left alone");
+  std::vector<std::pair<std::vector<std::string>, std::string>> entries;
+  for (const FoundServer* s : Registrations(read)) entries.emplace_back(s->parent, s->name);
+  if (entries.empty()) return Unchanged("does not run mcpgw");
+  return RemoveEntries(read, entries);
+}
+
+HostEdit RemoveEntries(
+    const HostRead& read,
+    const std::vector<std::pair<std::vector<std::string>, std::string>>& entries) {
+  if (!read.error.empty()) return Refused(read.error + "; left alone");
+  std::string text = read.text.text;
+  for (const auto& [parent, name] : entries) {
+    if (read.file.format == Format::kToml) {
+      TomlEdit edit = RemoveServerTable(text, name);
+      if (!edit.ok) return Refused(edit.error);
+      text = std::move(edit.text);
+    } else {
+      JsonEdit edit = RemoveMember(text, parent, name);
+      if (!edit.ok) return Refused(edit.error);
+      text = std::move(edit.text);
+    }
+  }
+  if (text == read.text.text) return Unchanged("nothing to remove");
+  return Changed(std::move(text));
+}
+
+}  // namespace mcpgw::setup

@@ -1,0 +1,60 @@
+// The command lines of `mcpgw import`, `mcpgw hosts` and `mcpgw doctor` (BEHAVIOR.md §7):
+// what they parse to, and misuse named with the command's --help (exit 2).
+#include <catch2/catch.hpp>
+
+#include "client/cli/args.h"
+#include "client/cli/setup_commands.h"
+#include "client/cli/subcommands.h"
+
+namespace mcpgw::cli {
+
+TEST_CASE("setup args: import takes --from HOST..., --dry-run, --move, --config", "[setup][cli]") {
+  const ParseResult r =
+      ParseArgs({"import", "--from", "cursor", "codex", "--dry-run", "--config", "/x/mcp.json"});
+  REQUIRE(r.invocation);
+  CHECK(r.invocation->command->name == "import");
+  CHECK(r.invocation->from == std::vector<std::string>{"cursor", "codex"});
+  CHECK(r.invocation->dry_run);
+  CHECK_FALSE(r.invocation->move);
+  CHECK(r.invocation->config == "/x/mcp.json");
+
+  const ParseResult bad = ParseArgs({"import", "--from", "emacs"});
+  CHECK_FALSE(bad.invocation);
+  CHECK(bad.exit_code == kExitMisuse);
+  CHECK(bad.err.find("Run 'mcpgw import --help' for usage.") != std::string::npos);
+}
+
+TEST_CASE("setup args: hosts list, add HOST, remove HOST", "[setup][cli]") {
+  const ParseResult plain = ParseArgs({"hosts"});
+  REQUIRE(plain.invocation);
+  CHECK_FALSE(plain.invocation->action);
+  const ParseResult add = ParseArgs({"hosts", "add", "claude-code"});
+  REQUIRE(add.invocation);
+  CHECK(add.invocation->action == "add");
+  CHECK(add.invocation->host == "claude-code");
+  CHECK_FALSE(ParseArgs({"hosts", "frob"}).invocation);
+  CHECK(ParseArgs({"hosts", "add", "notepad"}).exit_code == kExitMisuse);
+
+  // add without a HOST is misuse, said by the command with the hosts it knows.
+  std::ostringstream out, err;
+  std::istringstream in;
+  CommandIo io{out, err, in, false, false, 0, nullptr};
+  CHECK(RunHostsCommand(*ParseArgs({"hosts", "add"}).invocation, io) == kExitMisuse);
+  CHECK(err.str().find("hosts add needs a HOST (claude-desktop, claude-code, cursor, vscode, "
+                       "windsurf, gemini, codex)") != std::string::npos);
+  CHECK(err.str().find("Run 'mcpgw hosts --help' for usage.") != std::string::npos);
+}
+
+TEST_CASE("setup args: every new command has --help", "[setup][cli]") {
+  for (const char* command : {"import", "hosts", "doctor"}) {
+    const ParseResult help = ParseArgs({command, "--help"});
+    CHECK(help.exit_code == 0);
+    CHECK(help.out.find(std::string("mcpgw ") + command) != std::string::npos);
+  }
+  const ParseResult top = ParseArgs({"--help"});
+  for (const char* command : {"import", "hosts", "doctor"}) {
+    CHECK(top.out.find(command) != std::string::npos);
+  }
+}
+
+}  // namespace mcpgw::cli
