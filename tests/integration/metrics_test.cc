@@ -93,6 +93,13 @@ TEST_CASE(
   REQUIRE(WaitReady(d, "a"));
   REQUIRE(WaitReady(d, "web"));
   REQUIRE(WaitFor([&] { return Row(d, "down").status == "error"; }));
+  // The unreachable server retries after its first back-off (1 s): wait for
+  // one reconnect, so the count below does not race it.
+  REQUIRE(WaitFor([&] {
+    auto status = ParseJson(d.Cli({"status", "--json"}).out);
+    const rapidjson::Value* row = ServerObject(status, "down");
+    return row && row->HasMember("reconnects") && (*row)["reconnects"].GetUint64() >= 1;
+  }));
   const int port = MetricsPort(d);
   REQUIRE(port > 0);
 

@@ -4,8 +4,9 @@
 # reaching the server (sdk-server.mjs counts what it receives); a namespace
 # denied entirely is hidden; read_only keeps only readOnlyHint tools; a SIGHUP
 # reloads the policy. The call log gets one line per call, file mode 0600,
-# with a request_digest equal to the SHA-256 of the params bytes the server
-# received and no argument values. The same holds for a server on the
+# with the request digest of BEHAVIOR.md §14 (SHA-256 of the canonical
+# namespace, tool and arguments), recomputed here from the arguments the
+# server received, and no argument values. The same holds for a server on the
 # 2026-07-28 wire (the echo server's /modern path).
 # Usage: tests/security/policy.sh BUILD_DIR
 set -euo pipefail
@@ -68,35 +69,35 @@ ExpectRc 0 "a readOnlyHint tool of the read_only server can be called"
 Check "the call log is mode 0600" test "$(stat -c %a "$TMP/calls.jsonl")" = 600
 Check "the call log has one line per call (5)" test "$(wc -l <"$TMP/calls.jsonl")" = 5
 Check "the call log holds no argument or result value" bash -c "! grep -q 'ARGVALUE' '$TMP/calls.jsonl'"
-Check "denied calls are logged as denied with a null digest" \
-  test "$(grep -c '"outcome":"denied".*"request_digest":null\|"request_digest":null.*"outcome":"denied"' "$TMP/calls.jsonl")" = 3
+Check "the three denied calls are logged as denied, each with its request digest" \
+  test "$(grep '"outcome":"denied"' "$TMP/calls.jsonl" | grep -cE '"request_digest":"[0-9a-f]{64}"')" = 3
 LAST="$(tail -n 1 "$TMP/calls.jsonl")"
 Check "the line records namespace, tool, outcome and uid" test "$(printf '%s' "$LAST" | Json '[d.namespace, d.tool, d.outcome, d.uid].join(" ")')" = "ro ok ok $(id -u)"
 Check "the arguments reached the server byte for byte" \
   grep -qF '"arguments":{"note": "ARGVALUE_77aa", "n": [1, 2.5, true, null], "s": "caf\u00e9"}' \
   "$TMP/echo-server.out"
-# The digest against the body the server printed: the params value's exact
-# bytes are what follows "params": up to the body's closing brace (the gateway
-# writes params last), and they must parse to the params the server read.
-ExpectDigest() {  # ExpectDigest NAME: the last call log line against the last body
+# The digest recomputed from what the server read: the canonical form of
+# {"arguments":A,"namespace":N,"tool":T} (members sorted at every level, no
+# white space; the test's numbers print the same in JavaScript as written).
+ExpectDigest() {  # ExpectDigest NAME NAMESPACE: the last call log line against the last body
   local body want got
   body="$(sed -n 's/^BODY //p' "$TMP/echo-server.out" | tail -n 1)"
   want="$(printf '%s' "$body" | "$NODE" -e '
-  const raw = require("fs").readFileSync(0, "utf8");
-  const at = raw.indexOf("\"params\":");
-  const params = raw.slice(at + 9, raw.length - 1);
-  let same = false;
-  try { same = JSON.stringify(JSON.parse(params)) === JSON.stringify(JSON.parse(raw).params); } catch (e) {}
-  if (at < 0 || !same) { console.log("<params not found in " + raw + ">"); process.exit(0); }
-  console.log(require("crypto").createHash("sha256").update(params, "utf8").digest("hex"));')"
+  const canon = (v) => Array.isArray(v) ? "[" + v.map(canon).join(",") + "]"
+    : v !== null && typeof v === "object"
+      ? "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + canon(v[k])).join(",") + "}"
+      : JSON.stringify(v);
+  const p = JSON.parse(require("fs").readFileSync(0, "utf8")).params;
+  const text = canon({ arguments: p.arguments || {}, namespace: process.argv[1], tool: p.name });
+  console.log(require("crypto").createHash("sha256").update(text, "utf8").digest("hex"));' "$2")"
   got="$(tail -n 1 "$TMP/calls.jsonl" | Json 'd.request_digest')"
   if [ "$got" = "$want" ]; then
-    Pass "$1: request_digest is the SHA-256 of the params bytes the server received"
+    Pass "$1: request_digest is the canonical request digest of what the server received"
   else
-    Fail "$1: request_digest" "logged $got, server received params hashing to $want"
+    Fail "$1: request_digest" "logged $got, the arguments the server received give $want"
   fi
 }
-ExpectDigest "2025-11-25"
+ExpectDigest "2025-11-25" ro
 
 # ---- the same policy and call log on the 2026-07-28 wire --------------------------------
 Check "modern speaks 2026-07-28" test "$(StatusField modern protocol_version)" = 2026-07-28
@@ -112,7 +113,7 @@ ExpectRc 0 "a readOnlyHint tool on the 2026-07-28 wire can be called"
 Check "the call log has a line for each of the two calls (7)" test "$(wc -l <"$TMP/calls.jsonl")" = 7
 Check "the call log holds no argument value of the modern call" bash -c "! grep -q 'ARGVALUE' '$TMP/calls.jsonl'"
 Check "the line records the modern call" test "$(tail -n 1 "$TMP/calls.jsonl" | Json '[d.namespace, d.tool, d.outcome].join(" ")')" = "modern ok ok"
-ExpectDigest "2026-07-28"
+ExpectDigest "2026-07-28" modern
 
 # ---- reload ------------------------------------------------------------------------------
 Settings '["hidden"]'
