@@ -232,9 +232,10 @@ TomlEdit RemoveServerTable(std::string_view text, std::string_view name) {
   size_t keep = lines.size();
   while (keep > 0 && cut[keep - 1]) --keep;
   if (keep < lines.size()) {
-    while (keep > 0 && !lines[keep - 1].content && !lines[keep - 1].in_string &&
-           text.substr(lines[keep - 1].begin, lines[keep - 1].end - lines[keep - 1].begin)
-                   .find('#') == std::string_view::npos) {
+    while (
+        keep > 0 && !lines[keep - 1].content && !lines[keep - 1].in_string &&
+        text.substr(lines[keep - 1].begin, lines[keep - 1].end - lines[keep - 1].begin).find('#') ==
+            std::string_view::npos) {
       cut[--keep] = true;
     }
   }

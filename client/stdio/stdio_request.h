@@ -2,7 +2,8 @@
 // JSON-RPC message as a DOM (for its structure and small fields) and records the exact bytes
 // of the values that must not be written again: the request id (answered as it was sent) and
 // call_dynamic_tool's tool arguments, params.arguments.arguments, which reach the daemon byte
-// for byte (BEHAVIOR.md §5: numbers keep their digits, keys their order). Pure; used by StdioBridge.
+// for byte (BEHAVIOR.md §5: numbers keep their digits, keys their order). Pure; used by
+// StdioBridge.
 #pragma once
 
 #include <string>

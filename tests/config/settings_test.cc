@@ -193,9 +193,9 @@ TEST_CASE("metrics.listen takes a loopback address and port, nothing else", "[se
   for (const char* wide :
        {"0.0.0.0:9464", "192.168.1.2:9464", "[::]:9464", "[2001:db8::1]:80", "10.0.0.1:1"}) {
     CAPTURE(wide);
-    CHECK_THAT(Error(std::string(R"({"metrics": {"listen": ")") + wide + "\"}}"),
-               Catch::Contains("metrics.listen: \"" + std::string(wide) +
-                               "\": not a loopback address"));
+    CHECK_THAT(
+        Error(std::string(R"({"metrics": {"listen": ")") + wide + "\"}}"),
+        Catch::Contains("metrics.listen: \"" + std::string(wide) + "\": not a loopback address"));
   }
   CHECK_THAT(Error(R"({"metrics": {"listen": "localhost:9464"}})"),
              Catch::Contains("not an IP address (write 127.0.0.1, not a host name)"));
