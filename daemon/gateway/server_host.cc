@@ -105,7 +105,11 @@ void ServerHost::Pump() {
         env_->http().Start(this, start->id, std::move(req));
       } else if (auto* abort = std::get_if<mcp::AbortTransfer>(&action)) {
         live_.erase(abort->id);
-        env_->http().Abort(this, abort->id);
+        if (abort->answered) {
+          env_->http().Finish(this, abort->id);
+        } else {
+          env_->http().Abort(this, abort->id);
+        }
       } else if (auto* done = std::get_if<mcp::CallFinished>(&action)) {
         listener_->OnCallFinished(done->id, std::move(done->outcome));
       } else if (std::holds_alternative<mcp::StateChanged>(action)) {

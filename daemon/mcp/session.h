@@ -123,8 +123,12 @@ struct StartTransfer {
   // A tools/call: the transport must not send it again by itself.
   bool at_most_once = false;
 };
+// No further events for the transfer. `answered`: its SSE stream carried
+// the response it was for (HttpTransport::Finish), else it is cut
+// (HttpTransport::Abort).
 struct AbortTransfer {
   TransferId id;
+  bool answered = false;
 };
 struct CallFinished {
   CallId id;

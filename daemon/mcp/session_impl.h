@@ -124,6 +124,9 @@ struct Session::Impl {
     std::string json;
     std::unique_ptr<SseDecoder> sse;
     size_t bytes_in = 0;
+    // Its stream carried the response it was for: whatever follows is of
+    // no use, and the transport may read it to keep the connection.
+    bool answered = false;
   };
 
   // A notification or reply waiting for one of the kMaxNotifyTransfers slots.

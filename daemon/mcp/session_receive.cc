@@ -240,6 +240,10 @@ void Session::Impl::HandleEvent(TransferId id, const SseEvent& event, TimePoint 
     if (!msg.int_id) return;
     auto req = requests_.find(*msg.int_id);
     if (req == requests_.end()) return;
+    // The stream of the request it answers has done its work.
+    if (it->second.purpose == Purpose::kRequest && it->second.rpc_id == *msg.int_id) {
+      it->second.answered = true;
+    }
     if (req->second.kind == Kind::kDiscover) {
       return OnDiscoverAnswer(*msg.int_id, it->second.http_status, &doc, now);
     }

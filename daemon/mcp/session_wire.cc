@@ -123,9 +123,10 @@ void Session::Impl::Abort(TransferId id) {
   if (it->second.purpose == Purpose::kNotify || it->second.purpose == Purpose::kCancelTask) {
     --notify_transfers_;
   }
+  const bool answered = it->second.answered;
   transfers_.erase(it);
   if (id == initialized_transfer_) initialized_transfer_ = 0;
-  actions_.emplace_back(std::in_place_type<AbortTransfer>, AbortTransfer{id});
+  actions_.emplace_back(std::in_place_type<AbortTransfer>, AbortTransfer{id, answered});
 }
 
 // Ends the transfers tied to session `gen` itself: its GET stream, its

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,6 +35,13 @@ constexpr size_t kSparePoolSize = 32;
 // first connection and keeps it until the handle is cleaned up, so such
 // transfers take a fresh handle and never return it to the pool.
 constexpr long kLongLivedBufferBytes = 2048;
+// What is read of a stream after its answer (Finish) to keep its HTTP/1.1
+// connection: a stream that ends within this much time and data gives its
+// connection back to the pool; one that goes on is cut, as aborting it would.
+// An SDK server ends the stream right after the answer: the last chunk is
+// mostly in the same read, else a round trip behind.
+constexpr uint64_t kDrainMs = 200;
+constexpr size_t kDrainBytes = 64 * 1024;
 
 void GlobalInit() {
   static std::once_flag once;
@@ -80,9 +88,14 @@ struct HttpClient::Impl {
     bool resend_refused = false;  // OnPrereq stopped a re-send of an at-most-once request
     bool failed = false;          // ended with a transport error
     bool in_multi = false;
-    bool pooled = true;       // may go back to the pool when done
-    bool dead = false;        // aborted: no callback ever again
-    std::string setup_error;  // set when the transfer could not be started
+    bool pooled = true;  // may go back to the pool when done
+    bool dead = false;   // aborted: no callback ever again
+    // Finished: its answer is in, the rest of the stream is read and
+    // dropped until it ends (the connection is kept) or the drain gives up.
+    bool draining = false;
+    size_t drained_bytes = 0;
+    uint64_t drain_until = 0;  // uv_now of the give-up
+    std::string setup_error;   // set when the transfer could not be started
   };
 
   // One socket curl asked us to watch. A connection socket (one curl opened
@@ -117,6 +130,9 @@ struct HttpClient::Impl {
   std::vector<std::unique_ptr<Transfer>> dead;   // aborted, maybe still in curl's hands
   std::vector<Transfer*> to_add;                 // live, not yet handed to curl
   std::vector<std::unique_ptr<Transfer>> spare;  // done, configured, ready for the next
+  // Finished transfers still reading their stream's end, oldest first.
+  std::vector<std::unique_ptr<Transfer>> draining;
+  uv_timer_t* drain_timer = nullptr;
   int busy = 0;  // > 0 inside curl or while reporting: curl calls are deferred
   bool destroying = false;
   Stats stats;
@@ -126,6 +142,7 @@ struct HttpClient::Impl {
     multi = curl_multi_init();
     timer = NewTimer(loop, this);
     kick = NewTimer(loop, this);
+    drain_timer = NewTimer(loop, this);
     due = new uv_prepare_t;
     uv_prepare_init(loop, due);
     due->data = this;
@@ -147,6 +164,7 @@ struct HttpClient::Impl {
     destroying = true;
     for (auto& [key, t] : live) Release(std::move(t));
     for (auto& t : dead) Release(std::move(t));
+    for (auto& t : draining) Release(std::move(t));
     for (auto& t : spare) curl_easy_cleanup(t->easy);
     spare.clear();
     curl_multi_cleanup(multi);
@@ -154,6 +172,7 @@ struct HttpClient::Impl {
     watches.clear();
     CloseTimer(timer);
     CloseTimer(kick);
+    CloseTimer(drain_timer);
     uv_prepare_stop(due);
     uv_close(reinterpret_cast<uv_handle_t*>(due),
              [](uv_handle_t* h) { delete reinterpret_cast<uv_prepare_t*>(h); });
@@ -291,19 +310,21 @@ struct HttpClient::Impl {
   }
 
   // Called with each new TLS connection's SSL_CTX (the server's, or an HTTPS
-  // proxy's) the transfer opens: adds the trust's extra CAs and watches
-  // what OpenSSL reports, for the reason a failure gives (tls_reason.h).
+  // proxy's) the transfer opens: hands it the trust's shared store of CAs
+  // and watches what OpenSSL reports, for the reason a failure gives
+  // (tls_reason.h).
   static CURLcode OnSslContext(CURL*, void* ssl_ctx, void* userp) {
     auto* t = static_cast<Transfer*>(userp);
     t->tls_watch = std::make_shared<http::TlsErrorWatch>();
     http::TlsErrorWatch::Attach(ssl_ctx, t->tls_watch);
-    return t->trust && t->trust->extends_store() ? t->trust->ExtendStore(ssl_ctx) : CURLE_OK;
+    return t->trust ? t->trust->Install(ssl_ctx) : CURLE_OK;
   }
 
   static size_t OnHeader(char* data, size_t size, size_t count, void* userp) {
     auto* t = static_cast<Transfer*>(userp);
     size_t n = size * count;
     if (t->dead) return 0;
+    if (t->draining) return n;  // trailers
     if (t->head.Feed(std::string_view(data, n))) {
       t->owner->ReportHead(t);
       if (t->dead) return 0;
@@ -315,6 +336,12 @@ struct HttpClient::Impl {
     auto* t = static_cast<Transfer*>(userp);
     size_t n = size * count;
     if (t->dead) return 0;
+    if (t->draining) {
+      // Past the bound the stream is not about to end: 0 makes curl fail
+      // the transfer and close its connection.
+      t->drained_bytes += n;
+      return t->drained_bytes > kDrainBytes ? 0 : n;
+    }
     if (!t->head_reported) {
       t->owner->ReportHead(t);
       if (t->dead) return 0;
@@ -395,6 +422,10 @@ struct HttpClient::Impl {
       Transfer* t = nullptr;
       curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&t));
       if (!t || t->dead) continue;  // released by Flush
+      if (t->draining) {
+        EndDrain(t, code);
+        continue;
+      }
       if (code == CURLE_OK && !t->head_reported) {
         ReportHead(t);
         if (t->dead) continue;
@@ -505,6 +536,8 @@ struct HttpClient::Impl {
       t->resend_refused = false;
       t->failed = false;
       t->dead = false;
+      t->draining = false;
+      t->drained_bytes = 0;
       t->setup_error.clear();
       t->tls_watch.reset();
       spare.push_back(std::move(t));
@@ -601,6 +634,65 @@ struct HttpClient::Impl {
     Leave();
   }
 
+  // The sink is done with the transfer. Over HTTP/2 (or later) closing the
+  // stream costs nothing: the connection stays. Over HTTP/1.1 closing a
+  // response midway closes its connection, so the stream is read on, for a
+  // little, in case it is about to end. Runs inside curl callbacks, so it
+  // only marks the transfer: curl finishes or OnDrainTimer cuts it.
+  void Finish(HttpSink* sink, uint64_t tag) {
+    auto it = live.find(Key{sink, tag});
+    if (it == live.end()) return;
+    Transfer* t = it->second.get();
+    long version = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
+    if (!t->in_multi || !t->head_reported || !t->pooled || version >= CURL_HTTP_VERSION_2_0) {
+      return Abort(sink, tag);
+    }
+    t->draining = true;
+    t->drain_until = uv_now(loop) + kDrainMs;
+    draining.push_back(std::move(it->second));
+    live.erase(it);
+    if (!uv_is_active(reinterpret_cast<uv_handle_t*>(drain_timer))) {
+      uv_timer_start(drain_timer, &Impl::OnDrainTimer, kDrainMs, 0);
+    }
+  }
+
+  // A drained stream ended: its connection stays in curl's cache when it
+  // ended well (the handle, with it, in the pool).
+  void EndDrain(Transfer* t, CURLcode code) {
+    auto it = std::find_if(draining.begin(), draining.end(),
+                           [t](const std::unique_ptr<Transfer>& d) { return d.get() == t; });
+    if (it == draining.end()) return;
+    std::unique_ptr<Transfer> owned = std::move(*it);
+    draining.erase(it);
+    if (code == CURLE_OK) {
+      stats.drained++;
+    } else {
+      owned->failed = true;
+      stats.cut++;
+    }
+    Release(std::move(owned));
+  }
+
+  // Streams that did not end in time are cut (their connections closed).
+  static void OnDrainTimer(uv_timer_t* handle) {
+    auto* self = static_cast<Impl*>(handle->data);
+    const uint64_t now = uv_now(self->loop);
+    self->busy++;
+    size_t cut = 0;
+    while (cut < self->draining.size() && self->draining[cut]->drain_until <= now) cut++;
+    for (size_t i = 0; i < cut; i++) {
+      self->draining[i]->dead = true;
+      self->dead.push_back(std::move(self->draining[i]));
+      self->stats.cut++;
+    }
+    self->draining.erase(self->draining.begin(), self->draining.begin() + cut);
+    if (!self->draining.empty()) {
+      uv_timer_start(handle, &Impl::OnDrainTimer, self->draining.front()->drain_until - now, 0);
+    }
+    self->Leave();
+  }
+
   void AbortAll(HttpSink* sink) {
     auto it = live.lower_bound(Key{sink, 0});
     while (it != live.end() && it->first.first == sink) it = Kill(it);
@@ -629,6 +721,8 @@ void HttpClient::Start(HttpSink* sink, uint64_t tag, HttpRequest request) {
 void HttpClient::Abort(HttpSink* sink, uint64_t tag) { impl_->Abort(sink, tag); }
 
 void HttpClient::AbortAll(HttpSink* sink) { impl_->AbortAll(sink); }
+
+void HttpClient::Finish(HttpSink* sink, uint64_t tag) { impl_->Finish(sink, tag); }
 
 size_t HttpClient::active() const { return impl_->live.size(); }
 

@@ -5,7 +5,8 @@
 //
 // Policy baked in for MCP (BEHAVIOR.md §6): redirects are never followed (a 3xx is
 // reported as a normal response head), only http and https, connections are
-// reused, HTTP/2 is negotiated where the server offers it (ALPN), no signals.
+// reused (also after an SSE answer: Finish), HTTP/2 is negotiated where the
+// server offers it (ALPN), no signals.
 // A request marked at_most_once is never sent again by libcurl once any of
 // it may have been written (http_types.h; OnPrereq in http_client.cc).
 // Proxies come from the environment (proxy.h), chosen per url by us, not by
@@ -48,6 +49,7 @@ class HttpClient : public HttpTransport {
   void Start(HttpSink* sink, uint64_t tag, HttpRequest request) override;
   void Abort(HttpSink* sink, uint64_t tag) override;
   void AbortAll(HttpSink* sink) override;
+  void Finish(HttpSink* sink, uint64_t tag) override;
   size_t active() const;
   // Trust for transfers started from now on (running ones keep theirs).
   void SetTrust(std::shared_ptr<const http::TlsTrust> trust);
@@ -57,6 +59,10 @@ class HttpClient : public HttpTransport {
     uint64_t started = 0;
     uint64_t finished = 0;
     uint64_t aborted = 0;
+    // Finished transfers (Finish) whose stream ended after all, keeping
+    // the connection, and those cut.
+    uint64_t drained = 0;
+    uint64_t cut = 0;
   };
   Stats stats() const;
 

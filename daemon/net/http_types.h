@@ -88,6 +88,11 @@ class HttpTransport {
   virtual void Abort(HttpSink* sink, uint64_t tag) = 0;
   // Aborts every transfer of `sink` (call before destroying a sink).
   virtual void AbortAll(HttpSink* sink) = 0;
+  // The transfer's response is in (an SSE stream carried the answer it was
+  // for): as Abort, no further callback for it, but the transport may read
+  // what is left of the stream, when it is about to end, to keep the
+  // connection for the next request instead of closing it.
+  virtual void Finish(HttpSink* sink, uint64_t tag) { Abort(sink, tag); }
 };
 
 }  // namespace mcpgw

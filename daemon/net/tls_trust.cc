@@ -159,6 +159,30 @@ bool CurlUsesOpenssl(std::string* backend) {
 
 TlsTrust::~TlsTrust() {
   for (x509_st* cert : certs_) X509_free(cert);
+  X509_STORE_free(store_);
+}
+
+const TlsTrust::SystemLocations& TlsTrust::System() {
+  static const SystemLocations system = [] {
+    SystemLocations s;
+#if LIBCURL_VERSION_NUM >= 0x075400  // CURLINFO_CAINFO, CURLINFO_CAPATH: 7.84
+    if (CURL* easy = curl_easy_init()) {
+      char* file = nullptr;
+      char* dir = nullptr;
+      if (curl_easy_getinfo(easy, CURLINFO_CAINFO, &file) == CURLE_OK && file) {
+        s.file = file;
+        s.file_built_in = true;
+      }
+      if (curl_easy_getinfo(easy, CURLINFO_CAPATH, &dir) == CURLE_OK && dir) s.dir = dir;
+      curl_easy_cleanup(easy);
+      if (!s.file.empty() || !s.dir.empty()) return s;
+    }
+#endif
+    s.file = X509_get_default_cert_file();
+    s.dir = X509_get_default_cert_dir();
+    return s;
+  }();
+  return system;
 }
 
 TlsTrust::Result TlsTrust::Load(const TlsSettings& settings, const GetEnv& get_env) {
@@ -178,7 +202,8 @@ TlsTrust::Result TlsTrust::Load(const TlsSettings& settings, const GetEnv& get_e
     trust->extra_dir_ = settings.ca_dir;
   }
   std::string backend;
-  if ((!trust->certs_.empty() || !trust->extra_dir_.empty()) && !CurlUsesOpenssl(&backend)) {
+  trust->shared_store_ = CurlUsesOpenssl(&backend);
+  if ((!trust->certs_.empty() || !trust->extra_dir_.empty()) && !trust->shared_store_) {
     return {nullptr, std::string(settings.ca_file.empty() ? "tls.ca_dir" : "tls.ca_file") +
                          ": needs libcurl built with OpenSSL (this one uses " + backend + ")"};
   }
@@ -199,20 +224,27 @@ CURLcode TlsTrust::Apply(CURL* easy) const {
   auto set = [&](CURLoption option, auto value) {
     if (rc == CURLE_OK) rc = curl_easy_setopt(easy, option, value);
   };
-  if (!env_file_.empty()) {
-    set(CURLOPT_CAINFO, env_file_.c_str());
-    set(CURLOPT_PROXY_CAINFO, env_file_.c_str());
-  }
-  if (!env_dir_.empty()) {
-    set(CURLOPT_CAPATH, env_dir_.c_str());
-    set(CURLOPT_PROXY_CAPATH, env_dir_.c_str());
-  }
-  if (extends_store()) {
+  if (shared_store_) {
+    // Install hands every connection the store: libcurl loads nothing.
+    set(CURLOPT_CAINFO, static_cast<char*>(nullptr));
+    set(CURLOPT_CAPATH, static_cast<char*>(nullptr));
+    set(CURLOPT_PROXY_CAINFO, static_cast<char*>(nullptr));
+    set(CURLOPT_PROXY_CAPATH, static_cast<char*>(nullptr));
 #if LIBCURL_VERSION_NUM >= 0x075700
-    // A store libcurl caches would carry these certificates to transfers of
-    // another trust (and its cached store would replace the one we fill).
+    // A store libcurl cached would replace ours.
     set(CURLOPT_CA_CACHE_TIMEOUT, 0L);
 #endif
+  } else {
+    if (!env_file_.empty()) {
+      set(CURLOPT_CAINFO, env_file_.c_str());
+      set(CURLOPT_PROXY_CAINFO, env_file_.c_str());
+    }
+    if (!env_dir_.empty()) {
+      set(CURLOPT_CAPATH, env_dir_.c_str());
+      set(CURLOPT_PROXY_CAPATH, env_dir_.c_str());
+    }
+  }
+  if (extends_store()) {
     // A resumed TLS session skips the certificate check: a session made
     // under these CAs must not outlive them when a reload drops them.
     set(CURLOPT_SSL_SESSIONID_CACHE, 0L);
@@ -220,22 +252,51 @@ CURLcode TlsTrust::Apply(CURL* easy) const {
   return rc;
 }
 
-CURLcode TlsTrust::ExtendStore(void* ssl_ctx) const {
-  X509_STORE* store = SSL_CTX_get_cert_store(static_cast<SSL_CTX*>(ssl_ctx));
-  if (!store) return CURLE_SSL_CACERT_BADFILE;
-  bool failed = false;
-  for (x509_st* cert : certs_) {
-    // A certificate already in the store is not an error worth failing on.
-    if (X509_STORE_add_cert(store, cert) != 1) failed = true;
+void TlsTrust::LoadStore() const {
+  X509_STORE* store = X509_STORE_new();
+  if (!store) return;
+  const SystemLocations& system = System();
+  const std::string& file = env_file_.empty() ? system.file : env_file_;
+  const std::string& dirs = env_dir_.empty() ? system.dir : env_dir_;
+  // As libcurl fails a connection whose CA file cannot be read, so does
+  // Install (OpenSSL's own default file, when libcurl names none, may be
+  // absent, as for OpenSSL's tools). A directory is read only when a chain
+  // needs it, so it cannot fail here.
+  const bool must_read = !env_file_.empty() || system.file_built_in;
+  if (!file.empty() && X509_STORE_load_locations(store, file.c_str(), nullptr) != 1 && must_read) {
+    ERR_clear_error();
+    X509_STORE_free(store);
+    return;
   }
-  if (!extra_dir_.empty()) {
-#if OPENSSL_VERSION_NUMBER >= 0x30000000L
-    if (X509_STORE_load_path(store, extra_dir_.c_str()) != 1) failed = true;
-#else
-    if (X509_STORE_load_locations(store, nullptr, extra_dir_.c_str()) != 1) failed = true;
-#endif
+  X509_LOOKUP* lookup = nullptr;
+  if (!dirs.empty() || !extra_dir_.empty()) {
+    lookup = X509_STORE_add_lookup(store, X509_LOOKUP_hash_dir());
   }
-  if (failed) ERR_clear_error();  // not libcurl's to report
+  // ':'-separated, as SSL_CERT_DIR; tls.ca_dir after them.
+  size_t start = 0;
+  while (lookup && !dirs.empty() && start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string dir = dirs.substr(start, end - start);
+    if (!dir.empty()) X509_LOOKUP_add_dir(lookup, dir.c_str(), X509_FILETYPE_PEM);
+    start = end + 1;
+  }
+  if (lookup && !extra_dir_.empty()) {
+    X509_LOOKUP_add_dir(lookup, extra_dir_.c_str(), X509_FILETYPE_PEM);
+  }
+  for (x509_st* cert : certs_) X509_STORE_add_cert(store, cert);  // a duplicate is harmless
+  ERR_clear_error();                                              // not libcurl's to report
+  // What libcurl sets on the stores it makes: a trusted intermediate (or a
+  // self-signed server certificate named in tls.ca_file) ends the chain.
+  X509_STORE_set_flags(store, X509_V_FLAG_TRUSTED_FIRST | X509_V_FLAG_PARTIAL_CHAIN);
+  store_ = store;
+}
+
+CURLcode TlsTrust::Install(void* ssl_ctx) const {
+  if (!shared_store_) return CURLE_OK;
+  std::call_once(store_once_, [this] { LoadStore(); });
+  if (!store_) return CURLE_SSL_CACERT_BADFILE;
+  SSL_CTX_set1_cert_store(static_cast<SSL_CTX*>(ssl_ctx), store_);
   return CURLE_OK;
 }
 

@@ -11,17 +11,24 @@
 //   - the settings' tls.ca_file (a PEM bundle) and tls.ca_dir (a hashed
 //     directory) are added on top of that, so a private CA does not cut off
 //     public servers.
-// The extra certificates are added to each new connection's store by
-// ExtendStore, which the transfer's CURLOPT_SSL_CTX_FUNCTION callback calls
-// (libcurl built with OpenSSL; HttpClient sets it); libcurl's shared CA
-// cache and TLS session resumption are turned off for those transfers, so
-// certificates of one trust never vouch for another's connections.
+// With libcurl built on OpenSSL, all of it is loaded into one X509_STORE,
+// once per TlsTrust, on the first TLS connection that needs it; every
+// connection's SSL_CTX then takes that store by reference (Install, called
+// from the transfer's CURLOPT_SSL_CTX_FUNCTION callback, which HttpClient
+// sets), and libcurl is told to load no CA file or directory of its own.
+// Left to itself, libcurl 7.88 with Debian's defaults (a bundle and a
+// directory both built in; its CA cache serves only one of the two) parses
+// the whole system bundle again for every new connection: tens of
+// milliseconds of CPU each. TLS session resumption is turned off for a trust
+// with extra CAs, so a session made under them never outlives a reload that
+// drops them.
 #pragma once
 
 #include <curl/curl.h>
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,7 +36,8 @@
 
 #include "config/settings.h"
 
-struct x509_st;  // OpenSSL's X509
+struct x509_st;        // OpenSSL's X509
+struct x509_store_st;  // OpenSSL's X509_STORE
 
 namespace mcpgw {
 
@@ -59,13 +67,24 @@ class TlsTrust {
   // Sets the CA options of one transfer (also for an HTTPS proxy). The
   // TlsTrust must outlive the transfer.
   CURLcode Apply(CURL* easy) const;
-  // Whether ExtendStore has certificates to add (tls.ca_file, tls.ca_dir).
+  // Whether there are certificates beyond the system's (tls.ca_file, tls.ca_dir).
   bool extends_store() const { return !certs_.empty() || !extra_dir_.empty(); }
-  // Adds them to a new connection's store: call it from the transfer's
-  // CURLOPT_SSL_CTX_FUNCTION callback with its SSL_CTX. libcurl loads the
-  // system (or SSL_CERT_*) certificates into the same store, before or
-  // after this depending on its version; either way it ends up with both.
-  CURLcode ExtendStore(void* ssl_ctx) const;
+  // Hands the shared store to a new connection's SSL_CTX: call it from the
+  // transfer's CURLOPT_SSL_CTX_FUNCTION callback. Loads the store on first
+  // use (thread-safe: every worker's connections share it). Fails with
+  // CURLE_SSL_CACERT_BADFILE when the trust's bundle or directory could not
+  // be read at all, as libcurl would. Without OpenSSL (Apply then leaves the
+  // CA options to libcurl) it does nothing.
+  CURLcode Install(void* ssl_ctx) const;
+
+  // The system bundle file and directory libcurl was built with, else
+  // OpenSSL's defaults; "" where there is none.
+  struct SystemLocations {
+    std::string file;
+    std::string dir;
+    bool file_built_in = false;  // libcurl's own: a connection fails without it
+  };
+  static const SystemLocations& System();
 
   // One line for the log, naming the sources: "system store + 3
   // certificates from /etc/mcpgw/ca.pem (tls.ca_file)".
@@ -80,6 +99,12 @@ class TlsTrust {
   std::string extra_file_;
   std::string extra_dir_;
   std::vector<x509_st*> certs_;  // owned: the certificates of extra_file_
+  bool shared_store_ = false;    // Apply leaves the CAs to Install (OpenSSL)
+
+  // Loaded on first use by Install.
+  void LoadStore() const;
+  mutable std::once_flag store_once_;
+  mutable x509_store_st* store_ = nullptr;  // owned; null when it failed
 };
 
 }  // namespace http

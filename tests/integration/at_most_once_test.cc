@@ -5,7 +5,10 @@
 // (before reading the request, after reading it, after running the tool,
 // mid-answer, mid-SSE-stream), by a plain close or a TCP reset, over
 // HTTP/1.1 keep-alive and HTTP/2 over TLS, and restarts between calls. Each
-// dropping call goes out on a warm connection a normal call used first.
+// dropping call goes out on a warm connection a normal call used first; with
+// the fixture answering as the SDKs do (SSE), that warm connection is one an
+// SSE answer left in the pool, which is also what keeps sequential calls on
+// one connection, plain or over TLS.
 #include <chrono>
 #include <string>
 #include <vector>
@@ -38,7 +41,8 @@ std::string Field(const rapidjson::Value& v, const char* name) {
 // drop-server.mjs, restartable on the same ports; its log file outlives it.
 class DropServer {
  public:
-  DropServer(const TempDir& dir, bool tls) : dir_(dir), log_(dir / "drop.jsonl") {
+  DropServer(const TempDir& dir, bool tls, bool sse = false)
+      : dir_(dir), log_(dir / "drop.jsonl"), sse_(sse) {
     if (tls) {
       certs_ = dir / "certs";
       const std::string script = std::string(MCPGW_SOURCE_DIR) + "/tests/fixtures/make-certs.sh";
@@ -49,6 +53,7 @@ class DropServer {
   bool ok() const { return control_ > 0 && h1_ > 0 && (certs_.empty() || h2_ > 0); }
   std::string H1Url() const { return "http://127.0.0.1:" + std::to_string(h1_) + "/mcp"; }
   std::string H2Url() const { return "https://localhost:" + std::to_string(h2_) + "/mcp"; }
+  std::string H1sUrl() const { return "https://localhost:" + std::to_string(h1s_) + "/mcp"; }
   std::string CaFile() const { return certs_ + "/ca.pem"; }
 
   // The next `times` requests that reach `point` are dropped there.
@@ -77,6 +82,12 @@ class DropServer {
     }
     return out;
   }
+  // Connections accepted so far, over restarts.
+  int Accepts() const {
+    int n = 0;
+    for (const Event& e : Events()) n += e.event == "accept";
+    return n;
+  }
   int Runs(const std::string& nonce) const {
     int n = 0;
     for (const Event& e : Events()) n += e.event == "ran" && e.nonce == nonce;
@@ -99,15 +110,17 @@ class DropServer {
 
  private:
   void Start() {
-    control_ = h1_ = h2_ = 0;
+    control_ = h1_ = h2_ = h1s_ = 0;
     const std::string node = FixtureNode();
     if (node.empty()) return;
     std::vector<std::string> argv = {
-        node,        std::string(MCPGW_SOURCE_DIR) + "/tests/fixtures/drop-server.mjs",
-        "--log",     log_,
-        "--h1-port", std::to_string(h1_port_),
-        "--h2-port", std::to_string(h2_port_),
+        node,         std::string(MCPGW_SOURCE_DIR) + "/tests/fixtures/drop-server.mjs",
+        "--log",      log_,
+        "--h1-port",  std::to_string(h1_port_),
+        "--h2-port",  std::to_string(h2_port_),
+        "--h1s-port", std::to_string(h1s_port_),
     };
+    if (sse_) argv.push_back("--sse");
     if (!certs_.empty()) {
       argv.push_back("--tls-dir");
       argv.push_back(certs_);
@@ -120,11 +133,13 @@ class DropServer {
       if (at == std::string::npos || text.find('\n', at) == std::string::npos) {
         return !proc_->Alive();
       }
-      std::sscanf(text.c_str() + at, "LISTENING control=%d h1=%d h2=%d", &control_, &h1_, &h2_);
+      std::sscanf(text.c_str() + at, "LISTENING control=%d h1=%d h2=%d h1s=%d", &control_, &h1_,
+                  &h2_, &h1s_);
       return true;
     });
     h1_port_ = h1_;
     h2_port_ = h2_;
+    h1s_port_ = h1s_;
   }
 
   const TempDir& dir_;
@@ -132,8 +147,9 @@ class DropServer {
   std::string certs_;
   std::unique_ptr<Process> proc_;
   int starts_ = 0;
-  int control_ = 0, h1_ = 0, h2_ = 0;
-  int h1_port_ = 0, h2_port_ = 0;
+  bool sse_ = false;
+  int control_ = 0, h1_ = 0, h2_ = 0, h1s_ = 0;
+  int h1_port_ = 0, h2_port_ = 0, h1s_port_ = 0;
 };
 
 // mcpgwd with one server "drop", a call log, a short call deadline (every
@@ -351,4 +367,36 @@ TEST_CASE("at most once: HTTP/2 server restarted between calls", "[at_most_once]
   REQUIRE(gw.daemon().WaitListening());
   REQUIRE(WaitReady(gw.daemon(), "drop"));
   RestartBetweenCalls(server, gw);
+}
+
+TEST_CASE("at most once: connections SSE answers left in the pool, dropped at every point",
+          "[at_most_once]") {
+  TempDir dir;
+  DropServer server(dir, /*tls=*/false, /*sse=*/true);
+  REQUIRE_UPSTREAM(server);
+  Gateway gw(dir, server.H1Url(), "");
+  REQUIRE(gw.daemon().WaitListening());
+  REQUIRE(WaitReady(gw.daemon(), "drop"));
+  DropEverywhere(server, gw);
+}
+
+TEST_CASE("SSE answers keep their HTTP/1.1 connection for the next call, plain and over TLS",
+          "[at_most_once]") {
+  const bool tls = GENERATE(false, true);
+  CAPTURE(tls);
+  TempDir dir;
+  DropServer server(dir, /*tls=*/true, /*sse=*/true);
+  REQUIRE_UPSTREAM(server);
+  Gateway gw(dir, tls ? server.H1sUrl() : server.H1Url(), server.CaFile());
+  REQUIRE(gw.daemon().WaitListening());
+  REQUIRE(WaitReady(gw.daemon(), "drop"));
+  const int before = server.Accepts();
+  constexpr int kCalls = 40;
+  for (int i = 0; i < kCalls; i++) {
+    const std::string nonce = "seq-" + std::to_string(i);
+    REQUIRE(gw.Call(nonce).out == "ran " + nonce + "\n");
+  }
+  // Cut after every answer, each call would have opened a connection (and,
+  // over TLS, paid a handshake) of its own.
+  CHECK(server.Accepts() - before <= 2);
 }

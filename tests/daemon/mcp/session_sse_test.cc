@@ -33,8 +33,11 @@ TEST_CASE("sse: initialize over SSE, byte by byte, with server messages interlea
   CHECK(refusal.body ==
         "{\"jsonrpc\":\"2.0\",\"id\":42,\"error\":{\"code\":-32601,"
         "\"message\":\"method not supported by this client\"}}");
-  // The response ended the stream: the session does not wait for its end.
+  // The response ended the stream: the session does not wait for its end,
+  // and tells the transport the stream did its work (so its connection may
+  // be kept).
   CHECK(h.Aborted(init.id));
+  CHECK(h.Answered(init.id));
   StartTransfer initialized = h.NextPost("notifications/initialized");
   CHECK(HeaderOf(initialized, "Mcp-Session-Id") == "sid-1");
   h.Pump();
@@ -63,10 +66,25 @@ TEST_CASE("sse: a call answered over SSE", "[session][sse]") {
   // Split in uneven chunks.
   for (size_t i = 0; i < stream.size(); i += 7) h.Data(call.id, stream.substr(i, 7));
   REQUIRE(h.finished.size() == 1);
+  CHECK(h.Answered(call.id));
   CHECK(h.finished[0].outcome.kind == CallErrorKind::kNone);
   CHECK(h.finished[0].outcome.text == "a\n\n[image omitted: image/png]");
   CHECK(h.finished[0].outcome.bytes_in == stream.size());
   CHECK(h.NextPost("").body.find("\"result\":{}") != std::string::npos);
+}
+
+TEST_CASE("sse: a stream cut before its answer is not passed off as answered", "[session][sse]") {
+  Harness h;
+  h.BringUp();
+  h.session.Call(1, "echo", "{}", h.now);
+  StartTransfer call = h.NextPost("tools/call");
+  h.Head(call.id, 200, "text/event-stream");
+  // Another request's answer on this stream does not end it.
+  h.Data(call.id, SseMessage(kPing) + SseMessage(Result(RpcIdOf(call) + 1000, "{}")));
+  CHECK_FALSE(h.Aborted(call.id));
+  h.session.Cancel(1, h.now);
+  CHECK(h.Aborted(call.id));
+  CHECK_FALSE(h.Answered(call.id));
 }
 
 TEST_CASE("sse: a stream that closes early is resumed with Last-Event-ID", "[session][sse]") {

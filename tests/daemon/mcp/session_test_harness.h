@@ -122,6 +122,7 @@ class Harness {
           starts.push_back(std::move(*s));
         } else if (auto* ab = std::get_if<AbortTransfer>(&a)) {
           aborts.push_back(ab->id);
+          if (ab->answered) answered.push_back(ab->id);
         } else if (auto* f = std::get_if<CallFinished>(&a)) {
           finished.push_back(std::move(*f));
         } else if (auto* need = std::get_if<AuthorizationNeeded>(&a)) {
@@ -178,6 +179,11 @@ class Harness {
     Pump();
     return std::find(aborts.begin(), aborts.end(), id) != aborts.end();
   }
+  // Ended because its stream carried the answer (HttpTransport::Finish).
+  bool Answered(TransferId id) {
+    Pump();
+    return std::find(answered.begin(), answered.end(), id) != answered.end();
+  }
 
   void Head(TransferId id, int status, const std::string& type, const std::string& sid = "",
             const std::string& www_authenticate = "") {
@@ -229,6 +235,7 @@ class Harness {
   Session session;
   std::deque<StartTransfer> starts;
   std::vector<TransferId> aborts;
+  std::vector<TransferId> answered;  // of `aborts`: those whose answer was in
   std::vector<CallFinished> finished;
   int state_changes = 0;
   std::vector<AuthorizationNeeded> auth_needed;

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -417,6 +419,106 @@ TEST_CASE("Sequential requests reuse one connection", "[http]") {
   }
   CHECK(server.request_count() == 5);
   CHECK(server.accepted() == 1);
+}
+
+// An SSE response whose first event is the answer; what follows it depends
+// on the target: "/ends" ends the stream 30 ms later (after the client has
+// its answer), "/goes-on" sends a comment every 30 ms for 3 s, "/floods"
+// sends 256 KiB at once and then goes on as "/goes-on".
+void AnswerThen(const TestRequest& r, TestConnection& c) {
+  c.Write(
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n");
+  const std::string event = "data: answer\n\n";
+  char size[16];
+  std::snprintf(size, sizeof size, "%zx\r\n", event.size());
+  c.Write(std::string(size) + event + "\r\n");
+  if (r.target == "/ends") {
+    c.Sleep(30);
+    c.Write("0\r\n\r\n");
+  } else if (r.target == "/goes-on") {
+    for (int i = 0; i < 100; i++) {
+      if (!c.Sleep(30) || !c.Write("3\r\n:\n\n\r\n")) return;
+    }
+  } else if (r.target == "/floods") {
+    const std::string comment = ":" + std::string(1022, 'x') + "\n";
+    std::snprintf(size, sizeof size, "%zx\r\n", comment.size());
+    for (int i = 0; i < 256; i++) {
+      if (!c.Write(std::string(size) + comment + "\r\n")) return;
+    }
+    for (int i = 0; i < 100; i++) {
+      if (!c.Sleep(30) || !c.Write("3\r\n:\n\n\r\n")) return;
+    }
+  }
+}
+
+TEST_CASE("A finished SSE stream that ends soon after keeps its connection for the next",
+          "[http]") {
+  HttpTestServer server(AnswerThen);
+  Fixture f;
+  // As a session does: Finish once the answer is in.
+  f.sink.on_data = [&](uint64_t tag, std::string_view) {
+    if (f.sink.seen[tag].body.find("answer") != std::string::npos) f.client->Finish(&f.sink, tag);
+  };
+  for (uint64_t tag = 1; tag <= 5; tag++) {
+    f.client->Start(&f.sink, tag, Post(server.Url("/ends"), "{}"));
+    REQUIRE(RunUntil(&f.loop, [&] { return f.client->stats().drained == tag; }));
+    CHECK(f.client->active() == 0);
+  }
+  CHECK(server.accepted() == 1);  // one connection served all five
+  CHECK(f.client->stats().cut == 0);
+  for (auto& [tag, seen] : f.sink.seen) {
+    CHECK(seen.body == "data: answer\n\n");  // nothing after Finish reached the sink
+    CHECK(seen.dones == 0);
+  }
+}
+
+TEST_CASE("A finished SSE stream that goes on is cut, and the next request gets a fresh one",
+          "[http]") {
+  HttpTestServer server([](const TestRequest& r, TestConnection& c) {
+    if (r.target == "/mcp") return c.Respond(200, {}, "fine");
+    AnswerThen(r, c);
+  });
+  Fixture f;
+  f.sink.on_data = [&](uint64_t tag, std::string_view) {
+    if (f.sink.seen[tag].body.find("answer") != std::string::npos) f.client->Finish(&f.sink, tag);
+  };
+  const std::string target = GENERATE(std::string("/goes-on"), std::string("/floods"));
+  CAPTURE(target);
+  const auto start = std::chrono::steady_clock::now();
+  f.client->Start(&f.sink, 1, Post(server.Url(target), "{}"));
+  REQUIRE(RunUntil(&f.loop, [&] { return f.client->stats().cut == 1; }));
+  const auto took = std::chrono::steady_clock::now() - start;
+  // The server finds its connection closed long before its stream would end.
+  REQUIRE(RunUntil(&f.loop, [&] { return server.ended() == 1; }));
+  CHECK(took < std::chrono::milliseconds(2500));
+  CHECK(f.sink.seen[1].body == "data: answer\n\n");
+  CHECK(f.sink.seen[1].dones == 0);
+  CHECK(f.client->stats().drained == 0);
+
+  f.sink.on_data = nullptr;
+  f.client->Start(&f.sink, 2, Post(server.Url(), "{}"));
+  REQUIRE(f.RunUntilDone(2));
+  CHECK(f.sink.seen[2].body == "fine");
+  CHECK(server.accepted() == 2);
+}
+
+TEST_CASE("Finish before the answer's stream has a head, or of an unknown transfer, aborts",
+          "[http]") {
+  HttpTestServer server([](const TestRequest&, TestConnection& c) {
+    c.Sleep(1000);
+    c.Close();
+  });
+  Fixture f;
+  f.client->Start(&f.sink, 1, Post(server.Url(), "{}"));
+  REQUIRE(RunUntil(&f.loop, [&] { return server.request_count() == 1; }));
+  f.client->Finish(&f.sink, 7);  // no such transfer: nothing happens
+  CHECK(f.client->active() == 1);
+  f.client->Finish(&f.sink, 1);
+  CHECK(f.client->active() == 0);
+  CHECK(f.client->stats().aborted == 1);
+  RunFor(&f.loop, 50);
+  CHECK(f.sink.seen.count(1) == 0);  // never a callback
 }
 
 // Runs the loop with nothing else to wake it (no ticking timer, unlike

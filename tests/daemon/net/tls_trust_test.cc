@@ -14,6 +14,7 @@
 #include <string>
 
 #include <openssl/pem.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 
 namespace mcpgw::http {
@@ -163,6 +164,71 @@ TEST_CASE("tls.ca_dir must be a hashed directory", "[tls]") {
   auto r = Load("", d.path);
   REQUIRE(r.trust);
   CHECK(r.trust->Describe() == "the system store + " + d.path + " (tls.ca_dir)");
+}
+
+// Whether `store` holds a certificate with `cert`'s subject.
+bool StoreHas(X509_STORE* store, const char* pem) {
+  BIO* bio = BIO_new_mem_buf(pem, -1);
+  X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  REQUIRE(cert);
+  STACK_OF(X509_OBJECT)* objects = X509_STORE_get0_objects(store);
+  bool found = false;
+  for (int i = 0; i < sk_X509_OBJECT_num(objects) && !found; i++) {
+    X509* have = X509_OBJECT_get0_X509(sk_X509_OBJECT_value(objects, i));
+    found = have && X509_cmp(have, cert) == 0;
+  }
+  X509_free(cert);
+  return found;
+}
+
+TEST_CASE("every connection of a trust shares one store, loaded once", "[tls]") {
+  TempDir d;
+  std::string ca = d.Write("ca.pem", kCaOne);
+  std::string extra = d.Write("extra.pem", kCaTwo);
+  auto r = Load(extra, "", {{"SSL_CERT_FILE", ca}});
+  REQUIRE(r.trust);
+  SSL_CTX* first = SSL_CTX_new(TLS_client_method());
+  SSL_CTX* second = SSL_CTX_new(TLS_client_method());
+  REQUIRE(r.trust->Install(first) == CURLE_OK);
+  REQUIRE(r.trust->Install(second) == CURLE_OK);
+  X509_STORE* store = SSL_CTX_get_cert_store(first);
+  CHECK(store == SSL_CTX_get_cert_store(second));
+  // SSL_CERT_FILE's certificate and tls.ca_file's, both.
+  CHECK(StoreHas(store, kCaOne));
+  CHECK(StoreHas(store, kCaTwo));
+  // The store outlives the connections that hold it, and they it.
+  SSL_CTX_free(first);
+  CHECK(StoreHas(SSL_CTX_get_cert_store(second), kCaTwo));
+  SSL_CTX_free(second);
+
+  // Another trust (a reload) has a store of its own.
+  auto other = Load("", "", {{"SSL_CERT_FILE", ca}});
+  SSL_CTX* third = SSL_CTX_new(TLS_client_method());
+  REQUIRE(other.trust->Install(third) == CURLE_OK);
+  CHECK(StoreHas(SSL_CTX_get_cert_store(third), kCaOne));
+  CHECK_FALSE(StoreHas(SSL_CTX_get_cert_store(third), kCaTwo));
+  SSL_CTX_free(third);
+}
+
+TEST_CASE("an unreadable SSL_CERT_FILE fails every connection as libcurl would", "[tls]") {
+  TempDir d;
+  auto r = Load("", "", {{"SSL_CERT_FILE", d.path + "/none.pem"}});
+  REQUIRE(r.trust);
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  CHECK(r.trust->Install(ctx) == CURLE_SSL_CACERT_BADFILE);
+  CHECK(r.trust->Install(ctx) == CURLE_SSL_CACERT_BADFILE);
+  SSL_CTX_free(ctx);
+}
+
+TEST_CASE("the system store is the bundle and directory libcurl was built with", "[tls]") {
+  const TlsTrust::SystemLocations& system = TlsTrust::System();
+  // Debian's libcurl names both; other builds name at least one.
+  CHECK_FALSE((system.file.empty() && system.dir.empty()));
+  auto r = Load("", "");
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  CHECK(r.trust->Install(ctx) == CURLE_OK);
+  SSL_CTX_free(ctx);
 }
 
 }  // namespace
