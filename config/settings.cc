@@ -229,10 +229,13 @@ class SettingsReader {
         ok = Int(x, p, 1, 100000, l.max_list_pages);
       } else if (key == "max_sse_event_bytes") {
         ok = Size(x, p, 1024, size_t{1} << 30, l.max_sse_event_bytes);
+      } else if (key == "max_connections_per_server") {
+        ok = Size(x, p, 1, 65536, l.max_connections_per_server);
       } else {
         return Unknown(p, key,
                        "max_response_bytes, max_json_depth, call_timeout_s, listing_timeout_s, "
-                       "max_tools_per_server, max_list_pages, max_sse_event_bytes");
+                       "max_tools_per_server, max_list_pages, max_sse_event_bytes, "
+                       "max_connections_per_server");
       }
       if (!ok) return false;
     }

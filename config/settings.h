@@ -29,6 +29,9 @@ struct LimitsSettings {
   size_t max_tools_per_server = 10000;     // tools kept per server
   int max_list_pages = 1000;               // tools/list pages per listing
   size_t max_sse_event_bytes = 16u << 20;  // one SSE event's data
+  // Requests in progress at once to one origin (scheme, host, port) on each
+  // worker, and so its HTTP/1.1 connections; more wait their turn in a queue.
+  size_t max_connections_per_server = 64;
   bool operator==(const LimitsSettings&) const = default;
 };
 

@@ -14,6 +14,7 @@
 #include "daemon/guard/call_log.h"
 #include "daemon/guard/cassette.h"
 #include "daemon/options.h"
+#include "daemon/runtime/fd_limit.h"
 #include "daemon/runtime/hardening.h"
 #include "daemon/runtime/logging.h"
 #include "daemon/supervisor.h"
@@ -63,6 +64,26 @@ void LogNotes(const config::Config& config) {
   }
 }
 
+// Raises the open-file limit and says what it is; warns when the budgets
+// could need more (a reload that adds servers is not counted again).
+void LogFdLimit(const DaemonOptions& options, size_t servers) {
+  const FdLimit fds = RaiseFdLimit();
+  if (!fds.error.empty()) {
+    spdlog::warn("open-file limit {} could not be raised: {}", fds.before, fds.error);
+  } else if (fds.now != fds.before) {
+    spdlog::info("open-file limit raised from {} to {}", fds.before, fds.now);
+  }
+  const size_t need =
+      FdsNeeded(servers, options.workers, options.max_connections_per_server,
+                options.ipc.max_connections_per_uid * (options.ipc.allowed_uids.size() + 1));
+  if (fds.now != 0 && fds.now < need) {
+    spdlog::warn(
+        "open-file limit {} is below the {} descriptors {} servers and the connection budgets "
+        "may need (raise LimitNOFILE, or ulimit -Hn); past it new connections fail",
+        fds.now, need, servers);
+  }
+}
+
 }  // namespace
 
 int Check(const CommandLine& command_line, const GetEnv& get_env) {
@@ -92,6 +113,7 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
   SetUpLogging(command_line.log_level);
   if (!no_dumps.empty()) spdlog::warn("{}", no_dumps);
   LogNotes(parsed.config);
+  LogFdLimit(options.options, parsed.config.entries.size());
   std::signal(SIGPIPE, SIG_IGN);
   // A file past the process's size limit (ulimit -f) is a failed write the
   // daemon reports (a result it could not keep), not a reason to die.

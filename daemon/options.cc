@@ -32,6 +32,7 @@ DaemonOptions MakeOptions(const CommandLine& command_line, const Settings& setti
   o.limits.max_sse_event_bytes = limits.max_sse_event_bytes;
   o.limits.max_tools = limits.max_tools_per_server;
   o.limits.max_list_pages = limits.max_list_pages;
+  o.max_connections_per_server = limits.max_connections_per_server;
   o.limits.call_deadline = std::chrono::seconds(limits.call_timeout_s);
   // A first attempt's handshake and listing, and every later listing request,
   // share the one listing budget.

@@ -30,6 +30,8 @@ struct DaemonOptions {
   // From the settings, with the command line's --workers first.
   unsigned workers = 1;  // session threads, the main loop included
   mcp::SessionLimits limits;
+  // Requests in progress at once per origin on each worker (HttpClientOptions).
+  size_t max_connections_per_server = 64;
   IpcServerOptions ipc;
   CallLogSettings call_log;  // path empty: no call log
   std::shared_ptr<const Policy> policy;

@@ -126,6 +126,7 @@ int Supervisor::Run(const config::Config& config, int listen_fd, CallLog* call_l
 void Supervisor::StartWorkers() {
   HttpClientOptions http_options;
   http_options.trust = options_.trust;
+  http_options.max_requests_per_origin = options_.max_connections_per_server;
   if (options_.trust) {
     trust_described_ = options_.trust->Describe();
     spdlog::info("TLS trust: {}", trust_described_);

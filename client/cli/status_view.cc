@@ -138,6 +138,10 @@ std::string Details(const ServerRow& row, const RenderOptions& options) {
     add("url:", url);
   }
   if (!row.proxy.empty()) add("proxy:", base::StripControls(row.proxy));
+  if (row.queued > 0) {
+    add("queued:", std::to_string(row.queued) +
+                       " waiting for a connection (limits.max_connections_per_server)");
+  }
   if (row.pins_changed > 0 || row.pins_new > 0 || !row.pins_error.empty()) {
     std::string pins;
     if (row.pins_changed > 0) pins = std::to_string(row.pins_changed) + " changed";
@@ -226,6 +230,9 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
       row.proxy = String(server, "proxy", "");
       row.tools = Count(server, "tools");
       row.in_flight = Count(server, "in_flight");
+      if (const Value* q = Member(server, "queued"); q != nullptr && q->IsUint64()) {
+        row.queued = q->GetUint64();
+      }
       row.calls = Count(server, "calls");
       row.errors = Count(server, "errors");
       row.p50_ms = Millis(server, "latency_p50_ms");

@@ -19,6 +19,7 @@ struct ServerRow {
   std::string reason;
   std::string tools = "-";
   std::string in_flight = "-";
+  uint64_t queued = 0;  // of those in flight, the requests waiting for a connection
   std::string calls = "-";
   std::string errors = "-";
   std::string p50_ms = "-";

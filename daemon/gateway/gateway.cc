@@ -225,13 +225,14 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
   server->proxy = http::ShowProxy(http::ProcessProxyEnv().For(entry.remote->url.Reveal()));
   spdlog::info("server \"{}\": loading ({}{}{})", entry.name, entry.remote->url_redacted,
                server->proxy.empty() ? "" : " through the proxy ", server->proxy);
+  server->gauges = std::make_shared<HostGauges>();
   OnWorker(server->worker, [id = server->host, name = entry.name, remote = *entry.remote,
                             limits = options_.limits, authorization = std::move(authorization),
                             hint = era_cache_.Lookup(entry.remote->url.Reveal()),
-                            pins = PinOptions{options_.pins_dir, PinningFor(entry.name)}](
-                               HostTable& table) mutable {
+                            pins = PinOptions{options_.pins_dir, PinningFor(entry.name)},
+                            gauges = server->gauges](HostTable& table) mutable {
     table.Create(id, std::move(name), std::move(remote), limits, std::move(authorization),
-                 std::move(hint), std::move(pins));
+                 std::move(hint), std::move(pins), std::move(gauges));
   });
   return server;
 }
@@ -728,6 +729,9 @@ std::string Gateway::StatusJson() const {
     w.Uint64(server.view.tools ? server.view.tools->size() : 0);
     w.Key("in_flight");
     w.Uint64(server.in_flight);
+    // Of its requests, those waiting for a connection (limits.max_connections_per_server).
+    w.Key("queued");
+    w.Uint64(server.gauges ? server.gauges->queued.load(std::memory_order_relaxed) : 0);
     w.Key("calls");
     w.Uint64(server.calls);
     w.Key("errors");

@@ -79,6 +79,12 @@ std::string Gateway::MetricsText() const {
   for (const auto& s : servers_) {
     m.Sample("mcpgw_server_calls_in_flight", {{"namespace", s->name}}, s->in_flight);
   }
+  m.Family("mcpgw_server_requests_queued", "gauge",
+           "A server's requests waiting for a connection (limits.max_connections_per_server).");
+  for (const auto& s : servers_) {
+    m.Sample("mcpgw_server_requests_queued", {{"namespace", s->name}},
+             s->gauges ? s->gauges->queued.load(std::memory_order_relaxed) : 0);
+  }
   m.Family("mcpgw_server_reconnects_total", "counter",
            "Attempts to open a new upstream session after the first (failures retried, expired "
            "sessions, era changes).");

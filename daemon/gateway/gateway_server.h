@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "daemon/gateway/gateway.h"
 #include "daemon/gateway/metrics.h"
+#include "daemon/gateway/server_host.h"
 
 namespace mcpgw {
 
@@ -31,6 +33,7 @@ struct Gateway::Server {
   std::string http_version;  // "HTTP/2", "HTTP/1.1" ... as of its last state change; "" before
   double since_unix = 0;
   uint64_t in_flight = 0;
+  std::shared_ptr<HostGauges> gauges;  // shared with its host on the worker; null if refused
   uint64_t calls = 0;
   uint64_t errors = 0;
   std::vector<double> latencies_ms;  // ring of the last kLatencyWindow calls

@@ -48,10 +48,10 @@ HostTable::~HostTable() = default;
 
 void HostTable::Create(HostId id, std::string name, config::RemoteServer server,
                        mcp::SessionLimits limits, Secret authorization, std::string era_hint,
-                       PinOptions pins) {
+                       PinOptions pins, std::shared_ptr<HostGauges> gauges) {
   auto slot = std::make_unique<Slot>(this, id);
   slot->host = std::make_unique<ServerHost>(env_, std::move(name), std::move(server), limits,
-                                            slot.get(), std::move(pins));
+                                            slot.get(), std::move(pins), std::move(gauges));
   if (!authorization.empty()) slot->host->SetAuthorization(std::move(authorization));
   Slot* raw = slot.get();
   slots_[id] = std::move(slot);

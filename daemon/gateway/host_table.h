@@ -50,7 +50,8 @@ class HostTable {
   // OAuth token), empty for none; `era_hint` as ServerHost::Start takes it.
   // `pins`: how the host pins its server's tools (BEHAVIOR.md §13).
   void Create(HostId id, std::string name, config::RemoteServer server, mcp::SessionLimits limits,
-              Secret authorization = Secret(), std::string era_hint = {}, PinOptions pins = {});
+              Secret authorization = Secret(), std::string era_hint = {}, PinOptions pins = {},
+              std::shared_ptr<HostGauges> gauges = nullptr);
   // `bound` holds the result's text to its client's bound (BEHAVIOR.md §11),
   // here on the worker, before the outcome travels to the main loop.
   void Call(HostId id, mcp::CallId call, std::string tool, std::string arguments_json,

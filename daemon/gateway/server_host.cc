@@ -9,14 +9,16 @@
 namespace mcpgw {
 
 ServerHost::ServerHost(Env* env, std::string name, config::RemoteServer server,
-                       mcp::SessionLimits limits, ServerHostListener* listener, PinOptions pins)
+                       mcp::SessionLimits limits, ServerHostListener* listener, PinOptions pins,
+                       std::shared_ptr<HostGauges> gauges)
     : env_(env),
       pin_url_(server.url_redacted),
       session_(std::move(name), std::move(server), limits),
       listener_(listener),
       timer_(env->NewTimer()),
       grace_timer_(env->NewTimer()),
-      pins_dir_(std::move(pins.dir)) {
+      pins_dir_(std::move(pins.dir)),
+      gauges_(std::move(gauges)) {
   SetPinning(pins.mode);
 }
 
@@ -101,6 +103,7 @@ void ServerHost::Pump() {
         req.body = std::move(start->body);
         req.long_lived = start->long_lived;
         req.at_most_once = start->at_most_once;
+        if (gauges_) req.queued_gauge = &gauges_->queued;
         live_.insert(start->id);
         env_->http().Start(this, start->id, std::move(req));
       } else if (auto* abort = std::get_if<mcp::AbortTransfer>(&action)) {

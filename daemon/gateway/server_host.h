@@ -6,6 +6,7 @@
 // listener. Created, used and destroyed on the loop's thread.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,10 +57,19 @@ struct PinOptions {
   PinningMode mode = PinningMode::kBlock;
 };
 
+// What a host's transfers are doing now, read by the gateway's status from
+// another thread: its requests waiting for a connection (the transport's
+// budget per origin).
+struct HostGauges {
+  std::atomic<uint64_t> queued{0};
+};
+
 class ServerHost : private HttpSink {
  public:
+  // `gauges` (may be null) is kept up to date from here on.
   ServerHost(Env* env, std::string name, config::RemoteServer server, mcp::SessionLimits limits,
-             ServerHostListener* listener, PinOptions pins = {});
+             ServerHostListener* listener, PinOptions pins = {},
+             std::shared_ptr<HostGauges> gauges = nullptr);
   ~ServerHost() override;  // aborts its transfers; stops its timers
   ServerHost(const ServerHost&) = delete;
   ServerHost& operator=(const ServerHost&) = delete;
@@ -114,6 +124,7 @@ class ServerHost : private HttpSink {
   std::shared_ptr<const mcp::ToolList> reviewed_tools_;  // the listing last reviewed
   std::shared_ptr<const mcp::ToolList> visible_tools_;   // it, without withheld tools
   std::string pins_dir_;
+  std::shared_ptr<HostGauges> gauges_;               // may be null
   std::unique_ptr<ServerPins> pins_;                 // null: pinning is off for this server
   std::unordered_set<std::string> hidden_reported_;  // tools whose hidden text was logged
   uint64_t published_attempts_ = 0;                  // the attempts the listener last heard of

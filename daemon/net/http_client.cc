@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -95,7 +97,12 @@ struct HttpClient::Impl {
     bool draining = false;
     size_t drained_bytes = 0;
     uint64_t drain_until = 0;  // uv_now of the give-up
-    std::string setup_error;   // set when the transfer could not be started
+    // The budget per origin (HttpClientOptions::max_requests_per_origin):
+    // the origin it counts against while in progress, or waits on.
+    std::string origin;
+    bool counted = false;     // holds one of its origin's places
+    bool queued = false;      // waits in its origin's queue
+    std::string setup_error;  // set when the transfer could not be started
   };
 
   // One socket curl asked us to watch. A connection socket (one curl opened
@@ -132,6 +139,13 @@ struct HttpClient::Impl {
   std::vector<std::unique_ptr<Transfer>> spare;  // done, configured, ready for the next
   // Finished transfers still reading their stream's end, oldest first.
   std::vector<std::unique_ptr<Transfer>> draining;
+  // Each origin's requests in progress and those waiting, oldest first.
+  struct Origin {
+    size_t active = 0;
+    std::deque<Transfer*> waiting;
+  };
+  std::unordered_map<std::string, Origin> origins;
+  size_t waiting_total = 0;
   uv_timer_t* drain_timer = nullptr;
   int busy = 0;  // > 0 inside curl or while reporting: curl calls are deferred
   bool destroying = false;
@@ -512,6 +526,7 @@ struct HttpClient::Impl {
   // keeps it, configured, for the next transfer.
   void Release(std::unique_ptr<Transfer> t) {
     if (!t) return;
+    LeaveOrigin(t.get());
     if (!t->easy) return;
     if (t->in_multi) curl_multi_remove_handle(multi, t->easy);
     t->in_multi = false;
@@ -621,9 +636,83 @@ struct HttpClient::Impl {
       Fail(raw, http::ErrorText(rc, 0));
       return;
     }
+    if (!EnterOrigin(raw)) return;  // queued: Promote hands it to curl
     to_add.push_back(raw);
     busy++;
     Leave();
+  }
+
+  // --- the budget per origin ---
+
+  // "scheme://host:port" of a url as written, lower case, without userinfo:
+  // enough to tell origins apart (the same origin written two ways only
+  // gets two budgets).
+  static std::string OriginOf(const std::string& url) {
+    const size_t scheme_end = url.find("://");
+    if (scheme_end == std::string::npos) return url;
+    const size_t start = scheme_end + 3;
+    size_t end = url.find_first_of("/?#", start);
+    if (end == std::string::npos) end = url.size();
+    const size_t at = url.rfind('@', end);
+    const size_t host = at != std::string::npos && at >= start ? at + 1 : start;
+    std::string origin = url.substr(0, start) + url.substr(host, end - host);
+    for (char& c : origin) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return origin;
+  }
+
+  // Takes one of the origin's places, or queues the transfer when they are
+  // all taken. True when it may go now.
+  bool EnterOrigin(Transfer* t) {
+    const size_t budget = options.max_requests_per_origin;
+    if (budget == 0 || t->request.long_lived) return true;
+    t->origin = OriginOf(t->request.url);
+    Origin& o = origins[t->origin];
+    if (o.active < budget && o.waiting.empty()) {
+      o.active++;
+      t->counted = true;
+      return true;
+    }
+    t->queued = true;
+    o.waiting.push_back(t);
+    waiting_total++;
+    stats.queued++;
+    if (t->request.queued_gauge) t->request.queued_gauge->fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+
+  // A transfer ends (or is aborted while queued): its place goes to the
+  // oldest one waiting.
+  void LeaveOrigin(Transfer* t) {
+    if (!t->counted && !t->queued) return;
+    auto it = origins.find(t->origin);
+    if (it == origins.end()) return;
+    Origin& o = it->second;
+    if (t->queued) {
+      o.waiting.erase(std::find(o.waiting.begin(), o.waiting.end(), t));
+      Unqueue(t);
+    } else {
+      o.active--;
+      t->counted = false;
+      if (!destroying) Promote(o);
+    }
+    if (o.active == 0 && o.waiting.empty()) origins.erase(it);
+  }
+
+  void Promote(Origin& o) {
+    while (o.active < options.max_requests_per_origin && !o.waiting.empty()) {
+      Transfer* next = o.waiting.front();
+      o.waiting.pop_front();
+      Unqueue(next);
+      o.active++;
+      next->counted = true;
+      to_add.push_back(next);  // Leave, running now or soon, hands it to curl
+    }
+  }
+
+  void Unqueue(Transfer* t) {
+    t->queued = false;
+    waiting_total--;
+    if (t->request.queued_gauge) t->request.queued_gauge->fetch_sub(1, std::memory_order_relaxed);
   }
 
   void Abort(HttpSink* sink, uint64_t tag) {
@@ -702,6 +791,9 @@ struct HttpClient::Impl {
 
   std::map<Key, std::unique_ptr<Transfer>>::iterator Kill(
       std::map<Key, std::unique_ptr<Transfer>>::iterator it) {
+    // Out of the queue now: nothing of it was sent, and no place is
+    // handed to it when Flush releases it.
+    if (it->second->queued) LeaveOrigin(it->second.get());
     it->second->dead = true;
     dead.push_back(std::move(it->second));
     stats.aborted++;
@@ -725,6 +817,8 @@ void HttpClient::AbortAll(HttpSink* sink) { impl_->AbortAll(sink); }
 void HttpClient::Finish(HttpSink* sink, uint64_t tag) { impl_->Finish(sink, tag); }
 
 size_t HttpClient::active() const { return impl_->live.size(); }
+
+size_t HttpClient::waiting() const { return impl_->waiting_total; }
 
 void HttpClient::SetTrust(std::shared_ptr<const http::TlsTrust> trust) {
   impl_->options.trust = std::move(trust);

@@ -37,6 +37,12 @@ struct HttpClientOptions {
   std::shared_ptr<const http::TlsTrust> trust;
   // Proxies per url; null: the process environment's (ProcessProxyEnv()).
   std::shared_ptr<const http::ProxyEnv> proxies;
+  // Requests in progress at once per origin (scheme, host, port), and so the
+  // HTTP/1.1 connections open to it; more wait in a first-in first-out queue
+  // here, not in a server's accept backlog. Long-lived transfers (a
+  // server's stream of notifications, one per server) do not count, nor
+  // wait. 0: no bound.
+  size_t max_requests_per_origin = 64;
 };
 
 class HttpClient : public HttpTransport {
@@ -50,7 +56,8 @@ class HttpClient : public HttpTransport {
   void Abort(HttpSink* sink, uint64_t tag) override;
   void AbortAll(HttpSink* sink) override;
   void Finish(HttpSink* sink, uint64_t tag) override;
-  size_t active() const;
+  size_t active() const;   // transfers started and not ended, queued ones included
+  size_t waiting() const;  // of those, the ones queued for the budget per origin
   // Trust for transfers started from now on (running ones keep theirs).
   void SetTrust(std::shared_ptr<const http::TlsTrust> trust);
 
@@ -63,6 +70,7 @@ class HttpClient : public HttpTransport {
     // the connection, and those cut.
     uint64_t drained = 0;
     uint64_t cut = 0;
+    uint64_t queued = 0;  // requests that had to wait for the budget per origin
   };
   Stats stats() const;
 

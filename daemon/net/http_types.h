@@ -5,6 +5,7 @@
 // (daemon/mcp/) speaks them without depending on the transport.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -63,6 +64,11 @@ struct HttpRequest {
   // during it. Other requests may be re-sent on a fresh connection when a
   // kept one turns out dead.
   bool at_most_once = false;
+  // Counts the request while it waits its turn for a connection (the
+  // transport's budget per origin, HttpClientOptions): 1 is added when it is
+  // queued and taken back when it leaves the queue (sent, or aborted). Null:
+  // not counted. Must outlive the transfer; read from any thread.
+  std::atomic<uint64_t>* queued_gauge = nullptr;
 };
 
 // Receives the events of the transfers started with it. Callbacks may call

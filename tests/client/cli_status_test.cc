@@ -57,6 +57,20 @@ TEST_CASE("status renders a header block and a row per server", "[cli][status]")
   CHECK(out.find('\x1b') == std::string::npos);  // no colour unless asked
 }
 
+TEST_CASE("requests waiting for a connection show under their server's row", "[cli][status]") {
+  const std::string out =
+      Render(R"({"daemon":{"version":"0.1.0","pid":1,"started_unix":1764469000.0},
+    "servers":[{"namespace":"busy","status":"ready","reason":"","tools":1,"in_flight":70,
+    "queued":6,"calls":0,"errors":0,"latency_p50_ms":null,"since_unix":1764469700.0},
+    {"namespace":"calm","status":"ready","reason":"","tools":1,"in_flight":1,"queued":0,
+    "calls":0,"errors":0,"latency_p50_ms":null,"since_unix":1764469700.0}]})");
+  INFO(out);
+  CHECK(
+      out.find("  queued:     6 waiting for a connection (limits.max_connections_per_server)\n") !=
+      std::string::npos);
+  CHECK(out.find("queued:") == out.rfind("queued:"));  // none for the calm one
+}
+
 TEST_CASE("a server reached through a proxy has a proxy line under its row", "[cli][status]") {
   const char* json = R"({"daemon":{"version":"0.1.0"},"servers":[
     {"namespace":"corp-api","status":"ready","proxy":"http://<redacted>@10.0.0.1:3128"},

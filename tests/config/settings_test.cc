@@ -36,6 +36,7 @@ TEST_CASE("an empty object gives the documented defaults", "[settings]") {
   CHECK(s.limits.max_tools_per_server == 10000);
   CHECK(s.limits.max_list_pages == 1000);
   CHECK(s.limits.max_sse_event_bytes == 16u * 1024 * 1024);
+  CHECK(s.limits.max_connections_per_server == 64);
   CHECK(s.ipc.allowed_uids.empty());
   CHECK(s.ipc.max_connections_per_uid == 64);
   CHECK(s.ipc.max_in_flight_per_connection == 1024);
@@ -61,7 +62,7 @@ TEST_CASE("every key is read", "[settings]") {
     // comments are allowed
     "limits": {"max_response_bytes": 2048, "max_json_depth": 64, "call_timeout_s": 30,
                "listing_timeout_s": 20, "max_tools_per_server": 500, "max_list_pages": 10,
-               "max_sse_event_bytes": 4096},
+               "max_sse_event_bytes": 4096, "max_connections_per_server": 8},
     "ipc": {"allowed_uids": [1000, 1001], "max_connections_per_uid": 8,
             "max_in_flight_per_connection": 16, "max_frame_bytes": 65536},
     "workers": 4,
@@ -81,6 +82,7 @@ TEST_CASE("every key is read", "[settings]") {
   CHECK(s.limits.max_tools_per_server == 500);
   CHECK(s.limits.max_list_pages == 10);
   CHECK(s.limits.max_sse_event_bytes == 4096);
+  CHECK(s.limits.max_connections_per_server == 8);
   CHECK(s.ipc.allowed_uids == std::vector<uid_t>{1000, 1001});
   CHECK(s.ipc.max_connections_per_uid == 8);
   CHECK(s.ipc.max_in_flight_per_connection == 16);

@@ -46,7 +46,7 @@ TEST_CASE("options: every limit reaches the sessions and the socket", "[options]
   const Settings s = Parsed(R"({
     "limits": {"max_response_bytes": 2048, "max_json_depth": 9, "call_timeout_s": 400,
                "listing_timeout_s": 7, "max_tools_per_server": 5, "max_list_pages": 3,
-               "max_sse_event_bytes": 4096},
+               "max_sse_event_bytes": 4096, "max_connections_per_server": 8},
     "ipc": {"allowed_uids": [1001], "max_connections_per_uid": 2,
             "max_in_flight_per_connection": 8, "max_frame_bytes": 65536},
     "call_log": {"path": "/var/log/calls.jsonl", "max_bytes": 8192, "keep": 1}})");
@@ -60,6 +60,7 @@ TEST_CASE("options: every limit reaches the sessions and the socket", "[options]
   CHECK(o.limits.max_tools == 5);
   CHECK(o.limits.max_list_pages == 3);
   CHECK(o.limits.max_sse_event_bytes == 4096);
+  CHECK(o.max_connections_per_server == 8);
   CHECK(o.ipc.allowed_uids == std::vector<uid_t>{1001});
   CHECK(o.ipc.max_connections_per_uid == 2);
   CHECK(o.ipc.max_in_flight_per_connection == 8);

@@ -9,7 +9,9 @@
 // the fixture answering as the SDKs do (SSE), that warm connection is one an
 // SSE answer left in the pool, which is also what keeps sequential calls on
 // one connection, plain or over TLS.
+#include <algorithm>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -156,10 +158,11 @@ class DropServer {
 // wait bounded) and, for TLS, the fixture's CA.
 class Gateway {
  public:
-  Gateway(const TempDir& dir, const std::string& url, const std::string& ca_file)
+  // `limits`: the settings' "limits" object.
+  Gateway(const TempDir& dir, const std::string& url, const std::string& ca_file,
+          const std::string& limits = R"({"call_timeout_s":15})")
       : calls_(dir / "calls.jsonl") {
-    std::string settings =
-        R"({"call_log":{"path":")" + calls_ + R"("},"limits":{"call_timeout_s":15})";
+    std::string settings = R"({"call_log":{"path":")" + calls_ + R"("},"limits":)" + limits;
     if (!ca_file.empty()) settings += R"(,"tls":{"ca_file":")" + ca_file + "\"}";
     WriteFile(dir / "settings.json", settings + "}");
     daemon_ =
@@ -173,6 +176,13 @@ class Gateway {
   // `n` calls at once, each answered after `ms`: HTTP/1.1 opens a connection
   // for each, and keeps them all. True when every one succeeded.
   bool CallTogether(int n, int ms, const TempDir& dir) {
+    std::vector<std::unique_ptr<Process>> running = StartTogether(n, ms, dir);
+    bool ok = true;
+    for (auto& p : running) ok = p->Wait(std::chrono::seconds(20)) == 0 && ok;
+    return ok;
+  }
+  // The `mcpgw call`s of CallTogether, started (nonces together-0 ...).
+  std::vector<std::unique_ptr<Process>> StartTogether(int n, int ms, const TempDir& dir) {
     std::vector<std::unique_ptr<Process>> running;
     for (int i = 0; i < n; i++) {
       const std::string out = dir / ("together" + std::to_string(i));
@@ -183,9 +193,16 @@ class Gateway {
                                        std::to_string(ms) + "}"},
           out + ".out", out + ".err"));
     }
-    bool ok = true;
-    for (auto& p : running) ok = p->Wait(std::chrono::seconds(20)) == 0 && ok;
-    return ok;
+    return running;
+  }
+  // The server's "queued" in `mcpgw status --json` (-1 when absent).
+  int64_t Queued() {
+    rapidjson::Document doc = ParseJson(daemon_->Cli({"status", "--json"}).out);
+    if (!doc.IsObject() || !doc.HasMember("servers") || !doc["servers"].IsArray()) return -1;
+    for (const auto& s : doc["servers"].GetArray()) {
+      if (s.HasMember("queued") && s["queued"].IsInt64()) return s["queued"].GetInt64();
+    }
+    return -1;
   }
   // The outcomes of the call log, in order.
   std::vector<std::string> Outcomes() const {
@@ -399,4 +416,47 @@ TEST_CASE("SSE answers keep their HTTP/1.1 connection for the next call, plain a
   // Cut after every answer, each call would have opened a connection (and,
   // over TLS, paid a handshake) of its own.
   CHECK(server.Accepts() - before <= 2);
+}
+
+TEST_CASE("calls past the connection budget wait in the daemon, in order, within their deadline",
+          "[at_most_once]") {
+  TempDir dir;
+  DropServer server(dir, /*tls=*/false, /*sse=*/true);
+  REQUIRE_UPSTREAM(server);
+  Gateway gw(dir, server.H1Url(), "", R"({"call_timeout_s":4,"max_connections_per_server":2})");
+  REQUIRE(gw.daemon().WaitListening());
+  REQUIRE(WaitReady(gw.daemon(), "drop"));
+  const int before = server.Accepts();
+
+  SECTION("six calls of 600 ms: two at a time, all answered, the rest shown as queued") {
+    auto running = gw.StartTogether(6, 600, dir);
+    int64_t most_queued = 0;
+    WaitFor(
+        [&] {
+          most_queued = std::max(most_queued, gw.Queued());
+          return most_queued >= 2;
+        },
+        std::chrono::seconds(3));
+    CHECK(most_queued >= 2);
+    for (auto& p : running) CHECK(p->Wait(std::chrono::seconds(20)) == 0);
+    for (int i = 0; i < 6; i++) CHECK(server.Runs("together-" + std::to_string(i)) == 1);
+    CHECK(server.Accepts() - before <= 2);
+    CHECK(gw.Queued() == 0);
+  }
+  SECTION("a call whose caller goes away while it is queued never reaches the server") {
+    // Two calls of 2 s hold both places; the third waits behind them.
+    auto running = gw.StartTogether(2, 2000, dir);
+    REQUIRE(WaitFor([&] { return server.Runs("together-1") == 1; }, std::chrono::seconds(5)));
+    Process caller({MCPGW_CLI_PATH, "--socket", gw.daemon().socket(), "call", "drop", "run",
+                    R"({"nonce":"queued"})"},
+                   dir / "queued.out", dir / "queued.err");
+    REQUIRE(WaitFor([&] { return gw.Queued() == 1; }, std::chrono::seconds(5)));
+    caller.Signal(SIGKILL);
+    caller.Wait();
+    CHECK(WaitFor([&] { return gw.Queued() == 0; }, std::chrono::seconds(5)));
+    for (auto& p : running) CHECK(p->Wait(std::chrono::seconds(20)) == 0);
+    // The places came free; the cancelled call had none to take.
+    REQUIRE(gw.Call("after").out == "ran after\n");
+    CHECK(server.Runs("queued") == 0);
+  }
 }
