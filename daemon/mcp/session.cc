@@ -411,17 +411,50 @@ void Session::Impl::ExpireRequest(RpcId rpc_id, TimePoint now) {
   }
 }
 
+void Session::Impl::Remind(Reminder::What what, uint64_t id, TimePoint at) {
+  reminders_.push(Reminder{at, what, id});
+  const size_t live = requests_.size() * 2 + transfers_.size();
+  if (reminders_.size() <= 64 + 4 * live) return;
+  // Mostly stale: keep one entry per time still set.
+  decltype(reminders_) fresh;
+  for (const auto& [rpc_id, req] : requests_) {
+    const auto key = static_cast<uint64_t>(rpc_id);
+    fresh.push(Reminder{req.deadline, Reminder::What::kRequestDeadline, key});
+    if (req.resume_at) fresh.push(Reminder{*req.resume_at, Reminder::What::kResume, key});
+  }
+  for (const auto& [transfer_id, t] : transfers_) {
+    if (t.purpose != Purpose::kRequest) {
+      fresh.push(Reminder{t.deadline, Reminder::What::kTransferDeadline, transfer_id});
+    }
+  }
+  reminders_ = std::move(fresh);
+}
+
+bool Session::Impl::Current(const Reminder& r) const {
+  switch (r.what) {
+    case Reminder::What::kRequestDeadline: {
+      auto it = requests_.find(static_cast<RpcId>(r.id));
+      return it != requests_.end() && it->second.deadline == r.at;
+    }
+    case Reminder::What::kResume: {
+      auto it = requests_.find(static_cast<RpcId>(r.id));
+      return it != requests_.end() && it->second.resume_at == r.at;
+    }
+    case Reminder::What::kTransferDeadline: {
+      auto it = transfers_.find(r.id);
+      return it != transfers_.end() && it->second.purpose != Purpose::kRequest &&
+             it->second.deadline == r.at;
+    }
+  }
+  return false;
+}
+
 std::optional<TimePoint> Session::Impl::NextWakeup() const {
   if (phase_ == Phase::kClosed) return std::nullopt;
   std::optional<TimePoint> next;
   if (phase_ == Phase::kBackingOff) Earliest(next, retry_at_);
-  for (const auto& [id, t] : transfers_) {
-    if (t.purpose != Purpose::kRequest) Earliest(next, t.deadline);
-  }
-  for (const auto& [id, req] : requests_) {
-    Earliest(next, req.deadline);
-    Earliest(next, req.resume_at);
-  }
+  while (!reminders_.empty() && !Current(reminders_.top())) reminders_.pop();
+  if (!reminders_.empty()) Earliest(next, reminders_.top().at);
   TaskWakeups(next);
   if (Serving()) Earliest(next, listen_.wakeup());
   return next;

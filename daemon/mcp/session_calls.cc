@@ -36,6 +36,7 @@ Session::Impl::Request& Session::Impl::NewRequest(Kind kind, TimePoint deadline,
   req.rpc_id = id;
   req.deadline = deadline;
   req.budget = budget;
+  Remind(Reminder::What::kRequestDeadline, id, deadline);
   return req;
 }
 
@@ -386,6 +387,7 @@ void Session::Impl::ScheduleResume(Request& req, const std::string& why, TimePoi
     delay = std::chrono::milliseconds(std::clamp(*req.retry_ms, 0L, kMaxResumeDelayMs));
   }
   req.resume_at = now + delay;
+  Remind(Reminder::What::kResume, req.rpc_id, *req.resume_at);
   Log(LogLevel::kDebug,
       "stream ended early (" + why + "); resuming it in " + base::DescribeDuration(delay));
 }

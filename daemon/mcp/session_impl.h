@@ -38,6 +38,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <queue>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -341,6 +342,22 @@ struct Session::Impl {
   bool delete_after_task_cancels_ = false;
   std::map<TransferId, Transfer> transfers_;
   TransferId next_transfer_ = 1;
+
+  // When the requests' deadlines and resumptions and the other transfers'
+  // deadlines fall, earliest first, so NextWakeup costs no scan of them all
+  // (thousands in flight): every time set is pushed (Remind), and an entry
+  // whose request or transfer is gone, or whose time was replaced, is
+  // dropped when it reaches the top. Rebuilt when stale entries pile up.
+  struct Reminder {
+    enum class What : uint8_t { kRequestDeadline, kResume, kTransferDeadline };
+    TimePoint at;
+    What what;
+    uint64_t id;  // RpcId or TransferId
+    bool operator>(const Reminder& o) const { return at > o.at; }
+  };
+  mutable std::priority_queue<Reminder, std::vector<Reminder>, std::greater<Reminder>> reminders_;
+  void Remind(Reminder::What what, uint64_t id, TimePoint at);
+  bool Current(const Reminder& r) const;
   RpcId next_rpc_id_ = 1;
 
   std::deque<Notice> notices_;

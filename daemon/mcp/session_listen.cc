@@ -52,6 +52,7 @@ void Session::Impl::OnListenHead(TransferId id, Transfer& t, const ResponseHead&
     t.body = BodyKind::kSse;
     t.sse = std::make_unique<SseDecoder>(limits_.max_sse_event_bytes);
     t.deadline = now + limits_.listen_lifetime;
+    Remind(Reminder::What::kTransferDeadline, id, t.deadline);
     listen_.Answered();
     return;
   }

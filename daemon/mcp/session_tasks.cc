@@ -385,6 +385,7 @@ void Session::Impl::LeaveTaskCall(CallId id, TaskRun& run, const std::string& wh
   if (req.transfer != 0 && !req.modern) {
     run.machine.On(TaskEvent::kLeft);
     req.deadline = now + limits_.notify_deadline;
+    Remind(Reminder::What::kRequestDeadline, req.rpc_id, req.deadline);
   } else {
     EndTaskRequest(run, req);
     run.machine.On(TaskEvent::kSettled);

@@ -76,7 +76,9 @@ TransferId Session::Impl::StartHttp(Purpose purpose, HttpMethod method, std::str
                       /*at_most_once=*/call && method == HttpMethod::kPost};
   if (method == HttpMethod::kPost) start.body = std::move(body);
   if (purpose == Purpose::kNotify || purpose == Purpose::kCancelTask) ++notify_transfers_;
+  const TimePoint deadline = t.deadline;
   transfers_.emplace(id, std::move(t));
+  if (purpose != Purpose::kRequest) Remind(Reminder::What::kTransferDeadline, id, deadline);
   actions_.emplace_back(std::in_place_type<StartTransfer>, std::move(start));
   return id;
 }

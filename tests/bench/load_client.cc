@@ -5,10 +5,14 @@
 //   curl — the same tools/call posted straight to the upstream with libcurl
 //          (easy handle when sequential, multi handle otherwise): the floor;
 //   raw  — the local protocol spoken directly, pipelined over --conns
-//          sockets, for the 10 000-in-flight scale run.
+//          sockets, for the 10 000-in-flight scale run;
+//   poll — libmcpgw's pollable interface, as a host program that fans out
+//          drives it: --conns handles, --inflight calls outstanding over
+//          them all, one thread polling their descriptors.
 // run.sh drives it; every loop is bounded by --calls.
 #include <curl/curl.h>
 #include <dirent.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -219,6 +223,103 @@ Result RunLib(const Options& o) {
   r.pid_cpu_us = SumCpu(o.pids) - cpu0;
   r.self_cpu_us = SelfCpuMicros() - self0;
   mcpgw_close(client);
+  return r;
+}
+
+// ---- poll --------------------------------------------------------------------------
+
+struct PollRun {
+  const Options* o;
+  Result* r;
+  std::vector<long> per_handle;  // calls outstanding on each handle
+  long outstanding = 0;
+  long finished = 0;
+  long recorded_after = 0;  // calls finished before this many are warm-up
+};
+
+struct PollCall {
+  PollRun* run;
+  size_t handle;
+  Clock::time_point start;
+};
+
+void OnPollDone(void* user_data, mcpgw_request, mcpgw_status status, const char* text, size_t len) {
+  auto* call = static_cast<PollCall*>(user_data);
+  PollRun* run = call->run;
+  run->outstanding--;
+  run->per_handle[call->handle]--;
+  if (++run->finished > run->recorded_after) {
+    run->r->latencies_us.push_back(
+        std::chrono::duration<double, std::micro>(Clock::now() - call->start).count());
+    if (status != MCPGW_OK) {
+      run->r->errors++;
+      if (run->r->first_error.empty()) {
+        run->r->first_error = std::string(mcpgw_status_name(status)) + ": " +
+                              std::string(text, std::min<size_t>(len, 120));
+      }
+    }
+  }
+  delete call;
+}
+
+// Keeps `inflight` calls outstanding over the handles until `total` finished.
+void PollUntil(std::vector<mcpgw_client*>& clients, PollRun& run, long total, long inflight) {
+  const Options& o = *run.o;
+  long started = run.finished + run.outstanding;
+  std::vector<pollfd> fds(clients.size());
+  while (run.finished < total) {
+    while (run.outstanding < inflight && started < total) {
+      // The handle with the fewest calls out: each connection has its own
+      // bound on requests in flight (ipc.max_in_flight_per_connection).
+      const size_t handle = static_cast<size_t>(
+          std::min_element(run.per_handle.begin(), run.per_handle.end()) - run.per_handle.begin());
+      mcpgw_client* client = clients[handle];
+      auto* call = new PollCall{&run, handle, Clock::now()};
+      const mcpgw_request id = mcpgw_start_call_dynamic_tool_bounded(
+          client, Namespace(o, started).c_str(), o.tool.c_str(), o.args.c_str(), o.max_bytes,
+          &OnPollDone, call);
+      started++;
+      if (id == 0) {  // no callback: count it here
+        delete call;
+        run.finished++;
+        run.r->errors++;
+        if (run.r->first_error.empty()) run.r->first_error = "the handle refused the call";
+        continue;
+      }
+      run.outstanding++;
+      run.per_handle[handle]++;
+    }
+    long timeout = -1;
+    for (size_t i = 0; i < clients.size(); i++) {
+      int events = 0;
+      fds[i].fd = mcpgw_fd(clients[i], &events);
+      fds[i].events = static_cast<short>(((events & MCPGW_WANT_READ) ? POLLIN : 0) |
+                                         ((events & MCPGW_WANT_WRITE) ? POLLOUT : 0));
+      fds[i].revents = 0;
+      const long t = mcpgw_timeout(clients[i]);
+      if (t >= 0 && (timeout < 0 || t < timeout)) timeout = t;
+    }
+    poll(fds.data(), fds.size(), timeout < 0 ? 1000 : static_cast<int>(timeout));
+    for (mcpgw_client* client : clients) mcpgw_process(client);
+  }
+}
+
+Result RunPoll(const Options& o) {
+  std::vector<mcpgw_client*> clients;
+  for (int i = 0; i < std::max(1, o.conns); i++) {
+    clients.push_back(mcpgw_open(o.socket.empty() ? nullptr : o.socket.c_str()));
+  }
+  Result r;
+  PollRun run{&o, &r, std::vector<long>(clients.size(), 0)};
+  run.recorded_after = o.warmup;
+  PollUntil(clients, run, o.warmup, std::min<long>(o.inflight, std::max(1, o.warmup)));
+  const double cpu0 = SumCpu(o.pids), self0 = SelfCpuMicros();
+  const auto t0 = Clock::now();
+  PollUntil(clients, run, o.warmup + o.calls, o.inflight);
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  r.pid_cpu_us = SumCpu(o.pids) - cpu0;
+  r.self_cpu_us = SelfCpuMicros() - self0;
+  for (mcpgw_client* client : clients) mcpgw_close(client);
   return r;
 }
 
@@ -535,7 +636,7 @@ bool ParseArgs(int argc, char** argv, Options& o) {
     } else
       return false;
   }
-  return o.mode == "lib" || o.mode == "curl" || o.mode == "raw";
+  return o.mode == "lib" || o.mode == "curl" || o.mode == "raw" || o.mode == "poll";
 }
 
 }  // namespace
@@ -543,13 +644,17 @@ bool ParseArgs(int argc, char** argv, Options& o) {
 int main(int argc, char** argv) {
   Options o;
   if (!ParseArgs(argc, argv, o)) {
-    std::fprintf(stderr,
-                 "usage: load_client lib|curl|raw [--socket S] [--url U] [--ns NS | --ns-prefix P "
-                 "--ns-count K] [--tool T] [--args JSON] [--op call|list|list-ns] [--inflight C] "
-                 "[--calls N] [--warmup W] [--conns K] [--max-bytes N] [--pids P1,P2]\n");
+    std::fprintf(
+        stderr,
+        "usage: load_client lib|curl|raw|poll [--socket S] [--url U] [--ns NS | --ns-prefix P "
+        "--ns-count K] [--tool T] [--args JSON] [--op call|list|list-ns] [--inflight C] "
+        "[--calls N] [--warmup W] [--conns K] [--max-bytes N] [--pids P1,P2]\n");
     return 2;
   }
-  Result r = o.mode == "lib" ? RunLib(o) : o.mode == "curl" ? RunCurl(o) : RunRaw(o);
+  Result r = o.mode == "lib"    ? RunLib(o)
+             : o.mode == "curl" ? RunCurl(o)
+             : o.mode == "poll" ? RunPoll(o)
+                                : RunRaw(o);
   Print(o, r);
   return r.errors == 0 ? 0 : 1;
 }
