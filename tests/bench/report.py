@@ -264,6 +264,72 @@ if large:
             f"{daemon[0]['files']}.")
     out("")
 
+# ---- 8. fan-out ----------------------------------------------------------------------
+fan = pick("fanout")
+
+
+def fan_runs(inflight, key):
+    return {r["run"]: r.get(key) for r in fan if r.get("inflight") == inflight}
+
+
+if fan:
+    out("## Fan-out: 32, 1,000 and 10,000 calls in flight to one server")
+    out("")
+    out("A host program on libmcpgw's pollable interface, 10 handles, keeps that many calls "
+        "outstanding to one upstream (bench_upstream); a fresh daemon per level, so peak RSS "
+        "is the level's own. Past `limits.max_connections_per_server` (64) the calls wait in "
+        "the daemon's queue, so latency grows with the load and CPU per call should not.")
+    out("")
+    out("| in flight | calls | errors | daemon CPU per call (µs) | p50 latency (ms) | daemon peak RSS (MB) |")
+    out("|---|---|---|---|---|---|")
+    for c in (32, 1000, 10000):
+        got = [r for r in fan if r.get("inflight") == c]
+        if got:
+            out(f"| {c:,} | {got[0]['calls']:,} | {sum(r['errors'] for r in got)} | "
+                f"{cell([r['cpu_us_per_call'] for r in got])} | "
+                f"{cell([r['p50_us'] / 1000 for r in got], 2)} | "
+                f"{cell([r['hwm_kb'] / 1024 for r in got])} |")
+    out("")
+
+# ---- 7. kept connections and TLS handshakes ---------------------------------------------
+conns = pick("conns")
+conn_labels = ("json-h1", "sse-h1", "close-h1", "json-tls", "sse-tls", "close-tls")
+
+
+def conn_runs(label, key):
+    return {r["run"]: r.get(key) for r in conns if r.get("label") == label}
+
+
+if conns:
+    out("## Kept connections and TLS handshakes")
+    out("")
+    out("tests/fixtures/drop-server.mjs answers tools/call as JSON, as SSE the way the SDKs' "
+        "servers do (a notification, the response, then the end of the stream), or as JSON "
+        "with `Connection: close`, over plain HTTP/1.1 and over TLS with HTTP/1.1 only (as a "
+        "Python SDK server behind uvicorn). libmcpgw calls each sequentially; the daemon "
+        "trusts the fixture's CA through SSL_CERT_FILE set to the system bundle plus that CA, "
+        "with the system's hashed directory beside it, so its store is as large as a user's. "
+        "Connections are those the server accepted during the measured calls. CPU is the "
+        "daemon's, per call.")
+    out("")
+    out("| server answers | connections per 1,000 calls | daemon CPU per call (µs) | p50 latency (µs) |")
+    out("|---|---|---|---|")
+    for label in conn_labels:
+        got = [r for r in conns if r.get("label") == label]
+        if not got:
+            continue
+        per_k = [1000 * r["conns"] / max(1, r["calls"]) for r in got]
+        out(f"| {label} | {cell(per_k, 0)} | {cell([r['cpu_us_per_call'] for r in got])} | "
+            f"{cell([r['p50_us'] for r in got])} |")
+    out("")
+    d, _ = diff_runs(conn_runs("close-tls", "cpu_us_per_call"), conn_runs("json-tls", "cpu_us_per_call"))
+    t, _ = diff_runs(conn_runs("close-h1", "cpu_us_per_call"), conn_runs("json-h1", "cpu_us_per_call"))
+    if d is not None:
+        out(f"A new connection costs the daemon {d / 1000:.2f} ms of CPU over TLS "
+            f"(close-tls − json-tls, medians of the per-run differences)"
+            + (f", {t / 1000:.2f} ms over plain TCP (close-h1 − json-h1)." if t is not None else "."))
+        out("")
+
 # ---- targets -----------------------------------------------------------------------
 targets = []
 
@@ -294,6 +360,30 @@ for process, goal in (("bridge", 6.2), ("daemon", 8)):
     if process in sc:
         v = sc[process]["per_call"]
         target(f"system calls per sequential call, {process}", f"{v:.1f}", f"≤ {goal}", v <= goal)
+for plain, label in (("h1", "plain HTTP/1.1"), ("tls", "TLS, HTTP/1.1")):
+    r, _ = ratio_runs(conn_runs(f"sse-{plain}", "cpu_us_per_call"), conn_runs(f"json-{plain}", "cpu_us_per_call"))
+    if r is not None:
+        target(f"daemon CPU per call, SSE answers / JSON answers, {label}", f"{r:.2f}×", "≤ 1.2×", r <= 1.2)
+    got = [r for r in conns if r.get("label") == f"sse-{plain}"]
+    if got:
+        v = med([1000 * r["conns"] / max(1, r["calls"]) for r in got])
+        target(f"connections opened per 1,000 sequential SSE calls, {label}", f"{v:.0f}", "≤ 1", v <= 1)
+r, _ = ratio_runs(fan_runs(10000, "cpu_us_per_call"), fan_runs(32, "cpu_us_per_call"))
+if r is not None:
+    errors = sum(x["errors"] for x in fan)
+    target("daemon CPU per call, 10,000 in flight / 32 in flight (pollable, 10 handles)",
+           f"{r:.2f}×" + ("" if errors == 0 else f", {errors} calls failed"), "≤ 2×, every call answered",
+           r <= 2 and errors == 0)
+v = med([x["hwm_kb"] / 1024 for x in fan if x.get("inflight") == 10000])
+if v is not None:
+    target("daemon peak RSS at 10,000 in flight", f"{v:.1f} MB", "≤ 128 MB", v <= 128)
+r, _ = ratio_runs(fan_runs(32, "cpu_us_per_call"), per_run("call", "curl", 32, "client_cpu_us_per_call"))
+if r is not None:
+    target("daemon CPU per call at 32 in flight / a bare libcurl client's CPU per request",
+           f"{r:.2f}×", "≤ 1.25×", r <= 1.25)
+d, _ = diff_runs(conn_runs("close-tls", "cpu_us_per_call"), conn_runs("json-tls", "cpu_us_per_call"))
+if d is not None:
+    target("daemon CPU per new TLS connection, system-size store", f"{d / 1000:.2f} ms", "≤ 3 ms", d <= 3000)
 idle = pick("idle")
 if idle:
     v = idle[0]["rss_kb"] / 1024

@@ -5,12 +5,14 @@
 # the system calls per call of the bridge and the daemon (strace -c), the
 # 1000-server scale run and the callgrind instruction counts, prints a
 # table and writes BENCHMARKS.md and tests/bench/plot.png.
-#   tests/bench/run.sh [--smoke | --syscalls] [--runs N] [--build-dir DIR] [--out FILE]
+#   tests/bench/run.sh [--smoke | --syscalls | --conns] [--runs N] [--build-dir DIR] [--out FILE]
 # --smoke: tiny counts, < 60 s, writes its report to a temp dir only; the
 # peers are skipped when tests/bench/node_modules is missing.
 # --syscalls: only the system calls per sequential call (section 1b), printed
 # as JSON lines; no report is written. The SDK client it drives the bridge
 # with comes from tests/fixtures/node_modules when tests/bench has none.
+# --conns: only the kept-connection and TLS figures (section 1c), printed as
+# JSON lines; no report is written.
 set -euo pipefail
 
 # Bound the whole run; the timeout's SIGTERM reaches the cleanup trap.
@@ -24,6 +26,7 @@ ROOT="$(cd "$BENCH_DIR/../.." && pwd)"
 source "$ROOT/tests/fixtures/node.sh"  # NODE: the Node the SDK's code runs on
 SMOKE=0
 SYSCALLS_ONLY=0
+CONNS_ONLY=0
 RUNS=3
 BUILD=""
 OUT=""
@@ -31,10 +34,11 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --smoke) SMOKE=1 ;;
     --syscalls) SYSCALLS_ONLY=1 ;;
+    --conns) CONNS_ONLY=1 ;;
     --runs) RUNS="$2"; shift ;;
     --build-dir) BUILD="$2"; shift ;;
     --out) OUT="$2"; shift ;;
-    *) echo "usage: $0 [--smoke | --syscalls] [--runs N] [--build-dir DIR] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--smoke | --syscalls | --conns] [--runs N] [--build-dir DIR] [--out FILE]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -42,11 +46,11 @@ done
 if [ "$SMOKE" = 1 ]; then
   RUNS=1; N_SEQ=200; N_CONC=400; N_PEER=15; SCALE_SERVERS=50; SCALE_TOOLS=100
   SCALE_INFLIGHT=500; SCALE_CALLS=1000; LIST_CALLS=50; CG_CALLS=200; CG_LISTS=2; CG_SERVERS=50
-  STRACE_N1=20; STRACE_N2=120
+  STRACE_N1=20; STRACE_N2=120; N_CONN=50; FAN_CALLS=(2000 4000 12000)
 else
   N_SEQ=3000; N_CONC=10000; N_PEER=500; SCALE_SERVERS=1000; SCALE_TOOLS=100
   SCALE_INFLIGHT=10000; SCALE_CALLS=30000; LIST_CALLS=200; CG_CALLS=5000; CG_LISTS=5; CG_SERVERS=1000
-  STRACE_N1=200; STRACE_N2=2200
+  STRACE_N1=200; STRACE_N2=2200; N_CONN=1000; FAN_CALLS=(20000 50000 60000)
 fi
 [ "$SYSCALLS_ONLY" = 1 ] && RUNS=0
 
@@ -132,6 +136,68 @@ WriteConfig() { # FILE PREFIX COUNT PORT
   } >"$1"
 }
 
+# ---- 1c. kept connections and TLS handshakes ----------------------------------------
+# tests/fixtures/drop-server.mjs (no SDK needed) answering tools/call as JSON, as
+# SSE the way the SDKs' servers do (a notification, the response, the end of the
+# stream), and as JSON with Connection: close, each over plain HTTP/1.1 and over
+# TLS with HTTP/1.1 only (as a Python SDK server behind uvicorn). The daemon
+# trusts the fixture's CA through SSL_CERT_FILE set to the system bundle plus that
+# CA, with the system's hashed directory beside it: a store as large as a user's.
+# Each server is called sequentially; its log counts the connections accepted.
+ConnsSection() {
+  local dir="$TMP/conns" name line before after run ns
+  mkdir -p "$dir"
+  bash "$ROOT/tests/fixtures/make-certs.sh" "$dir/certs" >/dev/null
+  cat /etc/ssl/certs/ca-certificates.crt "$dir/certs/ca.pem" >"$dir/bundle.pem"
+  declare -A h1 h1s
+  for name in json sse close; do
+    local flag=()
+    [ "$name" = json ] || flag=(--"$name")
+    "$NODE" "$ROOT/tests/fixtures/drop-server.mjs" --log "$dir/$name.jsonl" \
+      --tls-dir "$dir/certs" "${flag[@]}" >"$dir/$name.out" 2>"$dir/$name.err" &
+    PIDS+=($!)
+    for _ in $(seq 100); do grep -q LISTENING "$dir/$name.out" 2>/dev/null && break; sleep 0.1; done
+    h1[$name]="$(sed -n 's/.* h1=\([0-9]*\).*/\1/p' "$dir/$name.out")"
+    h1s[$name]="$(sed -n 's/.* h1s=\([0-9]*\).*/\1/p' "$dir/$name.out")"
+  done
+  {
+    echo '{"mcpServers": {'
+    for name in json sse close; do
+      printf '"%s-h1": {"url": "http://127.0.0.1:%s/mcp"},\n' "$name" "${h1[$name]}"
+      printf '"%s-tls": {"url": "https://localhost:%s/mcp"}' "$name" "${h1s[$name]}"
+      [ "$name" = close ] || echo ','
+    done
+    echo '}}'
+  } >"$dir/mcp.json"
+  local saved_file="${SSL_CERT_FILE-}" saved_dir="${SSL_CERT_DIR-}"
+  export SSL_CERT_FILE="$dir/bundle.pem"
+  unset SSL_CERT_DIR
+  StartDaemon "$dir/mcp.json" "$TMP/run/conns.sock" 30
+  if [ -n "$saved_file" ]; then export SSL_CERT_FILE="$saved_file"; else unset SSL_CERT_FILE; fi
+  [ -z "$saved_dir" ] || export SSL_CERT_DIR="$saved_dir"
+  for ((run = 1; run <= (RUNS > 0 ? RUNS : 1); run++)); do
+    for ns in json-h1 sse-h1 close-h1 json-tls sse-tls close-tls; do
+      before="$(grep -c '"accept"' "$dir/${ns%-*}.jsonl" || true)"
+      line="$("$LOAD" lib --socket "$TMP/run/conns.sock" --ns "$ns" --tool run \
+        --args '{"nonce":"bench"}' --inflight 1 --calls "$N_CONN" --warmup 20 \
+        --pids "$DAEMON_PID" 2>/dev/null || true)"
+      after="$(grep -c '"accept"' "$dir/${ns%-*}.jsonl" || true)"
+      [ -n "$line" ] && Record "$run" conns "${line/\{/\{\"label\":\"$ns\",\"conns\":$((after - before)),}"
+    done
+  done
+  StopPid "$DAEMON_PID"
+}
+if [ -n "$NODE" ]; then
+  Log "connections: JSON and SSE answers, plain and TLS, kept and closed"
+  ConnsSection
+else
+  Log "SKIP connections: no Node.js for the fixture server"
+fi
+if [ "$CONNS_ONLY" = 1 ]; then
+  grep '"section":"conns"' "$RESULTS"
+  exit 0
+fi
+
 # ---- 1. call path: libmcpgw vs direct libcurl ------------------------------------
 StartUpstream PORT --tools 5
 URL="http://127.0.0.1:$PORT/s/0/mcp"
@@ -171,6 +237,27 @@ for ((run = 1; run <= RUNS; run++)); do
 done
 Record 0 daemon "{\"label\":\"after calls\",\"rss_kb\":$(KbOf "$DAEMON_PID" VmRSS),\"hwm_kb\":$(KbOf "$DAEMON_PID" VmHWM)}"
 StopPid "$DAEMON_PID"
+
+# ---- 1d. fan-out: 32, 1,000 and 10,000 calls in flight to one server ----------------
+# A host program on libmcpgw's pollable interface with 10 handles keeps that many calls
+# outstanding to one upstream (bench_upstream, JSON); a fresh daemon per level, so its
+# peak RSS is the level's own. Daemon CPU per call should not grow with the load.
+FanOut() {
+  local i c
+  local levels=(32 1000 10000)
+  WriteConfig "$TMP/fan.json" f 1 "$PORT"
+  for ((run = 1; run <= RUNS; run++)); do
+    for i in 0 1 2; do
+      c="${levels[$i]}"
+      StartDaemon "$TMP/fan.json" "$TMP/run/fan.sock" 30
+      Record "$run" fanout "$("$LOAD" poll --socket "$TMP/run/fan.sock" --ns f0 --conns 10 \
+        --inflight "$c" --calls "${FAN_CALLS[$i]}" --warmup 200 --pids "$DAEMON_PID" 2>/dev/null || true)"
+      StopPid "$DAEMON_PID"
+    done
+  done
+}
+Log "fan-out: 32, 1,000 and 10,000 calls in flight over 10 pollable handles"
+FanOut
 
 # ---- 1b. system calls per sequential call (strace -c) -------------------------------
 # The SDK client calls through `mcpgw stdio` sequentially, the bridge and a daemon of
@@ -338,8 +425,8 @@ if [ "$SMOKE" = 1 ]; then
   python3 - "$RESULTS" "$HAVE_PEERS" "$HAVE_FIXTURES" <<'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-need = {"call", "scale", "idle"} | ({"peer", "syscalls"} if sys.argv[2] == "1" else set())
-need |= {"large"} if sys.argv[3] == "1" else set()
+need = {"call", "scale", "idle", "fanout"} | ({"peer", "syscalls"} if sys.argv[2] == "1" else set())
+need |= {"large", "conns"} if sys.argv[3] == "1" else set()
 missing = need - {r["section"] for r in rows}
 bad = [r for r in rows if r.get("errors")]
 if missing or bad:
