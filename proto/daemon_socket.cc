@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/platform.h"
 #include "proto/socket_path.h"
 
 namespace mcpgw::proto {
@@ -33,7 +34,7 @@ int ConnectToDaemon(const std::string& path, bool nonblocking, std::string* erro
     *error = "cannot reach mcpgwd: " + bad;
     return -1;
   }
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0), 0);
+  int fd = base::OpenSocket(AF_UNIX, SOCK_STREAM, 0, nonblocking);
   if (fd < 0) {
     *error = std::string("cannot create a socket: ") + std::strerror(errno);
     return -1;
@@ -62,11 +63,7 @@ int ConnectToDaemon(const std::string& path, bool nonblocking, std::string* erro
              ", not by this user; refusing to use it";
     return -1;
   }
-#if defined(SO_NOSIGPIPE)
-  int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof(one));
-#endif
-  return fd;
+  return fd;  // OpenSocket: no SIGPIPE from it on macOS either
 }
 
 }  // namespace mcpgw::proto
