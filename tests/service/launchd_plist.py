@@ -11,7 +11,8 @@ share/mcpgw/com.mcpgw.mcpgwd.plist with plistlib and checks that:
   - socket activation decides when it runs: no RunAtLoad, KeepAlive only
     after a failure; its log goes to ~/Library/Logs/mcpgw/.
 
-Usage: launchd_plist.py BUILD_DIR
+Usage: launchd_plist.py BUILD_DIR BINDIR PLISTDIR
+  (CMake's CMAKE_INSTALL_BINDIR and MCPGW_LAUNCHD_PLIST_DIR, relative to the prefix)
 """
 
 import os
@@ -55,8 +56,9 @@ def install(build_dir, destdir, prefix):
         sys.exit(f"launchd_plist: cmake --install failed:\n{r.stdout}{r.stderr}")
 
 
-def check_plist(destdir, prefix, bindir, datadir):
-    path = os.path.join(destdir + prefix, datadir, "mcpgw", "com.mcpgw.mcpgwd.plist")
+def check_plist(destdir, prefix, bindir, plistdir):
+    installed = os.path.join(prefix, plistdir, "com.mcpgw.mcpgwd.plist")
+    path = destdir + installed
     if not os.path.isfile(path):
         failures.append(f"{prefix}: no agent at {path}")
         return
@@ -92,21 +94,18 @@ def check_plist(destdir, prefix, bindir, datadir):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     check(re.search(r"@[A-Z_]+@", text) is None, f"{where}: a @VARIABLE@ was left unconfigured")
-    installed = os.path.join(prefix, datadir, "mcpgw", "com.mcpgw.mcpgwd.plist")
     check(installed in text, f"{where}: its install steps do not name {installed}")
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: launchd_plist.py BUILD_DIR")
-    build_dir = os.path.abspath(sys.argv[1])
-    bindir = cache_value(build_dir, "CMAKE_INSTALL_BINDIR")
-    datadir = cache_value(build_dir, "CMAKE_INSTALL_DATADIR")
+    if len(sys.argv) != 4:
+        sys.exit("usage: launchd_plist.py BUILD_DIR BINDIR PLISTDIR")
+    build_dir, bindir, plistdir = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
     with tempfile.TemporaryDirectory() as tmp:
         for n, prefix in enumerate([cache_value(build_dir, "CMAKE_INSTALL_PREFIX"), "/opt/mcpgw-test"]):
             destdir = os.path.join(tmp, str(n))
             install(build_dir, destdir, prefix)
-            check_plist(destdir, prefix, bindir, datadir)
+            check_plist(destdir, prefix, bindir, plistdir)
     for f in failures:
         print(f"launchd_plist: {f}", file=sys.stderr)
     if failures:
