@@ -33,7 +33,8 @@ std::string HomeOf(uid_t uid) {
 
 }  // namespace
 
-std::string DefaultSocketPath(const GetEnvFn& get_env, uid_t uid, const IsUserDirFn& /*is_user_dir*/) {
+std::string DefaultSocketPath(const GetEnvFn& get_env, uid_t uid,
+                              const IsUserDirFn& /*is_user_dir*/) {
   const char* explicit_path = get_env ? get_env("MCPGW_SOCKET") : nullptr;
   if (explicit_path != nullptr && explicit_path[0] != '\0') return explicit_path;
   const std::string home = HomeOf(uid);

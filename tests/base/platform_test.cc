@@ -112,15 +112,18 @@ TEST_CASE("ParseDouble tells overflow and underflow", "[base][platform]") {
 }
 
 TEST_CASE("ParseDouble refuses garbage, partial numbers and hexadecimal", "[base][platform]") {
-  for (const char* bad : {"", " 1", "\t1", "1 ", "1x", "1.5.5", "abc", "-", ".", "e5", "1e",
-                          "0x10", "0X1p3", "1,5", "--1"}) {
+  for (const char* bad : {"", " 1", "\t1", "1 ", "1x", "1.5.5", "abc", "-", ".", "e5", "1e", "0x10",
+                          "0X1p3", "1,5", "--1"}) {
     double d = 42;
     CAPTURE(bad);
     CHECK(ParseDouble(bad, &d) == ParseDoubleResult::kInvalid);
     CHECK(d == 42);
   }
   double d = 42;
-  CHECK(ParseDouble(std::string_view("1\0" "5", 3), &d) == ParseDoubleResult::kInvalid);
+  CHECK(ParseDouble(std::string_view("1\0"
+                                     "5",
+                                     3),
+                    &d) == ParseDoubleResult::kInvalid);
   // Only the view's bytes count, not what follows them in memory.
   CHECK(ParseDouble(std::string_view("2.5e1", 3), &d) == ParseDoubleResult::kOk);
   CHECK(d == 2.5);
