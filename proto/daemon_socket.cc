@@ -47,7 +47,8 @@ int ConnectToDaemon(const std::string& path, bool nonblocking, std::string* erro
     close(fd);
     if (err == ENOENT || err == ECONNREFUSED) {
       *error = "mcpgwd is not running (cannot connect to " + path + ": " + std::strerror(err) +
-               "): start it with `mcpgwd --config FILE` (or `systemctl --user start mcpgwd`), "
+               "): start it with `mcpgwd --config FILE` (or `systemctl --user start mcpgwd`, on "
+               "macOS `launchctl kickstart gui/$UID/com.mcpgw.mcpgwd`), "
                "or point MCPGW_SOCKET / --socket at the socket it listens on";
     } else if (err == EAGAIN) {
       *error = "mcpgwd at " + path + " is too busy to accept a connection; retry shortly";
