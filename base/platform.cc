@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 namespace mcpgw::base {
@@ -12,17 +13,27 @@ ParseDoubleResult ParseDouble(std::string_view text, double* out) {
   if (text.empty() || text.front() == ' ' || (text.front() >= '\t' && text.front() <= '\r')) {
     return ParseDoubleResult::kInvalid;
   }
-  const std::string copy(text);
-  if (copy.find_first_of(std::string_view("xX\0", 3)) != std::string::npos) {
+  if (text.find_first_of(std::string_view("xX\0", 3)) != std::string_view::npos) {
     return ParseDoubleResult::kInvalid;  // hexadecimal, or a NUL strtod would stop at
+  }
+  // A terminated copy: on the stack for the numbers JSON carries.
+  char small[128];
+  std::string large;
+  const char* s = small;
+  if (text.size() < sizeof(small)) {
+    std::memcpy(small, text.data(), text.size());
+    small[text.size()] = '\0';
+  } else {
+    large.assign(text);
+    s = large.c_str();
   }
   char* end = nullptr;
   const int saved_errno = errno;
   errno = 0;
-  const double value = platform_detail::StrtodC(copy.c_str(), &end);
+  const double value = platform_detail::StrtodC(s, &end);
   const int err = errno;
   errno = saved_errno;
-  if (end != copy.c_str() + copy.size()) return ParseDoubleResult::kInvalid;
+  if (end != s + text.size()) return ParseDoubleResult::kInvalid;
   *out = value;
   // ERANGE also comes with an exact subnormal result on some C libraries:
   // only infinity and a zero from a nonzero number are out of range.

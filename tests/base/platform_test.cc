@@ -94,6 +94,12 @@ TEST_CASE("ParseDouble reads whole decimal numbers", "[base][platform]") {
   CHECK(d == 9007199254740992.0);
   CHECK(ParseDouble("1.7976931348623157e308", &d) == ParseDoubleResult::kOk);
   CHECK(d == std::numeric_limits<double>::max());
+  // Longer than the parser's stack copy.
+  CHECK(ParseDouble("1." + std::string(300, '0') + "5", &d) == ParseDoubleResult::kOk);
+  CHECK(d == 1.0);
+  CHECK(ParseDouble("0." + std::string(300, '0') + "1e302", &d) == ParseDoubleResult::kOk);
+  CHECK(d == 10.0);
+  CHECK(ParseDouble(std::string(300, '1') + "x", &d) == ParseDoubleResult::kInvalid);
   // A subnormal is a number, not an underflow.
   CHECK(ParseDouble("4.9406564584124654e-324", &d) == ParseDoubleResult::kOk);
   CHECK(d == std::numeric_limits<double>::denorm_min());
