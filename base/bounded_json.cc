@@ -12,13 +12,15 @@
 #include <rapidjson/reader.h>
 
 #include "base/json_text.h"
+#include "base/platform.h"
 #include "base/text.h"
 
 namespace mcpgw::base {
 namespace {
 
 // Numbers reach the filter as text and are converted there (std::from_chars
-// is exact; RapidJSON 1.1's own full-precision path misreads "0e300").
+// and ParseDouble are exact; RapidJSON 1.1's own full-precision path misreads
+// "0e300").
 constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag |
                                  rapidjson::kParseValidateEncodingFlag |
                                  rapidjson::kParseNumbersAsStringsFlag;
@@ -91,14 +93,14 @@ class DepthFilter {
       }
     }
     double d = 0;
-    const auto r = std::from_chars(s, s + n, d);
-    if (r.ec == std::errc::result_out_of_range) {
+    const ParseDoubleResult r = ParseDouble(text, &d);
+    if (r == ParseDoubleResult::kOutOfRange) {
       if (Overflows(text)) {
         too_big_ = true;
         return false;
       }
       d = text.front() == '-' ? -0.0 : 0.0;
-    } else if (r.ec != std::errc() || r.ptr != s + n) {
+    } else if (r != ParseDoubleResult::kOk) {
       too_big_ = true;  // not reached: the grammar was checked
       return false;
     }

@@ -24,7 +24,8 @@ constexpr const char* kHelpFooter = R"(Environment:
   XDG_CONFIG_HOME   where mcp.json and settings.json live (default ~/.config)
   XDG_RUNTIME_DIR   where the socket lives: $XDG_RUNTIME_DIR/mcpgw/mcpgw.sock;
                     unset: /run/user/UID/mcpgw/mcpgw.sock when /run/user/UID
-                    is the user's (mode 0700), else /tmp/mcpgw-UID/mcpgw.sock
+                    is the user's (mode 0700), else /tmp/mcpgw-UID/mcpgw.sock;
+                    on macOS: ~/Library/Application Support/mcpgw/mcpgw.sock
   LISTEN_FDS, LISTEN_PID  a listening socket from systemd (socket activation);
                     on macOS, launchd's "Listeners" socket
   NOTIFY_SOCKET     systemd readiness: READY=1, RELOADING=1, STOPPING=1
@@ -130,7 +131,8 @@ CommandLineResult ParseCommandLine(const std::vector<std::string>& args, const G
       ->type_name("FILE");
   app.add_option(
          "--socket", cl.socket_path,
-         "Unix socket path (default: $MCPGW_SOCKET, else $XDG_RUNTIME_DIR/mcpgw/mcpgw.sock); "
+         "Unix socket path (default: $MCPGW_SOCKET, else $XDG_RUNTIME_DIR/mcpgw/mcpgw.sock, on "
+         "macOS ~/Library/Application Support/mcpgw/mcpgw.sock); "
          "ignored when a service manager passes the socket")
       ->type_name("PATH");
   app.add_option("--settings", cl.settings_path,

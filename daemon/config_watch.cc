@@ -31,7 +31,7 @@ struct ConfigWatch::Dir {
 };
 
 ConfigWatch::ConfigWatch(Env* env, uv_loop_t* loop, std::function<void()> changed)
-    : env_(env), loop_(loop), changed_(std::move(changed)), debounce_(env->NewTimer()) {}
+    : loop_(loop), changed_(std::move(changed)), debounce_(env->NewTimer()) {}
 
 ConfigWatch::~ConfigWatch() { Close(); }
 

@@ -39,7 +39,6 @@ class ConfigWatch {
   struct Dir;
   void Changed();
 
-  Env* env_;
   uv_loop_t* loop_;
   std::function<void()> changed_;
   std::unique_ptr<Timer> debounce_;

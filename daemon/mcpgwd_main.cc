@@ -19,7 +19,7 @@ namespace {
 
 // The listening socket a service manager passed (socket activation), or -1.
 // Asked once: systemd's variables are consumed by the asking.
-int InheritedListenFd(std::string* error) {
+int InheritedListenFd([[maybe_unused]] std::string* error) {  // used with systemd only
   int fd = -1;
 #ifdef MCPGW_HAVE_SYSTEMD
   const int fds = sd_listen_fds(1);

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/platform.h"
 #include "proto/socket_path.h"
 
 namespace mcpgw::proto {
@@ -33,7 +34,7 @@ int ConnectToDaemon(const std::string& path, bool nonblocking, std::string* erro
     *error = "cannot reach mcpgwd: " + bad;
     return -1;
   }
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0), 0);
+  int fd = base::OpenSocket(AF_UNIX, SOCK_STREAM, 0, nonblocking);
   if (fd < 0) {
     *error = std::string("cannot create a socket: ") + std::strerror(errno);
     return -1;
@@ -46,7 +47,8 @@ int ConnectToDaemon(const std::string& path, bool nonblocking, std::string* erro
     close(fd);
     if (err == ENOENT || err == ECONNREFUSED) {
       *error = "mcpgwd is not running (cannot connect to " + path + ": " + std::strerror(err) +
-               "): start it with `mcpgwd --config FILE` (or `systemctl --user start mcpgwd`), "
+               "): start it with `mcpgwd --config FILE` (or `systemctl --user start mcpgwd`, on "
+               "macOS `launchctl kickstart gui/$UID/com.mcpgw.mcpgwd`), "
                "or point MCPGW_SOCKET / --socket at the socket it listens on";
     } else if (err == EAGAIN) {
       *error = "mcpgwd at " + path + " is too busy to accept a connection; retry shortly";
@@ -62,11 +64,7 @@ int ConnectToDaemon(const std::string& path, bool nonblocking, std::string* erro
              ", not by this user; refusing to use it";
     return -1;
   }
-#if defined(SO_NOSIGPIPE)
-  int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof(one));
-#endif
-  return fd;
+  return fd;  // OpenSocket: no SIGPIPE from it on macOS either
 }
 
 }  // namespace mcpgw::proto

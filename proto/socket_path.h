@@ -1,9 +1,12 @@
 // Where mcpgwd listens and where clients connect (BEHAVIOR.md §7), resolved the same
-// way at both ends: --socket PATH, else $MCPGW_SOCKET, else
-// $XDG_RUNTIME_DIR/mcpgw/mcpgw.sock; without XDG_RUNTIME_DIR (MCP hosts strip
-// the environment of the servers they spawn) /run/user/<uid>/mcpgw/mcpgw.sock
-// when /run/user/<uid> is the user's own runtime directory, else
-// /tmp/mcpgw-<uid>/mcpgw.sock.
+// way at both ends: --socket PATH, else $MCPGW_SOCKET, else the system's default.
+// On Linux (socket_path_linux.cc): $XDG_RUNTIME_DIR/mcpgw/mcpgw.sock; without
+// XDG_RUNTIME_DIR (MCP hosts strip the environment of the servers they spawn)
+// /run/user/<uid>/mcpgw/mcpgw.sock when /run/user/<uid> is the user's own
+// runtime directory, else /tmp/mcpgw-<uid>/mcpgw.sock.
+// On macOS (socket_path_macos.cc): ~/Library/Application Support/mcpgw/mcpgw.sock,
+// the home folder taken from the user database (not $HOME), where the launchd
+// agent's socket is; /tmp/mcpgw-<uid>/mcpgw.sock for a user without one.
 #pragma once
 
 #include <sys/types.h>
@@ -22,7 +25,7 @@ using GetEnvFn = std::function<const char*(const char* name)>;
 using IsUserDirFn = std::function<bool(const std::string& dir, uid_t uid)>;
 
 // The default socket path for `uid` with environment `get_env` (an empty
-// variable counts as unset).
+// variable counts as unset). `is_user_dir` is asked on Linux only.
 std::string DefaultSocketPath(const GetEnvFn& get_env, uid_t uid, const IsUserDirFn& is_user_dir);
 // The same with the process environment, geteuid() and the real file system.
 std::string DefaultSocketPath();

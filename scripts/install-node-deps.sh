@@ -3,7 +3,9 @@
 # (tests/fixtures/package.json, pinned by its package-lock.json) into
 # tests/fixtures/node_modules, and the real MCP hosts whose files mcpgw import
 # and mcpgw hosts read and edit (Claude Code, Gemini CLI, Codex CLI:
-# tests/hosts/package.json) into tests/hosts/node_modules. Quiet and
+# tests/hosts/package.json) into tests/hosts/node_modules, and the cross
+# compiler lint:macos-compile builds for macOS with (Zig 0.11:
+# tests/macos/package.json) into tests/macos/node_modules. Quiet and
 # idempotent: it does nothing for a folder whose node_modules already matches
 # its lock file.
 # Usage: scripts/install-node-deps.sh [--force]
@@ -62,3 +64,9 @@ Install() {
 force="${1:-}"
 Install tests/fixtures
 Install tests/hosts
+# The Zig package is built for x86-64 Linux only.
+if [ "$(uname -sm)" = "Linux x86_64" ]; then
+  Install tests/macos
+else
+  echo "install-node-deps: no Zig for $(uname -sm): lint:macos-compile will fail here" >&2
+fi

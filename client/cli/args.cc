@@ -70,7 +70,8 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
   app.add_option("--socket", socket,
                  "Daemon socket (default: $MCPGW_SOCKET, else "
                  "$XDG_RUNTIME_DIR/mcpgw/mcpgw.sock, else /run/user/UID/mcpgw/mcpgw.sock when "
-                 "that directory is yours, else /tmp/mcpgw-UID/mcpgw.sock)")
+                 "that directory is yours, else /tmp/mcpgw-UID/mcpgw.sock; on macOS "
+                 "~/Library/Application Support/mcpgw/mcpgw.sock)")
       ->type_name("PATH");
   // One Invocation per command, so each binds its own options and defaults.
   const auto commands = Subcommands();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <ostream>
 
 #include <rapidjson/document.h>
 

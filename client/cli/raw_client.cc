@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "base/platform.h"
 #include "client/status_of.h"
 #include "proto/daemon_socket.h"
 #include "proto/frame.h"
@@ -30,7 +31,7 @@ struct Fd {
 
 bool SendAll(int fd, std::string_view data) {
   while (!data.empty()) {
-    const ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    const ssize_t n = send(fd, data.data(), data.size(), base::kSendNoSignal);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     data.remove_prefix(static_cast<size_t>(n));

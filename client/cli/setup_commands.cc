@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <ostream>
 #include <thread>
 
 #include "client/cli/daemon_api.h"

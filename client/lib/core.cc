@@ -9,6 +9,7 @@
 #include <climits>
 #include <unordered_set>
 
+#include "base/platform.h"
 #include "client/lib/client_impl.h"
 #include "proto/messages.h"
 #include "proto/methods.h"
@@ -170,7 +171,7 @@ void Core::FlushLocked() {
     msghdr msg{};
     msg.msg_iov = iov;
     msg.msg_iovlen = count;
-    const ssize_t sent = sendmsg(conn_->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    const ssize_t sent = sendmsg(conn_->fd, &msg, base::kSendNoSignal | MSG_DONTWAIT);
     if (sent < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/platform.h"
 #include "base/utf8.h"
 #include "daemon/guard/call_log.h"
 #include "daemon/guard/scrub.h"
@@ -151,8 +152,8 @@ size_t ResultSpill::MakeRoom(std::chrono::system_clock::time_point now, uint64_t
     entry.bytes = static_cast<uint64_t>(st.st_size);
     entry.mtime = std::chrono::system_clock::time_point(
         std::chrono::duration_cast<std::chrono::system_clock::duration>(
-            std::chrono::seconds(st.st_mtim.tv_sec) +
-            std::chrono::nanoseconds(st.st_mtim.tv_nsec)));
+            std::chrono::seconds(base::ModifiedTime(st).tv_sec) +
+            std::chrono::nanoseconds(base::ModifiedTime(st).tv_nsec)));
     entry.part = part;
     entries.push_back(std::move(entry));
   }

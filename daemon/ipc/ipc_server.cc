@@ -20,6 +20,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/platform.h"
 #include "base/text.h"
 #include "daemon/ipc/peer_cred.h"
 #include "proto/frame.h"
@@ -83,7 +84,7 @@ std::string RemoveStaleSocket(const std::string& path) {
   if (!S_ISSOCK(st.st_mode)) {
     return path + " exists and is not a socket; remove it or choose another --socket";
   }
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int fd = base::OpenSocket(AF_UNIX, SOCK_STREAM, 0, /*nonblocking=*/true);
   if (fd < 0) return "cannot create a socket: " + ErrnoText(errno);
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;

@@ -261,7 +261,7 @@ struct HttpClient::Impl {
   // curl's interest in them: curl closes them through OnCloseSocket.
   static curl_socket_t OnOpenSocket(void* userp, curlsocktype, curl_sockaddr* address) {
     auto* self = static_cast<Impl*>(userp);
-    curl_socket_t fd = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    int fd = base::OpenSocket(address->family, address->socktype, address->protocol, false);
     if (fd == CURL_SOCKET_BAD) return fd;
     // A watch left on this number belonged to a socket closed behind our
     // back: it must not pass for the new socket's registration.

@@ -1,7 +1,6 @@
 #include "daemon/runtime/worker.h"
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +14,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "base/platform.h"
 
 namespace mcpgw {
 namespace {
@@ -105,7 +106,7 @@ struct Worker::Impl {
 
   void Run() {
     thread_id.store(std::this_thread::get_id());
-    pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());  // Linux: 15 bytes
+    base::NameThisThread(name);
     http = std::make_unique<HttpClient>(&loop, http_options);
     // Returns early only if someone called uv_stop; Shutdown() ends it for good.
     while (uv_run(&loop, UV_RUN_DEFAULT) != 0) {
