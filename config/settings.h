@@ -38,7 +38,7 @@ struct LimitsSettings {
 // The local socket (BEHAVIOR.md §7).
 struct IpcSettings {
   std::vector<uid_t> allowed_uids;  // empty: only the daemon's own uid
-  size_t max_connections_per_uid = 64;
+  size_t max_connections_per_uid = 1024;
   size_t max_in_flight_per_connection = 1024;
   size_t max_frame_bytes = proto::kMaxFrameBytes;
   bool operator==(const IpcSettings&) const = default;

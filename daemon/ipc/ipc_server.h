@@ -62,7 +62,7 @@ class IpcReplies {
 struct IpcServerOptions {
   std::vector<uid_t> allowed_uids;  // empty: only the daemon's own uid
   size_t max_frame_bytes = proto::kMaxFrameBytes;
-  size_t max_connections_per_uid = 64;
+  size_t max_connections_per_uid = 1024;
   size_t max_in_flight_per_connection = 1024;
 };
 

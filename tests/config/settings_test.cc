@@ -38,7 +38,7 @@ TEST_CASE("an empty object gives the documented defaults", "[settings]") {
   CHECK(s.limits.max_sse_event_bytes == 16u * 1024 * 1024);
   CHECK(s.limits.max_connections_per_server == 64);
   CHECK(s.ipc.allowed_uids.empty());
-  CHECK(s.ipc.max_connections_per_uid == 64);
+  CHECK(s.ipc.max_connections_per_uid == 1024);
   CHECK(s.ipc.max_in_flight_per_connection == 1024);
   CHECK(s.ipc.max_frame_bytes == proto::kMaxFrameBytes);
   CHECK(s.workers == 0);
