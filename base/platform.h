@@ -18,8 +18,10 @@ int OpenSocket(int domain, int type, int protocol, bool nonblocking);
 
 // The send()/sendmsg() flag that keeps a write to a closed peer from raising
 // SIGPIPE: MSG_NOSIGNAL on Linux; 0 on macOS, where OpenSocket's SO_NOSIGPIPE
-// does it (a socket from elsewhere needs SetNoSigPipe).
-extern const int kSendNoSignal;
+// does it (a socket from elsewhere needs SetNoSigPipe). A function, not a
+// constant: mcpgw_base is linked into programs and into libmcpgw both, and a
+// global defined in both is one definition too many (ASan's ODR check).
+int SendNoSignal();
 // Sets SO_NOSIGPIPE on `fd` where the system has it (macOS); true elsewhere.
 bool SetNoSigPipe(int fd);
 

@@ -16,7 +16,7 @@ int OpenSocket(int domain, int type, int protocol, bool nonblocking) {
   return socket(domain, type | SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0), protocol);
 }
 
-const int kSendNoSignal = MSG_NOSIGNAL;
+int SendNoSignal() { return MSG_NOSIGNAL; }
 
 bool SetNoSigPipe(int /*fd*/) { return true; }
 

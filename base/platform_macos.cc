@@ -36,7 +36,7 @@ int OpenSocket(int domain, int type, int protocol, bool nonblocking) {
   return fd;
 }
 
-const int kSendNoSignal = 0;
+int SendNoSignal() { return 0; }
 
 size_t MaxThreadNameLength() { return 63; }
 

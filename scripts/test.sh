@@ -46,13 +46,32 @@ if [ "$quick" = 1 ]; then exit 0; fi
 # The sanitizer builds need only what their tests run.
 targets="mcpgwd mcpgw libmcpgw unit_tests integration_tests"
 
+# A test binary that fails while its tests are listed (catch_discover_tests
+# runs it at build time; a sanitizer may abort it before main) leaves all its
+# tests out of ctest without a word. Each sanitizer build must list as many
+# unit and integration tests as the normal build.
+count_tests() { ctest --test-dir "$1" -N -L "$2" | sed -n 's/^Total Tests: //p'; }
+check_counts() {  # dir
+  local label want got
+  for label in unit integration; do
+    want=$(count_tests build "$label")
+    got=$(count_tests "$1" "$label")
+    if [ "${got:-0}" = 0 ] || [ "${got:-0}" -lt "${want:-1}" ]; then
+      echo "test.sh: $1 lists ${got:-0} $label tests, the normal build ${want:-0}: a test binary failed to list its tests" >&2
+      exit 1
+    fi
+  done
+}
+
 step "build and tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 configure_build build-asan -DCMAKE_BUILD_TYPE=Debug -DMCPGW_SANITIZE=address,undefined
+check_counts build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -L 'unit|integration'
 
 step "build and tests under ThreadSanitizer"
 configure_build build-tsan -DCMAKE_BUILD_TYPE=Debug -DMCPGW_SANITIZE=thread
+check_counts build-tsan
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   ctest --test-dir build-tsan --output-on-failure -j "$jobs" -L 'unit|integration'
 

@@ -31,7 +31,7 @@ struct Fd {
 
 bool SendAll(int fd, std::string_view data) {
   while (!data.empty()) {
-    const ssize_t n = send(fd, data.data(), data.size(), base::kSendNoSignal);
+    const ssize_t n = send(fd, data.data(), data.size(), base::SendNoSignal());
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     data.remove_prefix(static_cast<size_t>(n));

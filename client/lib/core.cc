@@ -171,7 +171,7 @@ void Core::FlushLocked() {
     msghdr msg{};
     msg.msg_iov = iov;
     msg.msg_iovlen = count;
-    const ssize_t sent = sendmsg(conn_->fd, &msg, base::kSendNoSignal | MSG_DONTWAIT);
+    const ssize_t sent = sendmsg(conn_->fd, &msg, base::SendNoSignal() | MSG_DONTWAIT);
     if (sent < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;

@@ -44,14 +44,14 @@ TEST_CASE("OpenSocket fails with errno for what socket() refuses", "[base][platf
   CHECK(errno != 0);
 }
 
-TEST_CASE("a write to a closed peer with kSendNoSignal raises no SIGPIPE", "[base][platform]") {
+TEST_CASE("a write to a closed peer with SendNoSignal() raises no SIGPIPE", "[base][platform]") {
   int pair[2];
   REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
   CHECK(SetNoSigPipe(pair[0]));
   close(pair[1]);
   // Without the flag (or SO_NOSIGPIPE) this kills the test process.
   errno = 0;
-  CHECK(send(pair[0], "x", 1, kSendNoSignal) == -1);
+  CHECK(send(pair[0], "x", 1, SendNoSignal()) == -1);
   CHECK(errno == EPIPE);
   close(pair[0]);
 }
