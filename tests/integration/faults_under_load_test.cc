@@ -256,18 +256,26 @@ std::vector<Outcome> Storm(Daemon& d, const std::string& tool, const std::string
   return out;
 }
 
+// A fault-server.mjs for the faults and another, on its own origin, whose
+// /ok path is the healthy server.
+struct FaultServers {
+  TempDir dir;
+  TempDir other;
+  NodeServer bad{dir, "fault-server.mjs"};
+  NodeServer good{other, "fault-server.mjs"};
+  std::string BadUrl(const std::string& path) const {
+    return "http://127.0.0.1:" + std::to_string(bad.port()) + path;
+  }
+  std::string GoodUrl() const { return "http://127.0.0.1:" + std::to_string(good.port()) + "/ok"; }
+};
+
 }  // namespace
 
 TEST_CASE("faults under load: 1,000 calls to a server that never answers end by their deadline",
           "[faults]") {
-  TempDir dir;
-  NodeServer bad(dir, "fault-server.mjs");
-  TempDir other;
-  NodeServer good(other, "fault-server.mjs");
-  REQUIRE_UPSTREAM(bad, good);
-  const std::string base = "http://127.0.0.1:";
-  auto d = StartGateway(dir, base + std::to_string(bad.port()) + "/stall",
-                        base + std::to_string(good.port()) + "/ok");
+  FaultServers s;
+  REQUIRE_UPSTREAM(s.bad, s.good);
+  auto d = StartGateway(s.dir, s.BadUrl("/stall"), s.GoodUrl());
   const std::vector<Outcome> outcomes = Storm(*d, "probe", R"({"n":")", /*stuck=*/true);
   for (const Outcome& o : outcomes) {
     INFO(o.text);
@@ -277,14 +285,9 @@ TEST_CASE("faults under load: 1,000 calls to a server that never answers end by 
 }
 
 TEST_CASE("faults under load: 1,000 calls to a server answering 503 with Retry-After", "[faults]") {
-  TempDir dir;
-  NodeServer bad(dir, "fault-server.mjs");
-  TempDir other;
-  NodeServer good(other, "fault-server.mjs");
-  REQUIRE_UPSTREAM(bad, good);
-  const std::string base = "http://127.0.0.1:";
-  auto d = StartGateway(dir, base + std::to_string(bad.port()) + "/status/503/on-call",
-                        base + std::to_string(good.port()) + "/ok");
+  FaultServers s;
+  REQUIRE_UPSTREAM(s.bad, s.good);
+  auto d = StartGateway(s.dir, s.BadUrl("/status/503/on-call"), s.GoodUrl());
   // What one such call ends as, alone: every call of the storm ends so.
   Caller one(d->socket());
   one.Start("bad", "probe", "{}");
