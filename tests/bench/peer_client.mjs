@@ -128,6 +128,7 @@ for (const inflight of levels) {
     cpu_us_per_call: cpu / lat.length, bridge_cpu_us_per_call: treeUs / lat.length,
     hwm_kb: gatewayHwmKb(root),
     rss_kb: [...tree(root), ...extraPids].reduce((s, p) => s + statusKb(p, 'VmRSS'), 0),
+    anon_kb: [...tree(root), ...extraPids].reduce((s, p) => s + statusKb(p, 'RssAnon'), 0),
   }));
 }
 await client.close();

@@ -238,6 +238,35 @@ done
 Record 0 daemon "{\"label\":\"after calls\",\"rss_kb\":$(KbOf "$DAEMON_PID" VmRSS),\"hwm_kb\":$(KbOf "$DAEMON_PID" VmHWM)}"
 StopPid "$DAEMON_PID"
 
+# ---- 2c. the same, with the official SDK's server as the upstream -----------------------
+# The peers above call bench_upstream (C++, JSON answers). Here the upstream is
+# tests/fixtures/sdk-server.mjs, a stateful server on the SDK that answers calls with
+# SSE as the SDKs do by default: a Node process sharing the cores with the client and
+# the gateway, as on a user's machine. mcpgw stdio and supergateway call it side by side.
+SdkUpstreamSection() {
+  local dir="$TMP/sdkup" sport url
+  mkdir -p "$dir"
+  "$NODE" "$ROOT/tests/fixtures/sdk-server.mjs" --tools 5 >"$dir/port" 2>"$dir/err" &
+  PIDS+=($!)
+  for _ in $(seq 100); do grep -q LISTENING "$dir/port" 2>/dev/null && break; sleep 0.1; done
+  sport="$(sed -n 's/^LISTENING //p' "$dir/port")"
+  url="http://127.0.0.1:$sport/mcp"
+  printf '{"mcpServers":{"sdk":{"url":"%s"}}}\n' "$url" >"$dir/mcp.json"
+  StartDaemon "$dir/mcp.json" "$TMP/run/sdkup.sock" 30
+  for ((run = 1; run <= RUNS; run++)); do
+    Log "run $run/$RUNS: SDK client over stdio to mcpgw stdio and supergateway, SDK upstream"
+    peer=("$NODE" "$BENCH_DIR/peer_client.mjs" --calls "$N_PEER" --inflight 1,32)
+    while read -r line; do Record "$run" peer-sdk "$line"; done < <("${peer[@]}" --label mcpgw-stdio --pids "$DAEMON_PID" --wrap-ns sdk -- "$MCPGW" --socket "$TMP/run/sdkup.sock" stdio 2>/dev/null || true)
+    while read -r line; do Record "$run" peer-sdk "$line"; done < <("${peer[@]}" --label supergateway -- "$NODE" "$NODE_MODULES/supergateway/dist/index.js" --streamableHttp "$url" --logLevel none 2>/dev/null || true)
+  done
+  StopPid "$DAEMON_PID"
+}
+if [ "$HAVE_PEERS" = 1 ] && [ -d "$ROOT/tests/fixtures/node_modules/@modelcontextprotocol/sdk" ]; then
+  SdkUpstreamSection
+elif [ "$HAVE_PEERS" = 1 ]; then
+  Log "SKIP peers with an SDK upstream: tests/fixtures/node_modules is missing"
+fi
+
 # ---- 1d. fan-out: 32, 1,000 and 10,000 calls in flight to one server ----------------
 # A host program on libmcpgw's pollable interface with 10 handles keeps that many calls
 # outstanding to one upstream (bench_upstream, JSON); a fresh daemon per level, so its
@@ -427,6 +456,7 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 need = {"call", "scale", "idle", "fanout"} | ({"peer", "syscalls"} if sys.argv[2] == "1" else set())
 need |= {"large", "conns"} if sys.argv[3] == "1" else set()
+need |= {"peer-sdk"} if sys.argv[2] == "1" and sys.argv[3] == "1" else set()
 missing = need - {r["section"] for r in rows}
 bad = [r for r in rows if r.get("errors")]
 if missing or bad:
