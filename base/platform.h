@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <ctime>
+#include <string>
 #include <string_view>
 
 namespace mcpgw::base {
@@ -45,6 +46,10 @@ ParseDoubleResult ParseDouble(std::string_view text, double* out);
 
 // When `st` says its file was last modified.
 timespec ModifiedTime(const struct stat& st);
+
+// The absolute path of the running program (/proc/self/exe; on macOS
+// _NSGetExecutablePath, resolved), or "" when the system cannot tell.
+std::string ExecutablePath();
 
 namespace platform_detail {
 // strtod in the "C" locale (platform_linux.cc / platform_macos.cc).

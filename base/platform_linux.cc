@@ -3,8 +3,10 @@
 #include <locale.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <string>
 
@@ -17,6 +19,13 @@ int OpenSocket(int domain, int type, int protocol, bool nonblocking) {
 }
 
 int SendNoSignal() { return MSG_NOSIGNAL; }
+
+std::string ExecutablePath() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  return std::string(buf, static_cast<size_t>(n));
+}
 
 bool SetNoSigPipe(int /*fd*/) { return true; }
 

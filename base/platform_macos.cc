@@ -1,11 +1,14 @@
 // base/platform.h on macOS.
 #include <fcntl.h>
+#include <mach-o/dyld.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <xlocale.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <cerrno>
 #include <string>
 
@@ -37,6 +40,14 @@ int OpenSocket(int domain, int type, int protocol, bool nonblocking) {
 }
 
 int SendNoSignal() { return 0; }
+
+std::string ExecutablePath() {
+  char buf[PATH_MAX];
+  uint32_t size = sizeof buf;
+  if (_NSGetExecutablePath(buf, &size) != 0) return "";
+  char resolved[PATH_MAX];
+  return realpath(buf, resolved) != nullptr ? resolved : buf;
+}
 
 size_t MaxThreadNameLength() { return 63; }
 

@@ -16,20 +16,6 @@ namespace {
 
 constexpr const char* kSocketFooter = "--socket PATH may also be given before the command.";
 
-// The first word that is not an option (or --socket's value): the command as typed.
-std::optional<std::string> FirstWord(const std::vector<std::string>& args) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--socket") {
-      ++i;
-      continue;
-    }
-    if (a == "--") return std::nullopt;
-    if (!a.empty() && a[0] == '-') continue;
-    return a;
-  }
-  return std::nullopt;
-}
 
 // Misuse of a command points at that command's help (`mcpgw call --help`).
 std::function<std::string(const CLI::App*, const CLI::Error&)> FailureMessage(
@@ -52,6 +38,20 @@ std::string UnknownCommand(const std::string& word) {
 }
 
 }  // namespace
+
+std::optional<std::string> FirstWord(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--socket") {
+      ++i;
+      continue;
+    }
+    if (a == "--") return std::nullopt;
+    if (!a.empty() && a[0] == '-') continue;
+    return a;
+  }
+  return std::nullopt;
+}
 
 ParseResult ParseArgs(const std::vector<std::string>& args) {
   ParseResult result;

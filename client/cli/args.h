@@ -52,4 +52,7 @@ struct ParseResult {
 
 ParseResult ParseArgs(const std::vector<std::string>& args);  // args without argv[0]
 
+// The first of `args` that is not an option (or --socket's value): the command as typed.
+std::optional<std::string> FirstWord(const std::vector<std::string>& args);
+
 }  // namespace mcpgw::cli

@@ -8,12 +8,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "client/cli/args.h"
 #include "client/cli/commands.h"
 #include "client/cli/daemon_api.h"
+#include "client/cli/setup_exec.h"
 #include "client/cli/status_view.h"
 #include "client/cli/subcommands.h"
 
@@ -40,6 +42,10 @@ double WallClock() {
 
 int Main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
+  if (const std::optional<std::string> word = FirstWord(args);
+      word && IsSetupCommand(*word) && SetupCommandHere(*word) == nullptr) {
+    return ExecSetupHelper(argc, argv, std::cerr);
+  }
   const ParseResult parsed = ParseArgs(args);
   if (!parsed.invocation) {
     std::cout << parsed.out;

@@ -6,11 +6,19 @@
 #include <chrono>
 #include <cstdlib>
 #include <ostream>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include <CLI/CLI.hpp>
+
+#include "base/platform.h"
 #include "client/cli/daemon_api.h"
 #include "client/cli/hints.h"
+#include "client/cli/subcommands.h"
 #include "client/setup/doctor.h"
+#include "client/setup/hosts.h"
 #include "client/setup/hosts_run.h"
 #include "client/setup/import_run.h"
 #include "proto/socket_path.h"
@@ -52,6 +60,47 @@ setup::DaemonProbe Probe(const Invocation& inv) {
   return probe;
 }
 
+// The mcpgw program `hosts add` registers ("": this one).
+std::string& McpgwProgram() {
+  static std::string program;
+  return program;
+}
+
+// The hosts a command may name (docs/SETUP.md).
+std::vector<std::string> HostChoices() {
+  std::vector<std::string> names;
+  for (setup::Host host : setup::AllHosts()) names.emplace_back(setup::HostName(host));
+  return names;
+}
+
+void ImportUsage(CLI::App& app, Invocation& inv) {
+  app.add_option("--from", inv.from,
+                 "Read only these hosts (one or more of " + setup::HostNames() + "; default: all)")
+      ->type_name("HOST")
+      ->check(CLI::IsMember(HostChoices()));
+  app.add_flag("--dry-run", inv.dry_run, "Print the plan and change no file");
+  app.add_flag("--move", inv.move,
+               "Also take the imported entries out of each host's file (a backup first), so the "
+               "model sees them only through the gateway");
+  app.add_option_function<std::string>(
+         "--config", [&inv](const std::string& path) { inv.config = path; },
+         "The mcp.json to add to (default: $XDG_CONFIG_HOME/mcpgw/mcp.json, else "
+         "~/.config/mcpgw/mcp.json, which mcpgwd serves)")
+      ->type_name("FILE");
+}
+
+void HostsUsage(CLI::App& app, Invocation& inv) {
+  Positional(app, "ACTION", &inv.action,
+             "list (the default): each host found and whether it runs mcpgw; add: register "
+             "mcpgw stdio in HOST's file; remove: take it out")
+      ->check(CLI::IsMember({"list", "add", "remove"}));
+  Positional(app, "HOST", &inv.host, "One of " + setup::HostNames())
+      ->check(CLI::IsMember(HostChoices()));
+}
+
+
+void NoOptions(CLI::App&, Invocation&) {}
+
 int Misuse(CommandIo& io, const std::string& command, const std::string& message) {
   io.err << "mcpgw: " << message << "\nRun 'mcpgw " << command << " --help' for usage.\n";
   return kExitMisuse;
@@ -84,7 +133,8 @@ int RunHostsCommand(const Invocation& inv, CommandIo& io) {
     return Misuse(io, "hosts", "hosts " + action + " needs a HOST (" + setup::HostNames() + ")");
   const setup::Host host = *setup::ParseHost(*inv.host);
   if (action == "add") {
-    const std::string self = setup::SelfPath();
+    const std::string self =
+        McpgwProgram().empty() ? base::ExecutablePath() : McpgwProgram();
     if (self.empty()) {
       io.err << "mcpgw: cannot tell where this mcpgw program is\n";
       return 1;
@@ -99,6 +149,16 @@ int RunDoctorCommand(const Invocation& inv, CommandIo& io) {
   const int code = setup::PrintChecks(checks, io.out);
   io.out.flush();
   return code;
+}
+
+void UseSetupCommandsHere(std::string mcpgw_program) {
+  static constexpr SetupCommand kCommands[] = {
+      {"import", ImportUsage, RunImportCommand},
+      {"hosts", HostsUsage, RunHostsCommand},
+      {"doctor", NoOptions, RunDoctorCommand},
+  };
+  McpgwProgram() = std::move(mcpgw_program);
+  RunSetupCommandsHere(kCommands);
 }
 
 }  // namespace mcpgw::cli

@@ -19,8 +19,6 @@
 #include "client/cli/metrics_view.h"
 #include "client/cli/pins_view.h"
 #include "client/cli/raw_client.h"
-#include "client/cli/setup_commands.h"
-#include "client/setup/hosts.h"
 #include "client/stdio/stdio_loop.h"
 #include "proto/proto.h"
 
@@ -34,13 +32,6 @@ std::string CheckSeconds(const std::string& text) {
     return "needs a number of seconds, 0 or more (got '" + text + "')";
   }
   return {};
-}
-
-// A positional argument stored in an optional field: set only when given.
-CLI::Option* Positional(CLI::App& app, const std::string& name, std::optional<std::string>* field,
-                        const std::string& description) {
-  return app.add_option_function<std::string>(
-      name, [field](const std::string& value) { *field = value; }, description);
 }
 
 // ---- usage: each command's positionals and options --------------------------------------
@@ -154,39 +145,16 @@ void ApproveUsage(CLI::App& app, Invocation& inv) {
 }
 
 void MetricsUsage(CLI::App&, Invocation&) {}
-// The hosts a command may name (docs/SETUP.md).
-std::vector<std::string> HostChoices() {
-  std::vector<std::string> names;
-  for (setup::Host host : setup::AllHosts()) names.emplace_back(setup::HostName(host));
-  return names;
-}
+// import, hosts and doctor: their usage and handler are the setup command's when this process
+// has them (mcpgw-setup); else cli::Main hands the command line to mcpgw-setup first.
+std::span<const SetupCommand> setup_here;
 
-void ImportUsage(CLI::App& app, Invocation& inv) {
-  app.add_option("--from", inv.from,
-                 "Read only these hosts (one or more of " + setup::HostNames() + "; default: all)")
-      ->type_name("HOST")
-      ->check(CLI::IsMember(HostChoices()));
-  app.add_flag("--dry-run", inv.dry_run, "Print the plan and change no file");
-  app.add_flag("--move", inv.move,
-               "Also take the imported entries out of each host's file (a backup first), so the "
-               "model sees them only through the gateway");
-  app.add_option_function<std::string>(
-         "--config", [&inv](const std::string& path) { inv.config = path; },
-         "The mcp.json to add to (default: $XDG_CONFIG_HOME/mcpgw/mcp.json, else "
-         "~/.config/mcpgw/mcp.json, which mcpgwd serves)")
-      ->type_name("FILE");
+void SetupUsage(std::string_view name, CLI::App& app, Invocation& inv) {
+  if (const SetupCommand* here = SetupCommandHere(name)) here->usage(app, inv);
 }
-
-void HostsUsage(CLI::App& app, Invocation& inv) {
-  Positional(app, "ACTION", &inv.action,
-             "list (the default): each host found and whether it runs mcpgw; add: register "
-             "mcpgw stdio in HOST's file; remove: take it out")
-      ->check(CLI::IsMember({"list", "add", "remove"}));
-  Positional(app, "HOST", &inv.host, "One of " + setup::HostNames())
-      ->check(CLI::IsMember(HostChoices()));
-}
-
-void DoctorUsage(CLI::App&, Invocation&) {}
+void ImportUsage(CLI::App& app, Invocation& inv) { SetupUsage("import", app, inv); }
+void HostsUsage(CLI::App& app, Invocation& inv) { SetupUsage("hosts", app, inv); }
+void DoctorUsage(CLI::App& app, Invocation& inv) { SetupUsage("doctor", app, inv); }
 
 // ---- handlers -----------------------------------------------------------------------------
 
@@ -247,9 +215,15 @@ int Metrics(const Invocation& inv, Context& c) {
   RawClient daemon(inv.socket);
   return RunMetrics(daemon, inv, c.io);
 }
-int Import(const Invocation& inv, Context& c) { return RunImportCommand(inv, c.io); }
-int Hosts(const Invocation& inv, Context& c) { return RunHostsCommand(inv, c.io); }
-int Doctor(const Invocation& inv, Context& c) { return RunDoctorCommand(inv, c.io); }
+// Reached only where the setup commands are linked in: elsewhere Main has run mcpgw-setup.
+int RunSetup(const Invocation& inv, Context& c) {
+  const SetupCommand* here = SetupCommandHere(inv.command->name);
+  if (here == nullptr) {
+    c.io.err << "mcpgw: " << inv.command->name << " runs in mcpgw-setup\n";
+    return 1;
+  }
+  return here->run(inv, c.io);
+}
 
 constexpr Subcommand kSubcommands[] = {
     {"tools", ToolsUsage,
@@ -282,22 +256,41 @@ constexpr Subcommand kSubcommands[] = {
     {"import", ImportUsage,
      "Add the remote servers of the AI hosts' own configs to mcp.json (prints the plan; "
      "--dry-run changes nothing, --move takes them out of the hosts)",
-     Import},
+     RunSetup},
     {"hosts", HostsUsage,
      "List the AI hosts found and whether each runs mcpgw; add or remove mcpgw stdio in one",
-     Hosts},
+     RunSetup},
     {"doctor", DoctorUsage,
      "Check the daemon, its socket, the service, the config, every server, every host and the "
      "logins; exit 0 only when all hold",
-     Doctor},
+     RunSetup},
 };
 
 }  // namespace
+
+CLI::Option* Positional(CLI::App& app, const std::string& name, std::optional<std::string>* field,
+                        const std::string& description) {
+  return app.add_option_function<std::string>(
+      name, [field](const std::string& value) { *field = value; }, description);
+}
 
 std::span<const Subcommand> Subcommands() { return kSubcommands; }
 
 const Subcommand* FindSubcommand(std::string_view name) {
   for (const Subcommand& command : kSubcommands) {
+    if (command.name == name) return &command;
+  }
+  return nullptr;
+}
+
+void RunSetupCommandsHere(std::span<const SetupCommand> commands) { setup_here = commands; }
+
+bool IsSetupCommand(std::string_view name) {
+  return name == "import" || name == "hosts" || name == "doctor";
+}
+
+const SetupCommand* SetupCommandHere(std::string_view name) {
+  for (const SetupCommand& command : setup_here) {
     if (command.name == name) return &command;
   }
   return nullptr;

@@ -4,7 +4,9 @@
 // Main (cli.cc) runs the handler of the command parsed. Like ninja's kTools.
 #pragma once
 
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "client/cli/args.h"
@@ -13,6 +15,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace mcpgw::cli {
@@ -33,10 +36,31 @@ struct Subcommand {
   int (*run)(const Invocation& inv, Context& context);
 };
 
+// A positional argument stored in an optional field: set only when given.
+CLI::Option* Positional(CLI::App& app, const std::string& name, std::optional<std::string>* field,
+                        const std::string& description);
+
 // Every subcommand, in the order `mcpgw --help` lists them.
 std::span<const Subcommand> Subcommands();
 
 // The entry named `name`, or nullptr.
 const Subcommand* FindSubcommand(std::string_view name);
+
+// import, hosts and doctor read mcp.json and the hosts' files, which takes libcurl (the URLs),
+// OpenSSL and toml++: `mcpgw` runs them in its helper program mcpgw-setup (setup_exec.h), so
+// that `mcpgw stdio`, the process every host keeps running, loads none of those libraries.
+// A program with the commands linked in (mcpgw-setup, the tests) runs them itself.
+struct SetupCommand {
+  std::string_view name;
+  void (*usage)(CLI::App& app, Invocation& inv);
+  int (*run)(const Invocation& inv, CommandIo& io);
+};
+
+// Makes this process run the setup commands itself (setup_commands.h).
+void RunSetupCommandsHere(std::span<const SetupCommand> commands);
+// True for import, hosts and doctor.
+bool IsSetupCommand(std::string_view name);
+// The setup command `name` when this process runs it itself, else nullptr.
+const SetupCommand* SetupCommandHere(std::string_view name);
 
 }  // namespace mcpgw::cli

@@ -10,9 +10,6 @@
 #include "client/setup/registration.h"
 #include "config/display.h"
 
-#ifdef __APPLE__
-#include <mach-o/dyld.h>
-#endif
 
 namespace mcpgw::setup {
 namespace {
@@ -110,21 +107,6 @@ int RunHostsRemove(Host host, const SetupEnv& env, std::ostream& out) {
   if (editable == nullptr) return 1;
   return Apply(scans.front(), *editable, RemoveRegistration(*editable), "took mcpgw out of", env,
                out);
-}
-
-std::string SelfPath() {
-#ifdef __APPLE__
-  char buf[PATH_MAX];
-  uint32_t size = sizeof buf;
-  if (_NSGetExecutablePath(buf, &size) != 0) return "";
-  char resolved[PATH_MAX];
-  return realpath(buf, resolved) != nullptr ? resolved : buf;
-#else
-  char buf[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
-  return std::string(buf, static_cast<size_t>(n));
-#endif
 }
 
 }  // namespace mcpgw::setup

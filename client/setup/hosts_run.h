@@ -17,7 +17,4 @@ int RunHostsList(const SetupEnv& env, std::ostream& out);
 int RunHostsAdd(Host host, const std::string& mcpgw_path, const SetupEnv& env, std::ostream& out);
 int RunHostsRemove(Host host, const SetupEnv& env, std::ostream& out);
 
-// This program's absolute path (what a host is told to run), "" when it cannot be found.
-std::string SelfPath();
-
 }  // namespace mcpgw::setup

@@ -29,6 +29,21 @@ Check "the installed mcpgw names no build path" \
   bash -c "! readelf -d '$P/bin/mcpgw' | grep -q -e '$BUILD' -e '$TMP'"
 out="$(env -i "$P/bin/mcpgw" --version 2>&1)" && rc=0 || rc=$?
 Check "env -i mcpgw --version from the prefix (exit $rc: $out)" test "$rc" -eq 0
+# mcpgw loads neither libcurl nor toml++ (what a host's `mcpgw stdio` maps); import, hosts
+# and doctor run in mcpgw-setup from the prefix's libexec/mcpgw, which finds libmcpgw too.
+Check "the installed mcpgw needs no libcurl, OpenSSL or toml++" \
+  bash -c "! readelf -d '$P/bin/mcpgw' | grep NEEDED | grep -q -e libcurl -e libssl -e libcrypto -e toml"
+helper="$P/libexec/mcpgw/mcpgw-setup"
+runpath="$(readelf -d "$helper" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]$/\1/p')"
+Check "the installed mcpgw-setup's RUNPATH is \$ORIGIN/../../$LIBDIR (got '$runpath')" \
+  test "$runpath" = "\$ORIGIN/../../$LIBDIR"
+mkdir -p "$TMP/home/.claude"
+out="$(env -i HOME="$TMP/home" "$P/bin/mcpgw" hosts 2>&1)" && rc=0 || rc=$?
+Check "env -i mcpgw hosts runs mcpgw-setup from the prefix (exit $rc: $out)" \
+  bash -c "[ $rc -eq 0 ] && grep -q claude-code <<<'$out'"
+out="$(env -i HOME="$TMP/home" "$P/bin/mcpgw" hosts add claude-code 2>&1)" && rc=0 || rc=$?
+Check "mcpgw hosts add registers the installed mcpgw, not its helper (exit $rc: $out)" \
+  grep -q "\"command\": \"$P/bin/mcpgw\"" "$TMP/home/.claude.json"
 
 SOCK="$TMP/s/mcpgw.sock"
 env -i HOME="$HOME" "$P/bin/mcpgwd" --config "$TMP/mcp.json" --socket "$SOCK" \

@@ -4,11 +4,14 @@
 
 #include "client/cli/args.h"
 #include "client/cli/setup_commands.h"
+#include "client/cli/setup_exec.h"
 #include "client/cli/subcommands.h"
 
 namespace mcpgw::cli {
 
+// These tests run import, hosts and doctor in this process, as mcpgw-setup does.
 TEST_CASE("setup args: import takes --from HOST..., --dry-run, --move, --config", "[setup][cli]") {
+  UseSetupCommandsHere("");
   const ParseResult r =
       ParseArgs({"import", "--from", "cursor", "codex", "--dry-run", "--config", "/x/mcp.json"});
   REQUIRE(r.invocation);
@@ -25,6 +28,7 @@ TEST_CASE("setup args: import takes --from HOST..., --dry-run, --move, --config"
 }
 
 TEST_CASE("setup args: hosts list, add HOST, remove HOST", "[setup][cli]") {
+  UseSetupCommandsHere("");
   const ParseResult plain = ParseArgs({"hosts"});
   REQUIRE(plain.invocation);
   CHECK_FALSE(plain.invocation->action);
@@ -46,6 +50,7 @@ TEST_CASE("setup args: hosts list, add HOST, remove HOST", "[setup][cli]") {
 }
 
 TEST_CASE("setup args: every new command has --help", "[setup][cli]") {
+  UseSetupCommandsHere("");
   for (const char* command : {"import", "hosts", "doctor"}) {
     const ParseResult help = ParseArgs({command, "--help"});
     CHECK(help.exit_code == 0);
@@ -55,6 +60,28 @@ TEST_CASE("setup args: every new command has --help", "[setup][cli]") {
   for (const char* command : {"import", "hosts", "doctor"}) {
     CHECK(top.out.find(command) != std::string::npos);
   }
+}
+
+TEST_CASE("setup exec: mcpgw looks for mcpgw-setup beside itself, then in the install's libexec",
+          "[setup][cli]") {
+  const std::vector<std::string> paths = SetupHelperPaths("/opt/mcpgw/bin/mcpgw");
+  REQUIRE(paths.size() == 2);
+  CHECK(paths[0] == "/opt/mcpgw/bin/mcpgw-setup");
+  CHECK(paths[1] == "/opt/mcpgw/bin/../libexec/mcpgw/mcpgw-setup");
+}
+
+TEST_CASE("setup exec: a program without the setup commands parses none of their options",
+          "[setup][cli]") {
+  RunSetupCommandsHere({});
+  CHECK(IsSetupCommand("import"));
+  CHECK(IsSetupCommand("doctor"));
+  CHECK_FALSE(IsSetupCommand("stdio"));
+  CHECK(SetupCommandHere("hosts") == nullptr);
+  // cli::Main hands such a command line to mcpgw-setup before parsing it.
+  CHECK_FALSE(ParseArgs({"import", "--from", "cursor"}).invocation);
+  UseSetupCommandsHere("");
+  REQUIRE(SetupCommandHere("hosts") != nullptr);
+  CHECK(ParseArgs({"import", "--from", "cursor"}).invocation);
 }
 
 }  // namespace mcpgw::cli
