@@ -7,9 +7,9 @@
 #include <xlocale.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
-#include <cerrno>
 #include <string>
 
 #include "base/platform.h"

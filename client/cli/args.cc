@@ -16,7 +16,6 @@ namespace {
 
 constexpr const char* kSocketFooter = "--socket PATH may also be given before the command.";
 
-
 // Misuse of a command points at that command's help (`mcpgw call --help`).
 std::function<std::string(const CLI::App*, const CLI::Error&)> FailureMessage(
     const std::optional<std::string>& command) {

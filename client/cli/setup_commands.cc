@@ -98,7 +98,6 @@ void HostsUsage(CLI::App& app, Invocation& inv) {
       ->check(CLI::IsMember(HostChoices()));
 }
 
-
 void NoOptions(CLI::App&, Invocation&) {}
 
 int Misuse(CommandIo& io, const std::string& command, const std::string& message) {
@@ -133,8 +132,7 @@ int RunHostsCommand(const Invocation& inv, CommandIo& io) {
     return Misuse(io, "hosts", "hosts " + action + " needs a HOST (" + setup::HostNames() + ")");
   const setup::Host host = *setup::ParseHost(*inv.host);
   if (action == "add") {
-    const std::string self =
-        McpgwProgram().empty() ? base::ExecutablePath() : McpgwProgram();
+    const std::string self = McpgwProgram().empty() ? base::ExecutablePath() : McpgwProgram();
     if (self.empty()) {
       io.err << "mcpgw: cannot tell where this mcpgw program is\n";
       return 1;

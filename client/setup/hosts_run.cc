@@ -10,7 +10,6 @@
 #include "client/setup/registration.h"
 #include "config/display.h"
 
-
 namespace mcpgw::setup {
 namespace {
 

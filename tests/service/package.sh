@@ -22,7 +22,7 @@ Check "cpack -G DEB made a .deb" test -n "$DEB"
 dpkg-deb -c "$DEB" | awk '{print $6}' | sed 's|^\./|/|' >"$TMP/contents"
 LIBDIR="$(LibDir)"
 for path in \
-  /usr/bin/mcpgwd /usr/bin/mcpgw \
+  /usr/bin/mcpgwd /usr/bin/mcpgw /usr/libexec/mcpgw/mcpgw-setup \
   "/usr/$LIBDIR/libmcpgw.so" "/usr/$LIBDIR/libmcpgw.so.0" \
   /usr/include/mcpgw.h /usr/include/mcpgw.hpp \
   /usr/lib/systemd/user/mcpgwd.service /usr/lib/systemd/user/mcpgwd.socket \
@@ -63,7 +63,8 @@ Check "every relative link in the installed documents resolves${broken:+ (broken
 
 # Installed into /usr, the binaries need no library search path (lintian's
 # binary-or-shlib-defines-rpath): none is set.
-for bin in "$X/usr/bin/mcpgw" "$X/usr/bin/mcpgwd" "$X/usr/$LIBDIR/libmcpgw.so.0"; do
+for bin in "$X/usr/bin/mcpgw" "$X/usr/bin/mcpgwd" "$X/usr/libexec/mcpgw/mcpgw-setup" \
+  "$X/usr/$LIBDIR/libmcpgw.so.0"; do
   Check "the packaged $(basename "$bin") has no RPATH or RUNPATH" \
     bash -c "! readelf -d '$bin' | grep -q -e RPATH -e RUNPATH"
 done
@@ -72,6 +73,9 @@ out="$(LD_LIBRARY_PATH="$X/usr/$LIBDIR" "$X/usr/bin/mcpgwd" --version 2>&1 || tr
 Check "the packaged mcpgwd runs: '$out'" test "$out" = "mcpgwd $version"
 out="$(LD_LIBRARY_PATH="$X/usr/$LIBDIR" "$X/usr/bin/mcpgw" --version 2>&1 || true)"
 Check "the packaged mcpgw runs with the packaged library: '$out'" grep -q "$version" <<<"$out"
+mkdir -p "$TMP/pkghome"
+out="$(HOME="$TMP/pkghome" LD_LIBRARY_PATH="$X/usr/$LIBDIR" "$X/usr/bin/mcpgw" hosts 2>&1 || true)"
+Check "the packaged mcpgw runs hosts through the packaged mcpgw-setup" grep -q claude-code <<<"$out"
 Check "the packaged man page renders" bash -c "MANWIDTH=80 man -l '$X/usr/share/man/man1/mcpgwd.1' 2>/dev/null | grep -q SIGHUP"
 
 Finish
