@@ -182,9 +182,9 @@ if sc:
 # ---- 3. scale ----------------------------------------------------------------------
 scale_ready = [r for r in pick("scale") if "ready_ms" in r]
 if scale_ready:
-    n = scale_ready[0]["servers"]
-    t = scale_ready[0]["tools"]
-    out(f"## Scale: {n} servers × {t} tools (one upstream process, one path per server)")
+    scale_n = scale_ready[0]["servers"]
+    scale_t = scale_ready[0]["tools"]
+    out(f"## Scale: {scale_n} servers × {scale_t} tools (one upstream process, one path per server)")
     out("")
     out("| measure | value |")
     out("|---|---|")
@@ -418,9 +418,9 @@ if idle:
     target("idle daemon RSS with 10 servers", f"{v:.1f} MB", "≤ 10 MB", v <= 10)
 if scale_ready:
     v = med([x["ready_ms"] for x in scale_ready])
-    target(f"{n} servers × {t} tools: all ready", f"{v / 1000:.2f} s", "≤ 3 s", v <= 3000)
+    target(f"{scale_n} servers × {scale_t} tools: all ready", f"{v / 1000:.2f} s", "≤ 3 s", v <= 3000)
     v = med([x["rss_kb"] / 1024 for x in scale_ready])
-    target(f"{n} servers × {t} tools: daemon RSS", f"{v:.1f} MB", "≤ 64 MB", v <= 64)
+    target(f"{scale_n} servers × {scale_t} tools: daemon RSS", f"{v:.1f} MB", "≤ 64 MB", v <= 64)
     v = med([x["p50_us"] for x in pick("scale", mode="lib", op="list")])
     if v is not None:
         target("no-argument listing p50", f"{v:.0f} µs", "≤ 100 µs", v <= 100)
