@@ -43,8 +43,9 @@ std::string Field(const rapidjson::Value& v, const char* name) {
 // drop-server.mjs, restartable on the same ports; its log file outlives it.
 class DropServer {
  public:
-  DropServer(const TempDir& dir, bool tls, bool sse = false)
-      : dir_(dir), log_(dir / "drop.jsonl"), sse_(sse) {
+  // `h2_streams` > 0: the HTTP/2 port's SETTINGS_MAX_CONCURRENT_STREAMS.
+  DropServer(const TempDir& dir, bool tls, bool sse = false, int h2_streams = 0)
+      : dir_(dir), log_(dir / "drop.jsonl"), sse_(sse), h2_streams_(h2_streams) {
     if (tls) {
       certs_ = dir / "certs";
       const std::string script = std::string(MCPGW_SOURCE_DIR) + "/tests/fixtures/make-certs.sh";
@@ -123,6 +124,10 @@ class DropServer {
         "--h1s-port", std::to_string(h1s_port_),
     };
     if (sse_) argv.push_back("--sse");
+    if (h2_streams_ > 0) {
+      argv.push_back("--h2-streams");
+      argv.push_back(std::to_string(h2_streams_));
+    }
     if (!certs_.empty()) {
       argv.push_back("--tls-dir");
       argv.push_back(certs_);
@@ -150,6 +155,7 @@ class DropServer {
   std::unique_ptr<Process> proc_;
   int starts_ = 0;
   bool sse_ = false;
+  int h2_streams_ = 0;
   int control_ = 0, h1_ = 0, h2_ = 0, h1s_ = 0;
   int h1_port_ = 0, h2_port_ = 0, h1s_port_ = 0;
 };
@@ -458,5 +464,31 @@ TEST_CASE("calls past the connection budget wait in the daemon, in order, within
     // The places came free; the cancelled call had none to take.
     REQUIRE(gw.Call("after").out == "ran after\n");
     CHECK(server.Runs("queued") == 0);
+  }
+}
+
+TEST_CASE("HTTP/2: calls share a connection as streams; another opens only when one is full",
+          "[at_most_once]") {
+  // 0: the server allows any number of streams; 2: two per connection.
+  const int streams = GENERATE(0, 2);
+  CAPTURE(streams);
+  TempDir dir;
+  DropServer server(dir, /*tls=*/true, /*sse=*/false, streams);
+  REQUIRE_UPSTREAM(server);
+  Gateway gw(dir, server.H2Url(), server.CaFile());
+  REQUIRE(gw.daemon().WaitListening());
+  REQUIRE(WaitReady(gw.daemon(), "drop"));
+  const int before = server.Accepts();
+  REQUIRE(gw.CallTogether(6, 800, dir));
+  for (int i = 0; i < 6; i++) CHECK(server.Runs("together-" + std::to_string(i)) == 1);
+  const int opened = server.Accepts() - before;
+  if (streams == 0) {
+    // Six calls at once ride the connection the session already has.
+    CHECK(opened == 0);
+  } else {
+    // Two streams a connection: the six need at least two more connections, and get no
+    // more than one each.
+    CHECK(opened >= 2);
+    CHECK(opened <= 6);
   }
 }
