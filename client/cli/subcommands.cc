@@ -286,7 +286,8 @@ const Subcommand* FindSubcommand(std::string_view name) {
 void RunSetupCommandsHere(std::span<const SetupCommand> commands) { setup_here = commands; }
 
 bool IsSetupCommand(std::string_view name) {
-  return name == "import" || name == "hosts" || name == "doctor";
+  const Subcommand* command = FindSubcommand(name);
+  return command != nullptr && command->run == RunSetup;
 }
 
 const SetupCommand* SetupCommandHere(std::string_view name) {

@@ -58,7 +58,7 @@ struct SetupCommand {
 
 // Makes this process run the setup commands itself (setup_commands.h).
 void RunSetupCommandsHere(std::span<const SetupCommand> commands);
-// True for import, hosts and doctor.
+// True for import, hosts and doctor (the table's entries that RunSetup handles).
 bool IsSetupCommand(std::string_view name);
 // The setup command `name` when this process runs it itself, else nullptr.
 const SetupCommand* SetupCommandHere(std::string_view name);

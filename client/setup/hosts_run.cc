@@ -1,8 +1,5 @@
 #include "client/setup/hosts_run.h"
 
-#include <unistd.h>
-
-#include <climits>
 #include <ostream>
 
 #include "client/setup/file_io.h"

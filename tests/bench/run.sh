@@ -108,6 +108,17 @@ StartUpstream() { # VAR ARGS...
   printf -v "$var" '%s' "$(head -n1 "$TMP/$var.port")"
 }
 
+# Starts a Node fixture server that prints `LISTENING <port>` (its output in
+# $TMP/NAME.port, errors in $TMP/NAME.err); sets the variable named VAR to its port.
+StartNodeServer() { # VAR NAME SCRIPT ARGS...
+  local var="$1" name="$2"
+  shift 2
+  "$NODE" "$@" >"$TMP/$name.port" 2>"$TMP/$name.err" &
+  PIDS+=($!)
+  for _ in $(seq 100); do grep -q LISTENING "$TMP/$name.port" 2>/dev/null && break; sleep 0.1; done
+  printf -v "$var" '%s' "$(sed -n 's/^LISTENING //p' "$TMP/$name.port")"
+}
+
 # Starts mcpgwd on CONFIG at SOCKET; sets DAEMON_PID and waits until ready.
 StartDaemon() { # CONFIG SOCKET TIMEOUT
   "$MCPGWD" --config "$1" --socket "$2" 2>"$TMP/mcpgwd.$(basename "$2").log" &
@@ -246,10 +257,7 @@ StopPid "$DAEMON_PID"
 SdkUpstreamSection() {
   local dir="$TMP/sdkup" sport url
   mkdir -p "$dir"
-  "$NODE" "$ROOT/tests/fixtures/sdk-server.mjs" --tools 5 >"$dir/port" 2>"$dir/err" &
-  PIDS+=($!)
-  for _ in $(seq 100); do grep -q LISTENING "$dir/port" 2>/dev/null && break; sleep 0.1; done
-  sport="$(sed -n 's/^LISTENING //p' "$dir/port")"
+  StartNodeServer sport sdkup "$ROOT/tests/fixtures/sdk-server.mjs" --tools 5
   url="http://127.0.0.1:$sport/mcp"
   printf '{"mcpServers":{"sdk":{"url":"%s"}}}\n' "$url" >"$dir/mcp.json"
   StartDaemon "$dir/mcp.json" "$TMP/run/sdkup.sock" 30
@@ -400,10 +408,7 @@ SEARCH_DATA="$BENCH_DIR/search"
 FIXTURE_NODE_MODULES="$ROOT/tests/fixtures/node_modules"
 if [ -d "$FIXTURE_NODE_MODULES/@modelcontextprotocol/sdk" ] && [ -n "$NODE" ]; then
   Log "large results: 4 MB whole and cut, 100 KB whole"
-  "$NODE" "$ROOT/tests/fixtures/large-result-server.mjs" --port 0 >"$TMP/large.port" 2>"$TMP/large.err" &
-  PIDS+=($!)
-  for _ in $(seq 100); do grep -q LISTENING "$TMP/large.port" 2>/dev/null && break; sleep 0.1; done
-  LPORT="$(sed -n 's/^LISTENING //p' "$TMP/large.port")"
+  StartNodeServer LPORT large "$ROOT/tests/fixtures/large-result-server.mjs" --port 0
   printf '{"mcpServers":{"big":{"url":"http://127.0.0.1:%s/mcp"}}}\n' "$LPORT" >"$TMP/large.json"
   StartDaemon "$TMP/large.json" "$TMP/run/large.sock" 30
   LCALLS=$([ "$SMOKE" = 1 ] && echo 5 || echo 40)
