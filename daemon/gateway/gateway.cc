@@ -478,7 +478,8 @@ void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value
                          std::string_view frame) {
   // The arguments go upstream exactly as they arrived (BEHAVIOR.md §5).
   const std::string_view params_text = base::RawMember(frame, {"params"}).value_or("{}");
-  PendingCall call = Requested(ticket, peer, params, params_text);
+  std::string_view arguments;
+  PendingCall call = Requested(ticket, peer, params, params_text, &arguments);
   if (shutting_down_) {
     Refuse(call, proto::ErrorKind::kTransport, "mcpgwd is shutting down");
     return;
@@ -493,6 +494,9 @@ void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value
   Server* found = it == by_name_.end() ? nullptr : it->second;
   ResultBound bound = Bound(target.bound);
   bound.digest = call.digest;
+  if (call.digest.empty() && !arguments.empty() && bound.max_text_bytes > 0 && bound.spill) {
+    bound.request = ResultBound::Request{call.ns, call.tool, std::string(arguments)};
+  }
   if (found && found->replay && Replay(call, *found, bound)) return;
   if (!found || found->host == 0) {
     Refuse(call, proto::ErrorKind::kNotReady, "server is not connected");
@@ -514,7 +518,8 @@ void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value
 
 Gateway::PendingCall Gateway::Requested(Ticket ticket, const Peer& peer,
                                         const rapidjson::Value& params,
-                                        std::string_view params_text) const {
+                                        std::string_view params_text,
+                                        std::string_view* arguments_out) const {
   PendingCall call;
   call.ticket = ticket;
   call.start = main_->Now();
@@ -535,7 +540,12 @@ Gateway::PendingCall Gateway::Requested(Ticket ticket, const Peer& peer,
     if (!raw) return call;
     arguments = *raw;
   }
-  call.digest = RequestDigest(*ns, *tool, arguments).value_or("");
+  *arguments_out = arguments;
+  // Only what keeps or looks up calls by digest needs it as the call comes in;
+  // a kept result works it out when it is kept (ResultBound::Digest).
+  if (call_log_ || recorder_ || replay_) {
+    call.digest = RequestDigest(*ns, *tool, arguments).value_or("");
+  }
   return call;
 }
 

@@ -142,7 +142,9 @@ class Gateway : public IpcHandler, private HostEvents {
     std::string tool;
     mcp::TimePoint start;
     Peer peer;
-    std::string digest;  // the request digest (daemon/guard/request_digest.h); "" for none
+    // The request digest (daemon/guard/request_digest.h); "" for none, and
+    // when nothing on the main loop needs it (no call log, no cassette).
+    std::string digest;
   };
 
   // HostEvents: what the hosts report, on the main loop.
@@ -173,9 +175,12 @@ class Gateway : public IpcHandler, private HostEvents {
 
   void HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params,
                   std::string_view frame);
-  // The request as the call log records it: who asked, what, its digest.
+  // The request as the call log records it: who asked, what, its digest (when
+  // the call log, a recording or a replay needs it). `arguments` is set to the
+  // arguments' text within `params_text` ("{}" when absent; empty when the
+  // request names no tool or its arguments cannot be read).
   PendingCall Requested(Ticket ticket, const Peer& peer, const rapidjson::Value& params,
-                        std::string_view params_text) const;
+                        std::string_view params_text, std::string_view* arguments) const;
   // Answers a request the gateway refuses itself, and counts and logs it.
   void Refuse(const PendingCall& call, proto::ErrorKind kind, std::string message);
   void Answer(Ticket ticket, const mcp::CallOutcome& outcome);

@@ -70,7 +70,7 @@ void HostTable::Call(HostId id, mcp::CallId call, std::string tool, std::string 
     });
     return;
   }
-  if (bound.max_text_bytes > 0) it->second->bounds[call] = bound;
+  if (bound.max_text_bytes > 0) it->second->bounds[call] = std::move(bound);
   it->second->host->Call(call, std::move(tool), std::move(arguments_json));
 }
 

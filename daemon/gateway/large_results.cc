@@ -17,6 +17,7 @@
 #include "base/platform.h"
 #include "base/utf8.h"
 #include "daemon/guard/call_log.h"
+#include "daemon/guard/request_digest.h"
 #include "daemon/guard/scrub.h"
 
 namespace mcpgw {
@@ -188,6 +189,11 @@ size_t ResultSpill::Sweep(std::chrono::system_clock::time_point now) {
   return MakeRoom(now, 0);
 }
 
+std::string ResultBound::Digest() const {
+  if (!digest.empty() || !request) return digest;
+  return RequestDigest(request->ns, request->tool, request->arguments_json).value_or("");
+}
+
 KeptResult ResultSpill::Keep(std::string_view digest, std::string_view text,
                              std::chrono::system_clock::time_point now) {
   std::lock_guard lock(mu_);
@@ -272,7 +278,7 @@ void FitResult(mcp::CallOutcome& outcome, const ResultBound& bound,
   }
   KeptResult kept;
   if (bound.spill != nullptr) {
-    kept = bound.spill->Keep(bound.digest, outcome.text, now);
+    kept = bound.spill->Keep(bound.Digest(), outcome.text, now);
   } else {
     kept.why_not = "no folder for results is set up";
   }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,8 +31,19 @@ struct ResultBound {
   ResultSpill* spill = nullptr;
   std::shared_ptr<const Scrubber> scrubber;
   // The call's request digest (daemon/guard/request_digest.h): a kept
-  // file is named after it.
+  // file is named after it. When the gateway had no need of it as the call
+  // came in (no call log, no cassette), `digest` is empty and `request` holds
+  // what it is worked out from, only if a file is kept: most calls never
+  // need it, and it costs more than the rest of the gateway's part of a call.
   std::string digest;
+  struct Request {
+    std::string ns;
+    std::string tool;
+    std::string arguments_json;
+  };
+  std::optional<Request> request;
+  // `digest`, or the one worked out from `request` ("" when neither says).
+  std::string Digest() const;
 };
 
 // Where one result went.

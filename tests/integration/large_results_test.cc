@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include "base/utf8.h"
+#include "daemon/guard/request_digest.h"
 #include "integration/service_harness.h"
 #include "integration/stdio_process.h"
 #include "mcpgw.h"
@@ -158,7 +159,12 @@ TEST_CASE("large results: mcpgw call --max-bytes cuts at a character and keeps t
   REQUIRE(over.code == 0);
   const std::string over_full = Expected(kHan, 50001);
   const Cut cut = CheckCut(Chomp(over.out), over_full, 50000);
-  CHECK(ReadFile(KeptFile(cut, 50001, s.ResultsDir())) == over_full);
+  const std::string over_path = KeptFile(cut, 50001, s.ResultsDir());
+  CHECK(ReadFile(over_path) == over_full);
+  // Without a call log the digest is worked out only as the file is kept: the
+  // name still carries the request digest's first 16 hex digits.
+  const std::string digest = mcpgw::RequestDigest("big", "text", Args(kHan, 50001)).value();
+  CHECK(over_path.find("-" + digest.substr(0, 16) + ".txt") != std::string::npos);
 
   // The CLI's default is no bound (results.max_text_bytes unset): 3 MB whole.
   auto whole = d.Cli({"call", "big", "text", Args(kEmoji, 3000000)});
