@@ -75,7 +75,8 @@ Decoded DecodeMessage(std::string_view frame) {
     return Fail(kCodeInvalidRequest,
                 "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
-  auto arena = std::make_unique<base::JsonArena<>>();
+  static_assert(sizeof(FrameArena) <= 1024, "a frame's arena stays a small block");
+  auto arena = std::make_unique<FrameArena>();
   rapidjson::Document* doc = &arena->doc();
   constexpr unsigned kFlags =
       rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;

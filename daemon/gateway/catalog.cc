@@ -453,6 +453,11 @@ std::variant<std::string, GatewayError> Catalog::Query(const Value& params, std:
 
 std::variant<CallTarget, GatewayError> Catalog::PrepareCall(const Value& params,
                                                             std::string_view params_text) const {
+  return PrepareCallWith(params, base::RawMember(params_text, {"arguments"}));
+}
+
+std::variant<CallTarget, GatewayError> Catalog::PrepareCallWith(
+    const Value& params, std::optional<std::string_view> raw) const {
   if (!params.IsObject()) {
     return Invalid(std::string("params must be an object, not ") + TypeName(params));
   }
@@ -486,7 +491,6 @@ std::variant<CallTarget, GatewayError> Catalog::PrepareCall(const Value& params,
   } else {
     // Forwarded byte for byte as the host sent them (BEHAVIOR.md §5): numbers keep
     // their digits. Checked, never written again.
-    const std::optional<std::string_view> raw = base::RawMember(params_text, {"arguments"});
     std::string error;
     if (!raw || !base::ValidateBoundedJson(*raw, base::JsonLimits{}, error)) {
       return Invalid("\"arguments\" is not valid JSON text: " +

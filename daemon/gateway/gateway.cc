@@ -477,14 +477,20 @@ void Gateway::OnRequest(Ticket ticket, const Peer& peer, std::string_view method
 void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params,
                          std::string_view frame) {
   // The arguments go upstream exactly as they arrived (BEHAVIOR.md §5).
-  const std::string_view params_text = base::RawMember(frame, {"params"}).value_or("{}");
+  // One pass over the frame finds them for the call log and the catalog both.
+  std::optional<std::string_view> arguments_text;
+  if (params.IsObject()) {
+    if (auto m = params.FindMember("arguments"); m != params.MemberEnd() && !m->value.IsNull()) {
+      arguments_text = base::RawMember(frame, {"params", "arguments"});
+    }
+  }
   std::string_view arguments;
-  PendingCall call = Requested(ticket, peer, params, params_text, &arguments);
+  PendingCall call = Requested(ticket, peer, params, arguments_text, &arguments);
   if (shutting_down_) {
     Refuse(call, proto::ErrorKind::kTransport, "mcpgwd is shutting down");
     return;
   }
-  auto prepared = catalog_.PrepareCall(params, params_text);
+  auto prepared = catalog_.PrepareCallWith(params, arguments_text);
   if (auto* err = std::get_if<GatewayError>(&prepared)) {
     Refuse(call, err->kind, std::move(err->message));
     return;
@@ -518,7 +524,7 @@ void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value
 
 Gateway::PendingCall Gateway::Requested(Ticket ticket, const Peer& peer,
                                         const rapidjson::Value& params,
-                                        std::string_view params_text,
+                                        std::optional<std::string_view> arguments_text,
                                         std::string_view* arguments_out) const {
   PendingCall call;
   call.ticket = ticket;
@@ -536,9 +542,8 @@ Gateway::PendingCall Gateway::Requested(Ticket ticket, const Peer& peer,
   if (!ns || !tool) return call;
   std::string_view arguments = "{}";  // absent or null: {} (BEHAVIOR.md §4)
   if (auto m = params.FindMember("arguments"); m != params.MemberEnd() && !m->value.IsNull()) {
-    const std::optional<std::string_view> raw = base::RawMember(params_text, {"arguments"});
-    if (!raw) return call;
-    arguments = *raw;
+    if (!arguments_text) return call;
+    arguments = *arguments_text;
   }
   *arguments_out = arguments;
   // Only what keeps or looks up calls by digest needs it as the call comes in;

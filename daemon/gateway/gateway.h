@@ -176,11 +176,13 @@ class Gateway : public IpcHandler, private HostEvents {
   void HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params,
                   std::string_view frame);
   // The request as the call log records it: who asked, what, its digest (when
-  // the call log, a recording or a replay needs it). `arguments` is set to the
-  // arguments' text within `params_text` ("{}" when absent; empty when the
-  // request names no tool or its arguments cannot be read).
+  // the call log, a recording or a replay needs it). `arguments_text` is the
+  // exact text of params' "arguments" member, if it has one that is not null;
+  // `arguments` is set to it ("{}" when absent; empty when the request names
+  // no tool or its arguments cannot be read).
   PendingCall Requested(Ticket ticket, const Peer& peer, const rapidjson::Value& params,
-                        std::string_view params_text, std::string_view* arguments) const;
+                        std::optional<std::string_view> arguments_text,
+                        std::string_view* arguments) const;
   // Answers a request the gateway refuses itself, and counts and logs it.
   void Refuse(const PendingCall& call, proto::ErrorKind kind, std::string message);
   void Answer(Ticket ticket, const mcp::CallOutcome& outcome);

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <deque>
 #include <map>
 #include <memory>
@@ -655,8 +654,12 @@ struct HttpClient::Impl {
     if (end == std::string::npos) end = url.size();
     const size_t at = url.rfind('@', end);
     const size_t host = at != std::string::npos && at >= start ? at + 1 : start;
-    std::string origin = url.substr(0, start) + url.substr(host, end - host);
-    for (char& c : origin) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string origin;
+    origin.reserve(start + (end - host));
+    origin.append(url, 0, start).append(url, host, end - host);
+    for (char& c : origin) {
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
     return origin;
   }
 
