@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/text.h"
 #include "daemon/net/http_curl.h"
 #include "daemon/net/tls_reason.h"
 
@@ -657,9 +658,7 @@ struct HttpClient::Impl {
     std::string origin;
     origin.reserve(start + (end - host));
     origin.append(url, 0, start).append(url, host, end - host);
-    for (char& c : origin) {
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    }
+    for (char& c : origin) c = base::ToLowerAscii(c);
     return origin;
   }
 
