@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include <rapidjson/encodedstream.h>
 #include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
@@ -66,7 +67,8 @@ bool Overflows(std::string_view number) {
 // which the reader lets through as a raw surrogate).
 class DepthFilter {
  public:
-  DepthFilter(rapidjson::Document& doc, int max_depth) : doc_(doc), max_depth_(max_depth) {}
+  DepthFilter(rapidjson::Document& doc, int max_depth, bool check_text = true)
+      : doc_(doc), max_depth_(max_depth), check_text_(check_text) {}
 
   bool Null() { return doc_.Null(); }
   bool Bool(bool b) { return doc_.Bool(b); }
@@ -136,18 +138,36 @@ class DepthFilter {
     return true;
   }
   bool CheckText(const char* s, size_t n) {
-    if (DecodedTextIsUtf8(s, n)) return true;
+    if (!check_text_ || DecodedTextIsUtf8(s, n)) return true;
     bad_surrogate_ = true;
     return false;
   }
 
   rapidjson::Document& doc_;
   int max_depth_;
+  bool check_text_;
   int depth_ = 0;
   bool too_deep_ = false;
   bool bad_surrogate_ = false;
   bool too_big_ = false;
 };
+
+// Runs `parse` with a reader. Texts up to kScratchBytes share this thread's
+// reader, kept from one parse to the next so that its stack comes from the
+// heap once rather than on every message; a larger text gets a reader of its
+// own, which gives its stack back (the stack holds a copy of the longest
+// string, and a kept reader would keep that). Parses never nest.
+constexpr size_t kScratchBytes = 64u << 10;
+
+template <typename Parse>
+auto WithReader(size_t text_bytes, Parse&& parse) {
+  if (text_bytes > kScratchBytes) {
+    rapidjson::Reader own;
+    return parse(own);
+  }
+  thread_local rapidjson::Reader scratch;
+  return parse(scratch);
+}
 
 bool AppendNumber(std::string& out, const rapidjson::Value& v) {
   char buf[64];
@@ -205,23 +225,47 @@ bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson
     doc.SetNull();
     return false;
   }
-  rapidjson::MemoryStream stream(text.data(), text.size());
-  rapidjson::Reader reader;
-  bool too_deep = false, bad_surrogate = false, too_big = false;
-  auto generate = [&](rapidjson::Document& handler) {
-    DepthFilter filter(handler, limits.max_depth);
-    const bool ok = !reader.Parse<kParseFlags>(stream, filter).IsError();
-    too_deep = filter.too_deep();
-    bad_surrogate = filter.bad_surrogate();
-    too_big = filter.too_big();
-    return ok;
-  };
-  doc.Populate(generate);
-  error = ParseFailure(too_deep, bad_surrogate, too_big, reader, stream.Tell(), text.size(),
-                       limits.max_depth);
+  error = WithReader(text.size(), [&](rapidjson::Reader& reader) {
+    rapidjson::MemoryStream stream(text.data(), text.size());
+    bool too_deep = false, bad_surrogate = false, too_big = false;
+    auto generate = [&](rapidjson::Document& handler) {
+      DepthFilter filter(handler, limits.max_depth);
+      const bool ok = !reader.Parse<kParseFlags>(stream, filter).IsError();
+      too_deep = filter.too_deep();
+      bad_surrogate = filter.bad_surrogate();
+      too_big = filter.too_big();
+      return ok;
+    };
+    doc.Populate(generate);
+    return ParseFailure(too_deep, bad_surrogate, too_big, reader, stream.Tell(), text.size(),
+                        limits.max_depth);
+  });
   if (error.empty()) return true;
   doc.SetNull();
   return false;
+}
+
+FrameParse ParseJsonWithinDepth(std::string_view text, int max_depth, rapidjson::Document& doc) {
+  return WithReader(text.size(), [&](rapidjson::Reader& reader) {
+    rapidjson::MemoryStream bytes(text.data(), text.size());
+    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(bytes);
+    FrameParse outcome;
+    auto generate = [&](rapidjson::Document& handler) {
+      DepthFilter filter(handler, max_depth, /*check_text=*/false);
+      constexpr unsigned kFlags =
+          rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
+      const bool ok = !reader.Parse<kFlags>(stream, filter).IsError();
+      outcome.too_deep = filter.too_deep();
+      return ok;
+    };
+    doc.Populate(generate);
+    if (!outcome.too_deep && reader.HasParseError()) {
+      outcome.error = reader.GetParseErrorCode();
+      outcome.offset = reader.GetErrorOffset();
+    }
+    if (!outcome.ok()) doc.SetNull();
+    return outcome;
+  });
 }
 
 namespace {
@@ -409,12 +453,13 @@ bool ValidateBoundedJson(std::string_view text, const JsonLimits& limits, std::s
     error = "JSON text exceeds " + DescribeSize(limits.max_bytes);
     return false;
   }
-  rapidjson::MemoryStream stream(text.data(), text.size());
-  rapidjson::Reader reader;
-  Validator validator(limits.max_depth);
-  reader.Parse<kParseFlags>(stream, validator);
-  error = ParseFailure(validator.too_deep, validator.bad_surrogate, /*too_big=*/false, reader,
-                       stream.Tell(), text.size(), limits.max_depth);
+  error = WithReader(text.size(), [&](rapidjson::Reader& reader) {
+    rapidjson::MemoryStream stream(text.data(), text.size());
+    Validator validator(limits.max_depth);
+    reader.Parse<kParseFlags>(stream, validator);
+    return ParseFailure(validator.too_deep, validator.bad_surrogate, /*too_big=*/false, reader,
+                        stream.Tell(), text.size(), limits.max_depth);
+  });
   return error.empty();
 }
 
@@ -433,9 +478,10 @@ std::optional<std::string_view> RawMember(std::string_view text,
       break;
   }
   rapidjson::MemoryStream stream(text.data(), text.size());
-  rapidjson::Reader reader;
   MemberFinder finder(stream, path);
-  reader.Parse<kParseFlags>(stream, finder);
+  WithReader(text.size(), [&](rapidjson::Reader& reader) {
+    return !reader.Parse<kParseFlags>(stream, finder).IsError();
+  });
   if (!finder.found) return std::nullopt;
   // From the end of the key: skip the separator and whitespace.
   size_t begin = finder.found->first;

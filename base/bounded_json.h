@@ -30,6 +30,22 @@ struct JsonLimits {
 bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson::Document& doc,
                       std::string& error);
 
+// How ParseJsonWithinDepth went: too deep, or the reader's error and where.
+struct FrameParse {
+  bool too_deep = false;
+  rapidjson::ParseErrorCode error = rapidjson::kParseErrorNone;
+  size_t offset = 0;
+  bool ok() const { return !too_deep && error == rapidjson::kParseErrorNone; }
+};
+
+// Parses `text` into `doc` as rapidjson::Document::Parse reads it (a UTF-8
+// byte order mark skipped, the bytes of strings checked as UTF-8, numbers
+// converted by RapidJSON, escaped surrogates not checked), in one pass that
+// stops where the text nests deeper than `max_depth` without building the
+// deeper part. No byte bound: for text whose size is already bounded (a
+// local-protocol frame). `doc` is null when it fails.
+FrameParse ParseJsonWithinDepth(std::string_view text, int max_depth, rapidjson::Document& doc);
+
 // Checks that `text` is exactly one JSON value within `limits`, its strings
 // valid UTF-8 (escaped surrogates paired), without building a tree and
 // without converting numbers: any number the grammar allows passes, digits

@@ -5,6 +5,9 @@
 // most of what a parse costs, and returning a chunk that large makes glibc
 // consolidate its free lists. Here a message that fits the inline bytes
 // parses without a heap chunk; a larger one continues in 16 KiB chunks.
+// The parse stack starts small (it grows as a deep or wide text needs) and
+// shares one allocator, so a parse takes one small block for it, not a block
+// large enough to make glibc sort its free lists plus an allocator object.
 // Header-only, for the layers that link RapidJSON. Neither copyable nor
 // movable: every value points into it.
 #pragma once
@@ -18,7 +21,7 @@ namespace mcpgw::base {
 template <size_t kInlineBytes = 4096>
 class JsonArena {
  public:
-  JsonArena() : pool_(buffer_, sizeof buffer_, kChunkBytes), doc_(&pool_) {}
+  JsonArena() : pool_(buffer_, sizeof buffer_, kChunkBytes), doc_(&pool_, kStackBytes, &Stack()) {}
   JsonArena(const JsonArena&) = delete;
   JsonArena& operator=(const JsonArena&) = delete;
 
@@ -27,6 +30,12 @@ class JsonArena {
 
  private:
   static constexpr size_t kChunkBytes = 16u << 10;
+  static constexpr size_t kStackBytes = 256;  // 16 values before it grows
+  // Stateless (malloc and free), so one serves every thread.
+  static rapidjson::CrtAllocator& Stack() {
+    static rapidjson::CrtAllocator allocator;
+    return allocator;
+  }
   alignas(8) char buffer_[kInlineBytes];
   rapidjson::MemoryPoolAllocator<> pool_;
   rapidjson::Document doc_;  // after pool_: destroyed first

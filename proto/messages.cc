@@ -5,6 +5,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/bounded_json.h"
 #include "base/json_text.h"
 
 namespace mcpgw::proto {
@@ -71,20 +72,18 @@ std::string CompactJson(const rapidjson::Value& value) {
 }
 
 Decoded DecodeMessage(std::string_view frame) {
-  if (base::JsonNestingDepth(frame, kMaxJsonDepth) > kMaxJsonDepth) {
-    return Fail(kCodeInvalidRequest,
-                "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-  }
   static_assert(sizeof(FrameArena) <= 1024, "a frame's arena stays a small block");
   auto arena = std::make_unique<FrameArena>();
   rapidjson::Document* doc = &arena->doc();
-  constexpr unsigned kFlags =
-      rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
-  doc->Parse<kFlags>(frame.data(), frame.size());
-  if (doc->HasParseError()) {
+  const base::FrameParse read = base::ParseJsonWithinDepth(frame, kMaxJsonDepth, *doc);
+  if (read.too_deep) {
+    return Fail(kCodeInvalidRequest,
+                "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  }
+  if (!read.ok()) {
     return Fail(kCodeParseError, std::string("parse error: ") +
-                                     rapidjson::GetParseError_En(doc->GetParseError()) +
-                                     " (at byte " + std::to_string(doc->GetErrorOffset()) + ")");
+                                     rapidjson::GetParseError_En(read.error) + " (at byte " +
+                                     std::to_string(read.offset) + ")");
   }
   if (!doc->IsObject()) return Fail(kCodeInvalidRequest, "a frame must be a JSON object");
 

@@ -9,6 +9,7 @@
 
 #include "base/bounded_json.h"
 #include "base/json_text.h"
+#include "proto/messages.h"
 
 namespace mcpgw {
 namespace {
@@ -456,8 +457,9 @@ std::variant<CallTarget, GatewayError> Catalog::PrepareCall(const Value& params,
   return PrepareCallWith(params, base::RawMember(params_text, {"arguments"}));
 }
 
-std::variant<CallTarget, GatewayError> Catalog::PrepareCallWith(
-    const Value& params, std::optional<std::string_view> raw) const {
+std::variant<CallTarget, GatewayError> Catalog::PrepareCallWith(const Value& params,
+                                                                std::optional<std::string_view> raw,
+                                                                bool from_checked_frame) const {
   if (!params.IsObject()) {
     return Invalid(std::string("params must be an object, not ") + TypeName(params));
   }
@@ -490,9 +492,15 @@ std::variant<CallTarget, GatewayError> Catalog::PrepareCallWith(
         TypeName(args->value));
   } else {
     // Forwarded byte for byte as the host sent them (BEHAVIOR.md §5): numbers keep
-    // their digits. Checked, never written again.
+    // their digits. Checked, never written again. In a checked frame, text
+    // without a backslash holds no escaped surrogate and has nothing left to
+    // check (the frame is smaller than the byte bound and within its depth).
+    static_assert(proto::kMaxJsonDepth <= base::JsonLimits{}.max_depth);
+    const base::JsonLimits limits;
+    const bool checked = from_checked_frame && raw && raw->size() <= limits.max_bytes &&
+                         raw->find('\\') == std::string_view::npos;
     std::string error;
-    if (!raw || !base::ValidateBoundedJson(*raw, base::JsonLimits{}, error)) {
+    if (!raw || (!checked && !base::ValidateBoundedJson(*raw, limits, error))) {
       return Invalid("\"arguments\" is not valid JSON text: " +
                      (raw ? error : std::string("not found in the request")));
     }

@@ -95,8 +95,12 @@ class Catalog {
                                                      std::string_view params_text) const;
   // The same, given the exact text of the "arguments" member instead
   // (nullopt when params has none): the gateway finds it once per call.
+  // `from_checked_frame`: the text lies in a frame proto::DecodeMessage
+  // accepted (UTF-8, nested within proto::kMaxJsonDepth), so only escapes
+  // are left to check; otherwise the whole text is checked.
   std::variant<CallTarget, GatewayError> PrepareCallWith(
-      const rapidjson::Value& params, std::optional<std::string_view> arguments_text) const;
+      const rapidjson::Value& params, std::optional<std::string_view> arguments_text,
+      bool from_checked_frame = false) const;
   const ServerView* Find(std::string_view name) const;
   const std::vector<ServerView>& servers() const;  // name order
   // Heap bytes of the search index behind `query`.

@@ -490,7 +490,7 @@ void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value
     Refuse(call, proto::ErrorKind::kTransport, "mcpgwd is shutting down");
     return;
   }
-  auto prepared = catalog_.PrepareCallWith(params, arguments_text);
+  auto prepared = catalog_.PrepareCallWith(params, arguments_text, /*from_checked_frame=*/true);
   if (auto* err = std::get_if<GatewayError>(&prepared)) {
     Refuse(call, err->kind, std::move(err->message));
     return;

@@ -38,8 +38,9 @@ class IpcHandler {
   virtual ~IpcHandler() = default;
   // `method` is one of proto's request methods other than hello; `params` is
   // the request's params object (an empty object when absent); `frame` is the
-  // request's frame as received, for what must be forwarded byte for byte.
-  // Both are valid during the call only.
+  // request's frame as received, for what must be forwarded byte for byte:
+  // proto::DecodeMessage read it, so its bytes are UTF-8 and it nests no
+  // deeper than proto::kMaxJsonDepth. Both are valid during the call only.
   virtual void OnRequest(Ticket ticket, const Peer& peer, std::string_view method,
                          const rapidjson::Value& params, std::string_view frame) = 0;
   // The ticket is gone (client cancel or connection closed): stop its work.

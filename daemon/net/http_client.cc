@@ -98,8 +98,11 @@ struct HttpClient::Impl {
     size_t drained_bytes = 0;
     uint64_t drain_until = 0;  // uv_now of the give-up
     // The budget per origin (HttpClientOptions::max_requests_per_origin):
-    // the origin it counts against while in progress, or waits on.
+    // the origin it counts against while in progress, or waits on, and the
+    // url it was worked out from (a pooled transfer mostly goes to the same
+    // server again: then it is not worked out again).
     std::string origin;
+    std::string origin_of;
     bool counted = false;     // holds one of its origin's places
     bool queued = false;      // waits in its origin's queue
     std::string setup_error;  // set when the transfer could not be started
@@ -667,7 +670,10 @@ struct HttpClient::Impl {
   bool EnterOrigin(Transfer* t) {
     const size_t budget = options.max_requests_per_origin;
     if (budget == 0 || t->request.long_lived) return true;
-    t->origin = OriginOf(t->request.url);
+    if (t->origin_of != t->request.url) {
+      t->origin = OriginOf(t->request.url);
+      t->origin_of = t->request.url;
+    }
     Origin& o = origins[t->origin];
     if (o.active < budget && o.waiting.empty()) {
       o.active++;

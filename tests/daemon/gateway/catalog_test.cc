@@ -8,6 +8,8 @@
 #include <rapidjson/error/en.h>
 #include <catch2/catch.hpp>
 
+#include "base/bounded_json.h"
+
 namespace mcpgw {
 namespace {
 
@@ -389,6 +391,27 @@ TEST_CASE("arguments with an unpaired surrogate escape are refused", "[catalog]"
       CallError(c, R"({"namespace":"alpha","toolName":"add","arguments":{"s":"\udc00"}})");
   CHECK(e.kind == proto::ErrorKind::kInvalidRequest);
   CHECK_THAT(e.message, Catch::Contains("unpaired UTF-16 surrogate"));
+}
+
+TEST_CASE("arguments from a checked frame still have their escapes checked", "[catalog]") {
+  Catalog c;
+  ThreeServers(c);
+  auto prepare = [&](const char* text) {
+    auto doc = Params(text);
+    return c.PrepareCallWith(doc, base::RawMember(text, {"arguments"}),
+                             /*from_checked_frame=*/true);
+  };
+  auto lone = prepare(R"({"namespace":"alpha","toolName":"add","arguments":{"s":"\udc00"}})");
+  REQUIRE(std::holds_alternative<GatewayError>(lone));
+  CHECK(std::get<GatewayError>(lone).kind == proto::ErrorKind::kInvalidRequest);
+  CHECK_THAT(std::get<GatewayError>(lone).message, Catch::Contains("unpaired UTF-16 surrogate"));
+  auto paired =
+      prepare(R"({"namespace":"alpha","toolName":"add","arguments":{"s":"\ud83d\ude00"}})");
+  REQUIRE(std::holds_alternative<CallTarget>(paired));
+  CHECK(std::get<CallTarget>(paired).arguments_json == R"({"s":"\ud83d\ude00"})");
+  auto plain = prepare(R"({"namespace":"alpha","toolName":"add","arguments":{ "a": 1.50 }})");
+  REQUIRE(std::holds_alternative<CallTarget>(plain));
+  CHECK(std::get<CallTarget>(plain).arguments_json == R"({ "a": 1.50 })");
 }
 
 std::shared_ptr<const Policy> MakePolicy(PolicySettings s) {
