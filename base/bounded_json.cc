@@ -1,13 +1,13 @@
 #include "base/bounded_json.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
-#include <rapidjson/encodedstream.h>
 #include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
@@ -15,6 +15,44 @@
 #include "base/json_text.h"
 #include "base/platform.h"
 #include "base/text.h"
+#include "base/utf8.h"
+
+namespace mcpgw::base {
+namespace {
+
+// The bytes of a text as the reader reads them, like rapidjson::MemoryStream
+// but copied into the reader's own locals while it reads a string, a number
+// or white space (StreamTraits below), rather than reached through a
+// reference at every byte. Where it is (Tell) is known only between those
+// steps: for handlers that never ask, not for MemberFinder.
+class LocalStream {
+ public:
+  using Ch = char;
+  // Reads text[start, size); offsets count from text's first byte.
+  LocalStream(std::string_view text, size_t start = 0)
+      : src_(text.data() + start), begin_(text.data()), end_(text.data() + text.size()) {}
+  Ch Peek() const { return src_ == end_ ? '\0' : *src_; }
+  Ch Take() { return src_ == end_ ? '\0' : *src_++; }
+  size_t Tell() const { return static_cast<size_t>(src_ - begin_); }
+  // Never written to (the reader writes only into in-situ streams).
+  Ch* PutBegin() { return nullptr; }
+  void Put(Ch) {}
+  void Flush() {}
+  size_t PutEnd(Ch*) { return 0; }
+
+ private:
+  const Ch* src_;
+  const Ch* begin_;
+  const Ch* end_;
+};
+
+}  // namespace
+}  // namespace mcpgw::base
+
+template <>
+struct rapidjson::StreamTraits<mcpgw::base::LocalStream> {
+  enum { copyOptimization = 1 };
+};
 
 namespace mcpgw::base {
 namespace {
@@ -25,6 +63,10 @@ namespace {
 constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag |
                                  rapidjson::kParseValidateEncodingFlag |
                                  rapidjson::kParseNumbersAsStringsFlag;
+// For text whose UTF-8 was checked before the parse (Utf8ValidPrefix, eight
+// ASCII bytes at a time): the reader need not check it again byte by byte.
+constexpr unsigned kCheckedParseFlags =
+    rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag;
 
 // The raw input is already validated, so the only ill-formed bytes a decoded
 // string can hold come from an escaped lone surrogate: ED followed by A0..BF.
@@ -197,22 +239,34 @@ bool AppendNumber(std::string& out, const rapidjson::Value& v) {
   return true;
 }
 
+std::string InvalidJsonAt(size_t where, std::string_view what) {
+  return "invalid JSON at offset " + std::to_string(where) + ": " + std::string(what);
+}
+
+// The reason for text that is not UTF-8 (as the reader words it), or "".
+std::string Utf8Failure(std::string_view text) {
+  const size_t valid = Utf8ValidPrefix(text);
+  if (valid == text.size()) return "";
+  return InvalidJsonAt(valid,
+                       rapidjson::GetParseError_En(rapidjson::kParseErrorStringInvalidEncoding));
+}
+
 // Why a bounded parse failed, or "" when it did not: the limits' reasons
 // first, then the reader's, then bytes after the root value (the reader takes
 // a NUL byte for the end of input; anything from there on is trailing).
 std::string ParseFailure(bool too_deep, bool bad_surrogate, bool too_big,
                          const rapidjson::Reader& reader, size_t offset, size_t size,
                          int max_depth) {
-  auto at = [](size_t where, std::string_view what) {
-    return "invalid JSON at offset " + std::to_string(where) + ": " + std::string(what);
-  };
   if (too_deep) return "JSON nested deeper than " + std::to_string(max_depth);
-  if (bad_surrogate) return at(offset, "unpaired UTF-16 surrogate in a string");
-  if (too_big) return at(offset, "Number too big to be stored in double.");
+  if (bad_surrogate) return InvalidJsonAt(offset, "unpaired UTF-16 surrogate in a string");
+  if (too_big) return InvalidJsonAt(offset, "Number too big to be stored in double.");
   if (reader.HasParseError()) {
-    return at(reader.GetErrorOffset(), rapidjson::GetParseError_En(reader.GetParseErrorCode()));
+    return InvalidJsonAt(reader.GetErrorOffset(),
+                         rapidjson::GetParseError_En(reader.GetParseErrorCode()));
   }
-  if (offset != size) return at(offset, "The document root must not be followed by other values.");
+  if (offset != size) {
+    return InvalidJsonAt(offset, "The document root must not be followed by other values.");
+  }
   return "";
 }
 
@@ -225,12 +279,17 @@ bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson
     doc.SetNull();
     return false;
   }
+  error = Utf8Failure(text);
+  if (!error.empty()) {
+    doc.SetNull();
+    return false;
+  }
   error = WithReader(text.size(), [&](rapidjson::Reader& reader) {
-    rapidjson::MemoryStream stream(text.data(), text.size());
+    LocalStream stream(text);
     bool too_deep = false, bad_surrogate = false, too_big = false;
     auto generate = [&](rapidjson::Document& handler) {
       DepthFilter filter(handler, limits.max_depth);
-      const bool ok = !reader.Parse<kParseFlags>(stream, filter).IsError();
+      const bool ok = !reader.Parse<kCheckedParseFlags>(stream, filter).IsError();
       too_deep = filter.too_deep();
       bad_surrogate = filter.bad_surrogate();
       too_big = filter.too_big();
@@ -246,15 +305,21 @@ bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson
 }
 
 FrameParse ParseJsonWithinDepth(std::string_view text, int max_depth, rapidjson::Document& doc) {
+  // A UTF-8 byte order mark is skipped, as Document::Parse does.
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  const size_t start = text.substr(0, kByteOrderMark.size()) == kByteOrderMark ? 3 : 0;
+  FrameParse outcome;
+  if (const size_t valid = Utf8ValidPrefix(text); valid != text.size()) {
+    outcome.error = rapidjson::kParseErrorStringInvalidEncoding;
+    outcome.offset = valid;
+    doc.SetNull();
+    return outcome;
+  }
   return WithReader(text.size(), [&](rapidjson::Reader& reader) {
-    rapidjson::MemoryStream bytes(text.data(), text.size());
-    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(bytes);
-    FrameParse outcome;
+    LocalStream stream(text, start);
     auto generate = [&](rapidjson::Document& handler) {
       DepthFilter filter(handler, max_depth, /*check_text=*/false);
-      constexpr unsigned kFlags =
-          rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag;
-      const bool ok = !reader.Parse<kFlags>(stream, filter).IsError();
+      const bool ok = !reader.Parse<rapidjson::kParseIterativeFlag>(stream, filter).IsError();
       outcome.too_deep = filter.too_deep();
       return ok;
     };
@@ -379,17 +444,29 @@ size_t SkipSpace(std::string_view t, size_t i) {
   return i;
 }
 
-// From an opening quote to just after its closing quote.
+// From an opening quote to just after its closing quote: the first quote
+// that an even run of backslashes (none, or escaped backslashes) precedes.
 size_t SkipString(std::string_view t, size_t i) {
-  for (++i; i < t.size(); ++i) {
-    if (t[i] == '\\') {
-      ++i;
-    } else if (t[i] == '"') {
-      return i + 1;
-    }
+  const char* const text = t.data();
+  const char* const end = text + t.size();
+  const char* from = text + i + 1;
+  while (from < end) {
+    const auto* quote = static_cast<const char*>(std::memchr(from, '"', end - from));
+    if (quote == nullptr) break;
+    const char* run = quote;
+    while (run > from && run[-1] == '\\') --run;
+    if ((quote - run) % 2 == 0) return static_cast<size_t>(quote - text) + 1;
+    from = quote + 1;
   }
   return t.size();
 }
+
+// The bytes a scan through a container stops at.
+constexpr std::array<bool, 256> kStructural = [] {
+  std::array<bool, 256> is{};
+  for (unsigned char c : {'"', '{', '[', '}', ']'}) is[c] = true;
+  return is;
+}();
 
 // From a value's first byte to just after its last.
 size_t SkipValue(std::string_view t, size_t i) {
@@ -409,6 +486,7 @@ size_t SkipValue(std::string_view t, size_t i) {
         return i + 1;
       }
       ++i;
+      while (i < t.size() && !kStructural[static_cast<unsigned char>(t[i])]) ++i;
     }
     return i;
   }
@@ -453,10 +531,12 @@ bool ValidateBoundedJson(std::string_view text, const JsonLimits& limits, std::s
     error = "JSON text exceeds " + DescribeSize(limits.max_bytes);
     return false;
   }
+  error = Utf8Failure(text);
+  if (!error.empty()) return false;
   error = WithReader(text.size(), [&](rapidjson::Reader& reader) {
-    rapidjson::MemoryStream stream(text.data(), text.size());
+    LocalStream stream(text);
     Validator validator(limits.max_depth);
-    reader.Parse<kParseFlags>(stream, validator);
+    reader.Parse<kCheckedParseFlags>(stream, validator);
     return ParseFailure(validator.too_deep, validator.bad_surrogate, /*too_big=*/false, reader,
                         stream.Tell(), text.size(), limits.max_depth);
   });

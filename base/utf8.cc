@@ -1,5 +1,8 @@
 #include "base/utf8.h"
 
+#include <cstdint>
+#include <cstring>
+
 namespace mcpgw::base {
 
 size_t Utf8SequenceAt(std::string_view s, size_t i, size_t* bad) {
@@ -85,14 +88,26 @@ void AppendUtf8(char32_t cp, std::string* out) {
   }
 }
 
-bool IsValidUtf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
+size_t Utf8ValidPrefix(std::string_view s) {
+  constexpr uint64_t kHighBits = 0x8080808080808080u;
+  size_t i = 0;
+  while (i < s.size()) {
+    // Runs of ASCII, eight bytes at a time.
+    uint64_t word;
+    while (i + sizeof word <= s.size()) {
+      std::memcpy(&word, s.data() + i, sizeof word);
+      if ((word & kHighBits) != 0) break;
+      i += sizeof word;
+    }
+    if (i == s.size()) break;
     const size_t len = Utf8SequenceAt(s, i);
-    if (len == 0) return false;
+    if (len == 0) return i;
     i += len;
   }
-  return true;
+  return i;
 }
+
+bool IsValidUtf8(std::string_view s) { return Utf8ValidPrefix(s) == s.size(); }
 
 void AppendUtf8Replacing(std::string_view s, std::string* out) {
   size_t run = 0, i = 0;

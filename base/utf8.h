@@ -29,6 +29,10 @@ void AppendUtf8(char32_t cp, std::string* out);
 
 bool IsValidUtf8(std::string_view s);
 
+// Where the first ill-formed sequence of `s` starts, or s.size() when there is
+// none. ASCII is checked eight bytes at a time.
+size_t Utf8ValidPrefix(std::string_view s);
+
 // Appends `s` with every ill-formed subpart replaced by U+FFFD.
 void AppendUtf8Replacing(std::string_view s, std::string* out);
 std::string Utf8Replacing(std::string_view s);

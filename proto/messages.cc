@@ -1,6 +1,8 @@
 // Decoding and encoding of local-protocol messages (see messages.h).
 #include "proto/messages.h"
 
+#include <charconv>
+
 #include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -38,9 +40,13 @@ void AppendOneLine(std::string* out, std::string_view json) {
   }
 }
 
-std::string Envelope(std::string_view id) {
-  std::string out = R"({"jsonrpc":"2.0","id":)";
-  out.append(id.empty() ? std::string_view("null") : id);
+// The frame's start, with room for `more` bytes after it.
+std::string Envelope(std::string_view id, size_t more = 32) {
+  constexpr std::string_view kStart = R"({"jsonrpc":"2.0","id":)";
+  if (id.empty()) id = "null";
+  std::string out;
+  out.reserve(kStart.size() + id.size() + more);
+  out.append(kStart).append(id);
   return out;
 }
 
@@ -65,6 +71,14 @@ int ErrorCode(ErrorKind kind) {
 }
 
 std::string CompactJson(const rapidjson::Value& value) {
+  // Integers (the usual id) as the writer would put them, without its buffer.
+  if (value.IsInt64() || value.IsUint64()) {
+    char digits[24];
+    const std::to_chars_result r =
+        value.IsInt64() ? std::to_chars(digits, digits + sizeof digits, value.GetInt64())
+                        : std::to_chars(digits, digits + sizeof digits, value.GetUint64());
+    return std::string(digits, r.ptr);
+  }
   rapidjson::StringBuffer sb;
   rapidjson::Writer<rapidjson::StringBuffer> writer(sb);
   value.Accept(writer);
@@ -200,7 +214,7 @@ std::string EncodeResult(std::string_view id, std::string_view result_json) {
 }
 
 std::string EncodeTextResult(std::string_view id, std::string_view text) {
-  std::string out = Envelope(id);
+  std::string out = Envelope(id, text.size() + 24);
   out.append(",\"result\":{\"text\":");
   AppendJsonString(&out, text);
   out.append("}}\n");
@@ -208,8 +222,7 @@ std::string EncodeTextResult(std::string_view id, std::string_view text) {
 }
 
 std::string EncodeTextLiteralResult(std::string_view id, std::string_view literal) {
-  std::string out = Envelope(id);
-  out.reserve(out.size() + literal.size() + 24);
+  std::string out = Envelope(id, literal.size() + 24);
   out.append(",\"result\":{\"text\":");
   out.append(literal);
   out.append("}}\n");

@@ -95,11 +95,15 @@ void ServerHost::Pump() {
         req.method = start->method;
         req.url = start->server->url.Reveal();
         req.url_redacted = start->server->url_redacted;
-        req.headers.reserve(start->server->headers.size() + start->headers.size());
-        for (const config::Header& h : start->server->headers) {
-          req.headers.emplace_back(h.name, h.value.Reveal());
+        if (start->server->headers.empty()) {
+          req.headers = std::move(start->headers);
+        } else {
+          req.headers.reserve(start->server->headers.size() + start->headers.size());
+          for (const config::Header& h : start->server->headers) {
+            req.headers.emplace_back(h.name, h.value.Reveal());
+          }
+          for (auto& h : start->headers) req.headers.push_back(std::move(h));
         }
-        for (auto& h : start->headers) req.headers.push_back(std::move(h));
         req.body = std::move(start->body);
         req.long_lived = start->long_lived;
         req.at_most_once = start->at_most_once;

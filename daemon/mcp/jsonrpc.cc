@@ -1,5 +1,7 @@
 #include "daemon/mcp/jsonrpc.h"
 
+#include <charconv>
+
 #include "base/bounded_json.h"
 #include "base/clean_text.h"
 #include "base/json_text.h"
@@ -8,9 +10,14 @@ namespace mcpgw::mcp {
 
 namespace {
 
-std::string Envelope(RpcId id) {
-  std::string out = "{\"jsonrpc\":\"2.0\",\"id\":";
-  out += std::to_string(id);
+// The request's start, with room for `more` bytes after it.
+std::string Envelope(RpcId id, size_t more = 64) {
+  constexpr std::string_view kStart = "{\"jsonrpc\":\"2.0\",\"id\":";
+  char digits[24];
+  const std::to_chars_result r = std::to_chars(digits, digits + sizeof digits, id);
+  std::string out;
+  out.reserve(kStart.size() + static_cast<size_t>(r.ptr - digits) + more);
+  out.append(kStart).append(digits, r.ptr);
   return out;
 }
 
@@ -55,7 +62,9 @@ std::string BuildToolsList(RpcId id, const std::optional<std::string>& cursor) {
 }
 
 std::string BuildToolsCallParams(std::string_view tool, std::string_view arguments_json) {
-  std::string out = "{\"name\":";
+  std::string out;
+  out.reserve(tool.size() + arguments_json.size() + 24);
+  out += "{\"name\":";
   base::AppendJsonString(&out, tool);
   out += ",\"arguments\":";
   out += arguments_json;
@@ -64,7 +73,7 @@ std::string BuildToolsCallParams(std::string_view tool, std::string_view argumen
 }
 
 std::string BuildRequest(RpcId id, std::string_view method, std::string_view params_json) {
-  std::string out = Envelope(id);
+  std::string out = Envelope(id, method.size() + params_json.size() + 24);
   out += ",\"method\":";
   base::AppendJsonString(&out, method);
   out += ",\"params\":";

@@ -90,6 +90,7 @@ TransferId Session::Impl::StartHttp(Purpose purpose, HttpMethod method, std::str
 std::vector<std::pair<std::string, std::string>> Session::Impl::RequestHeaders(
     const Transfer& t, std::string_view last_event_id, bool initialize) const {
   std::vector<std::pair<std::string, std::string>> headers;
+  headers.reserve(6);  // the most a legacy request carries; modern ones may grow it
   if (t.method == HttpMethod::kPost) {
     headers.emplace_back("Accept", kAcceptPost);
     headers.emplace_back("Content-Type", "application/json");

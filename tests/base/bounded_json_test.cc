@@ -140,6 +140,12 @@ TEST_CASE("json: invalid UTF-8 is refused", "[base][json]") {
   CHECK_FALSE(Parse("\"\xC0\xAF\"", &error));      // overlong
   CHECK_FALSE(Parse("\"\xED\xA0\x80\"", &error));  // raw surrogate
   CHECK_FALSE(Parse("{\"\xFE\":1}", &error));      // in a key
+  // Found past runs of ASCII, at the byte where the bad sequence starts.
+  CHECK_FALSE(Parse("{\"abcdefghijklmnop\":\"qrstuvwxyz\xE2\x82\"}", &error));
+  CHECK(error == "invalid JSON at offset 31: Invalid encoding in string.");
+  std::string ignored;
+  CHECK_FALSE(ValidateBoundedJson("[\"0123456789\",\"\xC0\xAF\"]", {}, ignored));
+  CHECK(ignored == "invalid JSON at offset 15: Invalid encoding in string.");
 }
 
 TEST_CASE("json: escaped surrogates must pair", "[base][json]") {
@@ -268,6 +274,9 @@ TEST_CASE("json: RawMember matches names the way a JSON reader decodes them", "[
         std::optional<std::string_view>(R"({"c":"{[\\","d":[1,{"e":"]"}]})"));
   CHECK(RawMember(R"({"a":"}\"]","arguments":  -1.5e3  })", {"arguments"}) ==
         std::optional<std::string_view>("-1.5e3"));
+  // An escaped backslash before an escaped quote: the string goes on.
+  CHECK(RawMember(R"({"a":"x\\\"}\\","b":2})", {"b"}) == std::optional<std::string_view>("2"));
+  CHECK(RawMember(R"({"a":"\\\\","b":[3]})", {"b"}) == std::optional<std::string_view>("[3]"));
   // A name seen twice: the first that leads to the whole path.
   CHECK(RawMember(R"({"params":{"x":1},"params":{"arguments":[2]}})", {"params", "arguments"}) ==
         std::optional<std::string_view>("[2]"));

@@ -41,6 +41,24 @@ TEST_CASE("utf8: overlongs, surrogates and out-of-range are refused", "[base][ut
   CHECK(IsValidUtf8("\xF4\x8F\xBF\xBF"));  // U+10FFFF
 }
 
+TEST_CASE("utf8: the valid prefix ends where the first bad sequence starts", "[base][utf8]") {
+  const std::string ascii(21, 'a');  // past a few eight-byte words
+  CHECK(Utf8ValidPrefix("") == 0);
+  CHECK(Utf8ValidPrefix(ascii) == ascii.size());
+  CHECK(Utf8ValidPrefix(ascii + "\xC3\xA9" + ascii) == 2 * ascii.size() + 2);
+  CHECK(Utf8ValidPrefix(ascii + "\xFF" + ascii) == ascii.size());
+  CHECK(Utf8ValidPrefix("abcdefg\xC3") == 7);                            // cut short
+  CHECK(Utf8ValidPrefix("abcdefgh\xC3\xA9\xED\xA0\x80abcdefgh") == 10);  // a surrogate
+  // A bad byte in every position of a word is found.
+  for (size_t at = 0; at < 16; ++at) {
+    std::string text(16, 'x');
+    text[at] = '\x80';
+    INFO("at " << at);
+    CHECK(Utf8ValidPrefix(text) == at);
+    CHECK_FALSE(IsValidUtf8(text));
+  }
+}
+
 TEST_CASE("utf8: one replacement per maximal ill-formed subpart", "[base][utf8]") {
   // The Unicode example: each of these is one subpart, hence one U+FFFD.
   CHECK(Utf8Replacing("a\xE2\x82"

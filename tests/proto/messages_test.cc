@@ -51,6 +51,16 @@ TEST_CASE("invalid JSON is a parse error with id null", "[proto][messages]") {
   CHECK(DecodeMessage("\"\xff\"").error.code == kCodeParseError);  // invalid UTF-8
 }
 
+TEST_CASE("a frame may open with a byte order mark; its bytes must be UTF-8", "[proto][messages]") {
+  Decoded d = DecodeMessage("\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}");
+  REQUIRE(d.ok);
+  CHECK(d.message.method == "m");
+  d = DecodeMessage("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"caf\xC3\xA9\xFF\"}");
+  REQUIRE_FALSE(d.ok);
+  CHECK(d.error.code == kCodeParseError);
+  CHECK(d.error.message == "parse error: Invalid encoding in string. (at byte 39)");
+}
+
 TEST_CASE("frames that are not JSON-RPC objects are invalid requests", "[proto][messages]") {
   CHECK(DecodeMessage("[1,2]").error.code == kCodeInvalidRequest);
   CHECK(DecodeMessage("42").error.code == kCodeInvalidRequest);
