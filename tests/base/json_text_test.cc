@@ -69,19 +69,5 @@ TEST_CASE("json text: appends", "[base][json]") {
   CHECK(out == "[\"x\",\"\"");
 }
 
-TEST_CASE("json depth: counts nesting outside strings", "[base][json]") {
-  CHECK(JsonNestingDepth("1", 10) == 0);
-  CHECK(JsonNestingDepth("{}", 10) == 1);
-  CHECK(JsonNestingDepth("{\"a\":[1,{\"b\":[]}]}", 10) == 4);
-  CHECK(JsonNestingDepth("[\"[[[[\",\"\\\"[[[\"]", 10) == 1);
-  CHECK(JsonNestingDepth("[][][]", 10) == 1);
-}
-
-TEST_CASE("json depth: stops one past the limit", "[base][json]") {
-  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
-  CHECK(JsonNestingDepth(deep, 128) == 129);
-  CHECK(JsonNestingDepth(std::string(128, '[') + std::string(128, ']'), 128) == 128);
-}
-
 }  // namespace
 }  // namespace mcpgw::base

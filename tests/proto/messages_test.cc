@@ -86,6 +86,11 @@ TEST_CASE("nesting past the depth bound is refused", "[proto][messages]") {
   Decoded deep = DecodeMessage(nested(kMaxJsonDepth));
   CHECK(!deep.ok);
   CHECK(deep.error.code == kCodeInvalidRequest);
+  // A hostile depth, never closed, is refused for its depth where it passes the bound.
+  Decoded hostile = DecodeMessage(R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"a":)" +
+                                  std::string(100000, '['));
+  CHECK(hostile.error.code == kCodeInvalidRequest);
+  CHECK(hostile.error.message == "JSON nested deeper than 128 levels");
   // Brackets inside strings do not count.
   CHECK(DecodeMessage(R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"s":")" +
                       std::string(500, '[') + "\"}}")
