@@ -30,7 +30,7 @@ class JsonArena {
 
  private:
   static constexpr size_t kChunkBytes = 16u << 10;
-  static constexpr size_t kStackBytes = 256;  // 16 values before it grows
+  static constexpr size_t kStackBytes = 512;  // 32 values before it grows
   // Stateless (malloc and free), so one serves every thread.
   static rapidjson::CrtAllocator& Stack() {
     static rapidjson::CrtAllocator allocator;

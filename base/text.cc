@@ -68,6 +68,7 @@ bool IsHttpToken(std::string_view s) {
 std::string MediaType(std::string_view content_type) {
   content_type = content_type.substr(0, content_type.find(';'));
   std::string out;
+  out.reserve(content_type.size());
   for (char c : content_type) {
     if (c != ' ' && c != '\t') out += ToLowerAscii(c);
   }
