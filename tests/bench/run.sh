@@ -279,6 +279,8 @@ fi
 # A host program on libmcpgw's pollable interface with 10 handles keeps that many calls
 # outstanding to one upstream (bench_upstream, JSON); a fresh daemon per level, so its
 # peak RSS is the level's own. Daemon CPU per call should not grow with the load.
+# Right after each 32-in-flight run a bare libcurl client makes as many requests to
+# the same upstream, so the two are compared side by side, not minutes apart.
 FanOut() {
   local i c
   local levels=(32 1000 10000)
@@ -290,6 +292,10 @@ FanOut() {
       Record "$run" fanout "$("$LOAD" poll --socket "$TMP/run/fan.sock" --ns f0 --conns 10 \
         --inflight "$c" --calls "${FAN_CALLS[$i]}" --warmup 200 --pids "$DAEMON_PID" 2>/dev/null || true)"
       StopPid "$DAEMON_PID"
+      if [ "$i" = 0 ]; then
+        Record "$run" fanbare "$("$LOAD" curl --url "http://127.0.0.1:$PORT/s/0/mcp" \
+          --inflight "$c" --calls "${FAN_CALLS[$i]}" 2>/dev/null || true)"
+      fi
     done
   done
 }
