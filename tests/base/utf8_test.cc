@@ -47,8 +47,9 @@ TEST_CASE("utf8: the valid prefix ends where the first bad sequence starts", "[b
   CHECK(Utf8ValidPrefix(ascii) == ascii.size());
   CHECK(Utf8ValidPrefix(ascii + "\xC3\xA9" + ascii) == 2 * ascii.size() + 2);
   CHECK(Utf8ValidPrefix(ascii + "\xFF" + ascii) == ascii.size());
-  CHECK(Utf8ValidPrefix("abcdefg\xC3") == 7);                            // cut short
-  CHECK(Utf8ValidPrefix("abcdefgh\xC3\xA9\xED\xA0\x80abcdefgh") == 10);  // a surrogate
+  CHECK(Utf8ValidPrefix("abcdefg\xC3") == 7);  // cut short
+  CHECK(Utf8ValidPrefix("abcdefgh\xC3\xA9\xED\xA0\x80"
+                        "abcdefgh") == 10);  // a surrogate
   // A bad byte in every position of a word is found.
   for (size_t at = 0; at < 16; ++at) {
     std::string text(16, 'x');
