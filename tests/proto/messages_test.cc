@@ -51,7 +51,8 @@ TEST_CASE("invalid JSON is a parse error with id null", "[proto][messages]") {
   CHECK(DecodeMessage("\"\xff\"").error.code == kCodeParseError);  // invalid UTF-8
 }
 
-TEST_CASE("a frame may open with a byte order mark; its bytes must be UTF-8", "[proto][messages]") {
+TEST_CASE("a frame may open with a byte order mark and its bytes must be UTF-8",
+          "[proto][messages]") {
   Decoded d = DecodeMessage("\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}");
   REQUIRE(d.ok);
   CHECK(d.message.method == "m");
