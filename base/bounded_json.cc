@@ -12,47 +12,11 @@
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
+#include "base/json_stream.h"
 #include "base/json_text.h"
 #include "base/platform.h"
 #include "base/text.h"
 #include "base/utf8.h"
-
-namespace mcpgw::base {
-namespace {
-
-// The bytes of a text as the reader reads them, like rapidjson::MemoryStream
-// but copied into the reader's own locals while it reads a string, a number
-// or white space (StreamTraits below), rather than reached through a
-// reference at every byte. Where it is (Tell) is known only between those
-// steps: for handlers that never ask, not for MemberFinder.
-class LocalStream {
- public:
-  using Ch = char;
-  // Reads text[start, size); offsets count from text's first byte.
-  LocalStream(std::string_view text, size_t start = 0)
-      : src_(text.data() + start), begin_(text.data()), end_(text.data() + text.size()) {}
-  Ch Peek() const { return src_ == end_ ? '\0' : *src_; }
-  Ch Take() { return src_ == end_ ? '\0' : *src_++; }
-  size_t Tell() const { return static_cast<size_t>(src_ - begin_); }
-  // Never written to (the reader writes only into in-situ streams).
-  Ch* PutBegin() { return nullptr; }
-  void Put(Ch) {}
-  void Flush() {}
-  size_t PutEnd(Ch*) { return 0; }
-
- private:
-  const Ch* src_;
-  const Ch* begin_;
-  const Ch* end_;
-};
-
-}  // namespace
-}  // namespace mcpgw::base
-
-template <>
-struct rapidjson::StreamTraits<mcpgw::base::LocalStream> {
-  enum { copyOptimization = 1 };
-};
 
 namespace mcpgw::base {
 namespace {
@@ -285,7 +249,7 @@ bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson
     return false;
   }
   error = WithReader(text.size(), [&](rapidjson::Reader& reader) {
-    LocalStream stream(text);
+    JsonLocalStream stream(text);
     bool too_deep = false, bad_surrogate = false, too_big = false;
     auto generate = [&](rapidjson::Document& handler) {
       DepthFilter filter(handler, limits.max_depth);
@@ -307,7 +271,8 @@ bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson
 FrameParse ParseJsonWithinDepth(std::string_view text, int max_depth, rapidjson::Document& doc) {
   // A UTF-8 byte order mark is skipped, as Document::Parse does.
   constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
-  const size_t start = text.substr(0, kByteOrderMark.size()) == kByteOrderMark ? 3 : 0;
+  const size_t start =
+      text.substr(0, kByteOrderMark.size()) == kByteOrderMark ? kByteOrderMark.size() : 0;
   FrameParse outcome;
   if (const size_t valid = Utf8ValidPrefix(text); valid != text.size()) {
     outcome.error = rapidjson::kParseErrorStringInvalidEncoding;
@@ -316,7 +281,7 @@ FrameParse ParseJsonWithinDepth(std::string_view text, int max_depth, rapidjson:
     return outcome;
   }
   return WithReader(text.size(), [&](rapidjson::Reader& reader) {
-    LocalStream stream(text, start);
+    JsonLocalStream stream(text, start);
     auto generate = [&](rapidjson::Document& handler) {
       DepthFilter filter(handler, max_depth, /*check_text=*/false);
       const bool ok = !reader.Parse<rapidjson::kParseIterativeFlag>(stream, filter).IsError();
@@ -534,7 +499,7 @@ bool ValidateBoundedJson(std::string_view text, const JsonLimits& limits, std::s
   error = Utf8Failure(text);
   if (!error.empty()) return false;
   error = WithReader(text.size(), [&](rapidjson::Reader& reader) {
-    LocalStream stream(text);
+    JsonLocalStream stream(text);
     Validator validator(limits.max_depth);
     reader.Parse<kCheckedParseFlags>(stream, validator);
     return ParseFailure(validator.too_deep, validator.bad_surrogate, /*too_big=*/false, reader,
@@ -559,9 +524,8 @@ std::optional<std::string_view> RawMember(std::string_view text,
   }
   rapidjson::MemoryStream stream(text.data(), text.size());
   MemberFinder finder(stream, path);
-  WithReader(text.size(), [&](rapidjson::Reader& reader) {
-    return !reader.Parse<kParseFlags>(stream, finder).IsError();
-  });
+  WithReader(text.size(),
+             [&](rapidjson::Reader& reader) { reader.Parse<kParseFlags>(stream, finder); });
   if (!finder.found) return std::nullopt;
   // From the end of the key: skip the separator and whitespace.
   size_t begin = finder.found->first;

@@ -8,34 +8,18 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/json_stream.h"
+
 namespace mcpgw::cli {
 namespace {
 
 using rapidjson::SizeType;
 
-// A stream over a string_view whose position is exact at every SAX event: unlike
-// rapidjson's StringStream it is not copied into the parser's locals, so with the iterative
-// parser Tell() is the '{' or '[' at StartObject/StartArray, the '}' or ']' at their end,
-// just past the token at a scalar and just past the closing quote at a key.
-class LineStream {
- public:
-  using Ch = char;
-  explicit LineStream(std::string_view s)
-      : begin_(s.data()), cur_(s.data()), end_(begin_ + s.size()) {}
-  Ch Peek() const { return cur_ < end_ ? *cur_ : '\0'; }
-  Ch Take() { return cur_ < end_ ? *cur_++ : '\0'; }
-  size_t Tell() const { return static_cast<size_t>(cur_ - begin_); }
-  // Output side, never used by a reader.
-  Ch* PutBegin() { return nullptr; }
-  void Put(Ch) {}
-  void Flush() {}
-  size_t PutEnd(Ch*) { return 0; }
-
- private:
-  const char* begin_;
-  const char* cur_;
-  const char* end_;
-};
+// The handler notes where values lie, so the reader must not copy the stream
+// into its locals: with JsonTextStream and the iterative parser Tell() is the
+// '{' or '[' at StartObject/StartArray, the '}' or ']' at their end, just past
+// the token at a scalar and just past the closing quote at a key.
+using LineStream = base::JsonTextStream;
 
 // Forwards every event to the Document and notes where the tracked values lie.
 class SpanHandler {
