@@ -140,7 +140,8 @@ struct IpcServer::Impl {
   std::string bound_path;  // unlinked on stop if it is still our socket
   ino_t bound_inode = 0;
   std::unordered_set<Conn*> conns;
-  std::unordered_set<Conn*> dirty;  // connections with replies to write this turn
+  std::vector<Conn*> dirty;         // connections with replies to write this turn (Conn::dirty)
+  std::vector<Conn*> flushing;      // the batch OnPrepare writes, kept for its room
   uv_prepare_t* flusher = nullptr;  // writes them just before the loop waits
   std::unordered_map<uid_t, size_t> conns_per_uid;
   std::unordered_map<Ticket, TicketInfo> tickets;
@@ -350,13 +351,13 @@ struct IpcServer::Impl {
     }
     if (!conn->dirty) {
       conn->dirty = true;
-      dirty.insert(conn);
+      dirty.push_back(conn);
     }
   }
 
   static void OnPrepare(uv_prepare_t* handle) {
     auto* self = static_cast<Impl*>(handle->data);
-    std::unordered_set<Conn*> batch;
+    std::vector<Conn*>& batch = self->flushing;
     batch.swap(self->dirty);
     for (Conn* conn : batch) {
       conn->dirty = false;
@@ -367,6 +368,7 @@ struct IpcServer::Impl {
         self->Flush(conn);
       }
     }
+    batch.clear();
   }
 
   // Writes what is queued at once when the socket takes it (no request, no
@@ -419,7 +421,7 @@ struct IpcServer::Impl {
   void CloseConn(Conn* conn) {
     if (conn->closing) return;
     conn->closing = true;
-    if (conn->dirty) dirty.erase(conn);
+    if (conn->dirty) std::erase(dirty, conn);
     conns.erase(conn);
     if (conn->counted) {
       auto it = conns_per_uid.find(conn->peer.uid);

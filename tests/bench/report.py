@@ -132,6 +132,39 @@ if pick("peer"):
         "and the daemon; for the Node peers: the spawned process tree).")
     out("")
 
+floor = pick("floor")
+if floor and pick("peer"):
+    out("## The floor under the stdio figures: two processes that only relay")
+    out("")
+    out("`tests/bench/relay_floor` builds the stdio path's shape with nothing in it but wake-ups, "
+        "reads and writes: the host writes a 200-byte message into a pipe, a first process (where "
+        "`mcpgw stdio` stands) polls, reads it and writes it into a Unix socket, a second (where "
+        "mcpgwd stands) writes it over loopback TCP to an echo process, and the answer comes back "
+        "the same way, one call at a time. It runs in each run right after the table above.")
+    out("")
+    out("| measure, sequential calls | CPU µs/call | / supergateway |")
+    out("|---|---|---|")
+    sg1 = per_run("peer", "supergateway", 1, "cpu_us_per_call")
+    fl = {r["run"]: r["cpu_us_per_call"] for r in floor}
+    gw1 = per_run("peer", "mcpgw-stdio", 1, "cpu_us_per_call")
+    br1 = per_run("peer", "mcpgw-stdio", 1, "bridge_cpu_us_per_call")
+    first = {r["run"]: r["first_us"] for r in floor}
+    second = {r["run"]: r["second_us"] for r in floor}
+    rf, _ = ratio_runs(fl, sg1)
+    rg, _ = ratio_runs(gw1, sg1)
+    out(f"| the two relays (first + second) | {cell(list(fl.values()))} | {fmt(rf, 3)} |")
+    out(f"| … the first (the bridge's place) / the second (the daemon's) | "
+        f"{cell(list(first.values()))} / {cell(list(second.values()))} | — |")
+    out(f"| `mcpgw stdio` + mcpgwd (the table above, 1 in flight) | {cell(list(gw1.values()))} | {fmt(rg, 3)} |")
+    over_b, _ = diff_runs(br1, first)
+    over_d, _ = diff_runs({k: gw1[k] - br1[k] for k in gw1 if k in br1 and gw1[k] and br1[k]}, second)
+    out(f"| … above the floor: the bridge / the daemon | {fmt(over_b)} / {fmt(over_d)} | — |")
+    out("")
+    out("What the gateway adds above the floor is its work: parsing the host's line and the "
+        "daemon's reply in the bridge; the frame, the HTTP exchange through libcurl (two `poll`s "
+        "of its own among them) and the answer in the daemon.")
+    out("")
+
 if pick("peer-sdk"):
     out("## The same against the official SDK's server: mcpgw stdio vs supergateway")
     out("")

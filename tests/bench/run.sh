@@ -245,6 +245,9 @@ for ((run = 1; run <= RUNS; run++)); do
     while read -r line; do Record "$run" peer "$line"; done < <("${peer[@]}" --label supergateway -- "$NODE" "$NODE_MODULES/supergateway/dist/index.js" --streamableHttp "$URL" --logLevel none 2>/dev/null || true)
     while read -r line; do Record "$run" peer "$line"; done < <(MCP_REMOTE_CONFIG_DIR="$TMP/mcp-remote" "${peer[@]}" --label mcp-remote -- "$NODE" "$NODE_MODULES/mcp-remote/dist/proxy.js" "$URL" --allow-http --transport http-only 2>/dev/null || true)
   fi
+  # Two processes that do nothing but relay bytes along the stdio path's shape, in
+  # the same run: the floor the stdio rows stand on.
+  Record "$run" floor "$("$BIN/relay_floor" --calls "$N_SEQ" 2>/dev/null || true)"
 done
 Record 0 daemon "{\"label\":\"after calls\",\"rss_kb\":$(KbOf "$DAEMON_PID" VmRSS),\"hwm_kb\":$(KbOf "$DAEMON_PID" VmHWM)}"
 StopPid "$DAEMON_PID"

@@ -1,0 +1,220 @@
+// What two processes that only relay bytes cost per sequential call on this
+// machine: the floor under the stdio figures. It builds the shape of the
+// stdio path with nothing in it but wake-ups, reads and writes:
+//
+//   host --pipe--> first relay --Unix socket--> second relay --TCP--> echo
+//   host <--pipe-- first relay <--Unix socket-- second relay <--TCP-- echo
+//
+// The first relay stands where `mcpgw stdio` stands, the second where mcpgwd
+// does; the echo process stands for the upstream. Each relay waits in poll(),
+// reads what is there and writes it on, as any bridge must. The host sends one
+// message, waits for it to come back, and sends the next; the relays' CPU
+// (/proc/<pid>/schedstat, on-CPU nanoseconds) is measured over the timed calls
+// after a warm-up. Prints one JSON line.
+//   relay_floor [--calls N] [--bytes B]
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace mcpgw::bench {
+namespace {
+
+constexpr int kWarmup = 200;
+constexpr int kPollTimeoutMs = 10'000;  // a stuck peer ends the run, never hangs it
+
+[[noreturn]] void Die(const char* what) {
+  std::fprintf(stderr, "relay_floor: %s: %s\n", what, std::strerror(errno));
+  std::exit(1);
+}
+
+// Writes all of `data`; false when the peer is gone.
+bool WriteAll(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Forwards whatever arrives on one side to the other, both ways, until a side
+// closes or nothing arrives for kPollTimeoutMs.
+[[noreturn]] void Relay(int a_in, int a_out, int b) {
+  std::vector<char> buffer(64 * 1024);
+  pollfd fds[2] = {{a_in, POLLIN, 0}, {b, POLLIN, 0}};
+  for (;;) {
+    const int ready = poll(fds, 2, kPollTimeoutMs);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) _exit(ready == 0 ? 3 : 1);
+    for (int i = 0; i < 2; i++) {
+      if (fds[i].revents == 0) continue;
+      const ssize_t n = read(fds[i].fd, buffer.data(), buffer.size());
+      if (n <= 0) _exit(0);
+      if (!WriteAll(i == 0 ? b : a_out, buffer.data(), static_cast<size_t>(n))) _exit(0);
+    }
+  }
+}
+
+[[noreturn]] void Echo(int listener) {
+  const int fd = accept(listener, nullptr, nullptr);
+  if (fd < 0) _exit(1);
+  close(listener);
+  std::vector<char> buffer(64 * 1024);
+  for (;;) {
+    pollfd p = {fd, POLLIN, 0};
+    const int ready = poll(&p, 1, kPollTimeoutMs);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) _exit(ready == 0 ? 3 : 1);
+    const ssize_t n = read(fd, buffer.data(), buffer.size());
+    if (n <= 0) _exit(0);
+    if (!WriteAll(fd, buffer.data(), static_cast<size_t>(n))) _exit(0);
+  }
+}
+
+// On-CPU nanoseconds of a process (its one thread).
+long long CpuNs(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/schedstat");
+  long long ns = -1;
+  in >> ns;
+  return ns;
+}
+
+// Reads exactly `size` bytes; false on EOF, error or kPollTimeoutMs of silence.
+bool ReadExact(int fd, char* data, size_t size) {
+  while (size > 0) {
+    pollfd p = {fd, POLLIN, 0};
+    const int ready = poll(&p, 1, kPollTimeoutMs);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return false;
+    const ssize_t n = read(fd, data, size);
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+int Main(int argc, char** argv) {
+  int calls = 3000;
+  size_t bytes = 200;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--calls") {
+      calls = std::atoi(argv[i + 1]);
+    } else if (flag == "--bytes") {
+      bytes = static_cast<size_t>(std::atol(argv[i + 1]));
+    } else {
+      std::fprintf(stderr, "usage: relay_floor [--calls N] [--bytes B]\n");
+      return 2;
+    }
+  }
+  if (calls <= 0 || calls > 10'000'000 || bytes == 0 || bytes > 60'000) {
+    std::fprintf(stderr, "relay_floor: --calls must be 1..10000000 and --bytes 1..60000\n");
+    return 2;
+  }
+  signal(SIGPIPE, SIG_IGN);
+
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      listen(listener, 1) != 0 ||
+      getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    Die("listen");
+  }
+  const pid_t echo = fork();
+  if (echo < 0) Die("fork");
+  if (echo == 0) Echo(listener);
+  close(listener);
+
+  int to_first[2], from_first[2], between[2];
+  if (pipe(to_first) != 0 || pipe(from_first) != 0 ||
+      socketpair(AF_UNIX, SOCK_STREAM, 0, between) != 0) {
+    Die("pipe");
+  }
+  const pid_t second = fork();
+  if (second < 0) Die("fork");
+  if (second == 0) {
+    const int tcp = socket(AF_INET, SOCK_STREAM, 0);
+    if (tcp < 0 || connect(tcp, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) _exit(1);
+    const int one = 1;
+    setsockopt(tcp, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    close(to_first[0]), close(to_first[1]), close(from_first[0]), close(from_first[1]);
+    close(between[0]);
+    Relay(between[1], between[1], tcp);
+  }
+  const pid_t first = fork();
+  if (first < 0) Die("fork");
+  if (first == 0) {
+    close(to_first[1]), close(from_first[0]), close(between[1]);
+    Relay(to_first[0], from_first[1], between[0]);
+  }
+  close(to_first[0]), close(from_first[1]), close(between[0]), close(between[1]);
+  const int out = to_first[1], in = from_first[0];
+
+  std::string message(bytes, 'x');
+  std::string reply(bytes, '\0');
+  std::vector<double> latency_us;
+  latency_us.reserve(static_cast<size_t>(calls));
+  long long first0 = 0, second0 = 0;
+  int done = 0;
+  for (int i = 0; i < kWarmup + calls; i++) {
+    if (i == kWarmup) {
+      first0 = CpuNs(first);
+      second0 = CpuNs(second);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    if (!WriteAll(out, message.data(), message.size()) || !ReadExact(in, reply.data(), bytes)) {
+      break;
+    }
+    if (i >= kWarmup) {
+      latency_us.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count());
+      done++;
+    }
+  }
+  const long long first1 = CpuNs(first), second1 = CpuNs(second);
+  close(out);
+  close(in);
+  for (const pid_t pid : {first, second, echo}) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+  }
+  if (done != calls || first0 < 0 || second0 < 0 || first1 < 0 || second1 < 0) {
+    std::fprintf(stderr, "relay_floor: %d of %d calls came back\n", done, calls);
+    return 1;
+  }
+  std::sort(latency_us.begin(), latency_us.end());
+  const double first_us = static_cast<double>(first1 - first0) / 1e3 / calls;
+  const double second_us = static_cast<double>(second1 - second0) / 1e3 / calls;
+  std::printf(
+      "{\"mode\":\"relay-floor\",\"calls\":%d,\"bytes\":%zu,\"p50_us\":%.1f,"
+      "\"first_us\":%.2f,\"second_us\":%.2f,\"cpu_us_per_call\":%.2f}\n",
+      calls, bytes, latency_us[latency_us.size() / 2], first_us, second_us, first_us + second_us);
+  return 0;
+}
+
+}  // namespace
+}  // namespace mcpgw::bench
+
+int main(int argc, char** argv) { return mcpgw::bench::Main(argc, argv); }
