@@ -182,7 +182,7 @@ struct HttpClient::Impl {
     for (auto& [key, t] : live) Release(std::move(t));
     for (auto& t : dead) Release(std::move(t));
     for (auto& t : draining) Release(std::move(t));
-    for (auto& t : spare) curl_easy_cleanup(t->easy);
+    for (auto& t : spare) FreeHandle(t->easy);
     spare.clear();
     curl_multi_cleanup(multi);
     for (auto& [fd, watch] : watches) CloseWatch(watch);
@@ -507,6 +507,7 @@ struct HttpClient::Impl {
       adds.swap(to_add);
       for (Transfer* t : adds) {
         if (t->dead || !t->setup_error.empty()) continue;
+        if (!t->easy && !(t = Bind(t))) continue;  // it waited: no handle yet
         if (curl_multi_add_handle(multi, t->easy) == CURLM_OK) {
           t->in_multi = true;
         } else {
@@ -560,24 +561,30 @@ struct HttpClient::Impl {
       t->tls_watch.reset();
       spare.push_back(std::move(t));
     } else {
-      curl_easy_cleanup(t->easy);
+      FreeHandle(t->easy);
     }
   }
 
   // A transfer to start: from the pool when one there was configured under
-  // today's trust, else new.
+  // today's trust (or not configured yet: Prepare does it), else new.
   std::unique_ptr<Transfer> Take(bool long_lived) {
     while (!long_lived && !spare.empty()) {
       std::unique_ptr<Transfer> t = std::move(spare.back());
       spare.pop_back();
-      if (t->trust == options.trust) return t;
-      curl_easy_cleanup(t->easy);  // made for trust that has been replaced
+      if (!t->configured || t->trust == options.trust) return t;
+      FreeHandle(t->easy);  // made for trust that has been replaced
     }
     auto t = std::make_unique<Transfer>();
     t->owner = this;
     t->easy = curl_easy_init();
+    if (t->easy) stats.handles++;
     t->pooled = !long_lived;
     return t;
+  }
+
+  void FreeHandle(CURL* easy) {
+    curl_easy_cleanup(easy);
+    stats.handles--;
   }
 
   // The options a transfer keeps from one request to the next.
@@ -621,28 +628,82 @@ struct HttpClient::Impl {
     t->tag = tag;
     t->request = std::move(request);
     stats.started++;
+    if (!TakePlace(t.get())) {
+      // It waits for a place, and holds no handle while it does: Bind gives
+      // it one when its turn comes. (A handle each made 10,000 waiting calls
+      // cost a curl_easy_init, a configuration and a cleanup per call, and
+      // most of the daemon's memory.)
+      std::unique_ptr<Transfer> waiting = Park(std::move(t));
+      Wait(waiting.get());
+      live.emplace(key, std::move(waiting));
+      return;
+    }
     Transfer* raw = t.get();
     live.emplace(key, std::move(t));
-    if (!raw->easy) {
-      Fail(raw, "out of memory");
-      return;
-    }
-    const std::string& proxy =
-        (options.proxies ? *options.proxies : http::ProcessProxyEnv()).For(raw->request.url);
-    raw->proxied = !proxy.empty();
-    CURLcode rc = raw->configured ? CURLE_OK : Configure(raw);
-    if (rc == CURLE_OK) {
-      rc = http::ConfigureRequest(raw->easy, raw->request, proxy,
-                                  raw->headers.Build(raw->request.headers), raw->url);
-    }
-    if (rc != CURLE_OK) {
-      Fail(raw, http::ErrorText(rc, 0));
-      return;
-    }
-    if (!EnterOrigin(raw)) return;  // queued: Promote hands it to curl
+    if (!Prepare(raw)) return;
     to_add.push_back(raw);
     busy++;
     Leave();
+  }
+
+  // Sets a transfer's handle up for its request; false, with the failure on
+  // its way to the sink (Fail), when it cannot be.
+  bool Prepare(Transfer* t) {
+    if (!t->easy) {
+      Fail(t, "out of memory");
+      return false;
+    }
+    const std::string& proxy =
+        (options.proxies ? *options.proxies : http::ProcessProxyEnv()).For(t->request.url);
+    t->proxied = !proxy.empty();
+    CURLcode rc = t->configured ? CURLE_OK : Configure(t);
+    if (rc == CURLE_OK) {
+      rc = http::ConfigureRequest(t->easy, t->request, proxy, t->headers.Build(t->request.headers),
+                                  t->url);
+    }
+    if (rc != CURLE_OK) {
+      Fail(t, http::ErrorText(rc, 0));
+      return false;
+    }
+    return true;
+  }
+
+  // The request of `t`, which must wait, in a transfer without a handle;
+  // `t`'s handle, untouched by the request, goes back to the pool.
+  std::unique_ptr<Transfer> Park(std::unique_ptr<Transfer> t) {
+    auto waiting = std::make_unique<Transfer>();
+    waiting->owner = this;
+    waiting->sink = t->sink;
+    waiting->tag = t->tag;
+    waiting->request = std::move(t->request);
+    waiting->origin = t->origin;
+    waiting->origin_of = t->origin_of;
+    t->sink = nullptr;
+    t->request = HttpRequest{};
+    if (t->easy && spare.size() < kSparePoolSize) {
+      spare.push_back(std::move(t));
+    } else if (t->easy) {
+      FreeHandle(t->easy);
+    }
+    return waiting;
+  }
+
+  // A waiting transfer's turn came (Promote): a handle from the pool, mostly
+  // the one whose transfer just gave up the place, takes its request. Returns
+  // the transfer to hand to curl, or null when it could not be set up.
+  Transfer* Bind(Transfer* waiting) {
+    auto it = live.find(Key{waiting->sink, waiting->tag});
+    if (it == live.end() || it->second.get() != waiting) return nullptr;
+    std::unique_ptr<Transfer> t = Take(/*long_lived=*/false);
+    t->sink = waiting->sink;
+    t->tag = waiting->tag;
+    t->request = std::move(waiting->request);
+    t->origin = std::move(waiting->origin);
+    t->origin_of = std::move(waiting->origin_of);
+    t->counted = waiting->counted;
+    Transfer* raw = t.get();
+    it->second = std::move(t);  // the waiting one is done with
+    return Prepare(raw) ? raw : nullptr;
   }
 
   // --- the budget per origin ---
@@ -665,9 +726,9 @@ struct HttpClient::Impl {
     return origin;
   }
 
-  // Takes one of the origin's places, or queues the transfer when they are
-  // all taken. True when it may go now.
-  bool EnterOrigin(Transfer* t) {
+  // Takes one of the origin's places for `t`: false when they are all taken
+  // (or others wait already), and then it must Wait.
+  bool TakePlace(Transfer* t) {
     const size_t budget = options.max_requests_per_origin;
     if (budget == 0 || t->request.long_lived) return true;
     if (t->origin_of != t->request.url) {
@@ -680,12 +741,16 @@ struct HttpClient::Impl {
       t->counted = true;
       return true;
     }
+    return false;
+  }
+
+  // Queues `t` behind its origin's others (TakePlace refused it).
+  void Wait(Transfer* t) {
     t->queued = true;
-    o.waiting.push_back(t);
+    origins[t->origin].waiting.push_back(t);
     waiting_total++;
     stats.queued++;
     if (t->request.queued_gauge) t->request.queued_gauge->fetch_add(1, std::memory_order_relaxed);
-    return false;
   }
 
   // A transfer ends (or is aborted while queued): its place goes to the
@@ -741,7 +806,7 @@ struct HttpClient::Impl {
     if (it == live.end()) return;
     Transfer* t = it->second.get();
     long version = 0;
-    curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
+    if (t->in_multi) curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
     if (!t->in_multi || !t->head_reported || !t->pooled || version >= CURL_HTTP_VERSION_2_0) {
       return Abort(sink, tag);
     }

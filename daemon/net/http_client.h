@@ -71,6 +71,9 @@ class HttpClient : public HttpTransport {
     uint64_t drained = 0;
     uint64_t cut = 0;
     uint64_t queued = 0;  // requests that had to wait for the budget per origin
+    // Easy handles held now (in progress, reading a stream's end, pooled);
+    // a request waiting for the budget holds none.
+    uint64_t handles = 0;
   };
   Stats stats() const;
 

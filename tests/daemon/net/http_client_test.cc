@@ -580,6 +580,29 @@ TEST_CASE("Requests past the budget per origin wait their turn, first in first o
   }
 }
 
+TEST_CASE("Requests waiting for the budget hold no handle, and all are answered", "[http]") {
+  HttpTestServer server(
+      [](const TestRequest& r, TestConnection& c) { c.Respond(200, {}, r.body); });
+  constexpr size_t kBudget = 2;
+  constexpr uint64_t kRequests = 400;
+  Fixture f(Budget(kBudget));
+  for (uint64_t tag = 1; tag <= kRequests; tag++) {
+    f.client->Start(&f.sink, tag, Post(server.Url(), "call " + std::to_string(tag)));
+  }
+  CHECK(f.client->waiting() == kRequests - kBudget);
+  // The ones in progress, and one taken for a request that then had to wait
+  // and went back to the pool; not one per waiting request.
+  CHECK(f.client->stats().handles <= kBudget + 1);
+  REQUIRE(RunUntil(
+      &f.loop, [&] { return f.sink.DoneCount() == kRequests; }, std::chrono::seconds(20)));
+  CHECK(f.client->stats().handles <= kBudget + 1);
+  CHECK(server.accepted() <= kBudget);
+  for (uint64_t tag = 1; tag <= kRequests; tag++) {
+    CHECK(f.sink.seen[tag].status == 200);
+    CHECK(f.sink.seen[tag].body == "call " + std::to_string(tag));
+  }
+}
+
 TEST_CASE("A request aborted while it waits for the budget is never sent", "[http]") {
   SlowEcho echo;
   HttpTestServer server(echo.Handler());
