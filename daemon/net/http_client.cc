@@ -668,18 +668,23 @@ struct HttpClient::Impl {
     return true;
   }
 
+  // Moves what belongs to the request, not to the handle, from one transfer
+  // to another (Park, Bind): whose it is, the request, its origin and place.
+  static void HandOver(Transfer& from, Transfer& to) {
+    to.sink = std::exchange(from.sink, nullptr);
+    to.tag = from.tag;
+    to.request = std::exchange(from.request, HttpRequest{});
+    to.origin = from.origin;
+    to.origin_of = from.origin_of;
+    to.counted = std::exchange(from.counted, false);
+  }
+
   // The request of `t`, which must wait, in a transfer without a handle;
   // `t`'s handle, untouched by the request, goes back to the pool.
   std::unique_ptr<Transfer> Park(std::unique_ptr<Transfer> t) {
     auto waiting = std::make_unique<Transfer>();
     waiting->owner = this;
-    waiting->sink = t->sink;
-    waiting->tag = t->tag;
-    waiting->request = std::move(t->request);
-    waiting->origin = t->origin;
-    waiting->origin_of = t->origin_of;
-    t->sink = nullptr;
-    t->request = HttpRequest{};
+    HandOver(*t, *waiting);
     if (t->easy && spare.size() < kSparePoolSize) {
       spare.push_back(std::move(t));
     } else if (t->easy) {
@@ -695,12 +700,7 @@ struct HttpClient::Impl {
     auto it = live.find(Key{waiting->sink, waiting->tag});
     if (it == live.end() || it->second.get() != waiting) return nullptr;
     std::unique_ptr<Transfer> t = Take(/*long_lived=*/false);
-    t->sink = waiting->sink;
-    t->tag = waiting->tag;
-    t->request = std::move(waiting->request);
-    t->origin = std::move(waiting->origin);
-    t->origin_of = std::move(waiting->origin_of);
-    t->counted = waiting->counted;
+    HandOver(*waiting, *t);
     Transfer* raw = t.get();
     it->second = std::move(t);  // the waiting one is done with
     return Prepare(raw) ? raw : nullptr;
