@@ -12,6 +12,17 @@
 // (/proc/<pid>/schedstat, on-CPU nanoseconds) is measured over the timed calls
 // after a warm-up. Prints one JSON line.
 //   relay_floor [--calls N] [--bytes B]
+//
+// The same two relays can also stand under a real host, so that the floor is
+// measured with the official SDK client's own pipes and wake-ups:
+//   relay_floor --answer      listens on loopback, prints its port, and answers
+//                             newline-delimited JSON-RPC as a minimal MCP server
+//                             (initialize, tools/list with `echo`, tools/call
+//                             answering "hello")
+//   relay_floor --stdio PORT  the first relay on its stdin and stdout; it starts
+//                             the second, which connects to PORT over TCP
+// A host that spawns `relay_floor --stdio PORT` talks MCP to the answering
+// server through two processes that only relay bytes.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -24,11 +35,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mcpgw::bench {
@@ -55,12 +69,12 @@ bool WriteAll(int fd, const char* data, size_t size) {
 }
 
 // Forwards whatever arrives on one side to the other, both ways, until a side
-// closes or nothing arrives for kPollTimeoutMs.
-[[noreturn]] void Relay(int a_in, int a_out, int b) {
+// closes or nothing arrives for `timeout_ms` (-1: until a side closes).
+[[noreturn]] void Relay(int a_in, int a_out, int b, int timeout_ms = kPollTimeoutMs) {
   std::vector<char> buffer(64 * 1024);
   pollfd fds[2] = {{a_in, POLLIN, 0}, {b, POLLIN, 0}};
   for (;;) {
-    const int ready = poll(fds, 2, kPollTimeoutMs);
+    const int ready = poll(fds, 2, timeout_ms);
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) _exit(ready == 0 ? 3 : 1);
     for (int i = 0; i < 2; i++) {
@@ -111,7 +125,151 @@ bool ReadExact(int fd, char* data, size_t size) {
   return true;
 }
 
+// A loopback listener on an ephemeral port; `addr` receives its address.
+int Listen(sockaddr_in* addr, int backlog) {
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  *addr = {};
+  addr->sin_family = AF_INET;
+  addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof *addr;
+  if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(addr), sizeof *addr) != 0 ||
+      listen(listener, backlog) != 0 ||
+      getsockname(listener, reinterpret_cast<sockaddr*>(addr), &len) != 0) {
+    Die("listen");
+  }
+  return listener;
+}
+
+// The JSON text of a member's value, up to the next ',' or '}' (ids and short strings
+// only: this server answers the bench's own client, nothing else). Empty when absent.
+std::string_view ValueOf(std::string_view line, std::string_view key, bool last) {
+  const size_t at = last ? line.rfind(key) : line.find(key);
+  if (at == std::string_view::npos) return {};
+  size_t start = at + key.size();
+  while (start < line.size() && line[start] == ' ') start++;
+  size_t end = start;
+  if (end < line.size() && line[end] == '"') {
+    end = line.find('"', end + 1);
+    if (end == std::string_view::npos) return {};
+    end++;
+  } else {
+    while (end < line.size() && line[end] != ',' && line[end] != '}') end++;
+  }
+  return line.substr(start, end - start);
+}
+
+// The answer to one JSON-RPC line, newline included; empty for a notification.
+std::string Answer(std::string_view line) {
+  const std::string_view id = ValueOf(line, "\"id\":", /*last=*/true);
+  if (id.empty() || line.find("\"method\"") == std::string_view::npos) return {};
+  const std::string_view method = ValueOf(line, "\"method\":", /*last=*/false);
+  std::string result;
+  if (method == "\"initialize\"") {
+    std::string_view version = ValueOf(line, "\"protocolVersion\":", /*last=*/false);
+    if (version.empty()) version = "\"2025-06-18\"";
+    result.append("{\"protocolVersion\":")
+        .append(version)
+        .append(
+            ",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"relay-floor\","
+            "\"version\":\"1.0.0\"}}");
+  } else if (method == "\"tools/list\"") {
+    result =
+        "{\"tools\":[{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\",\"properties\":"
+        "{\"text\":{\"type\":\"string\"}}}}]}";
+  } else if (method == "\"tools/call\"") {
+    result = "{\"content\":[{\"type\":\"text\",\"text\":\"hello\"}]}";
+  } else {
+    result = "{}";
+  }
+  std::string out = "{\"jsonrpc\":\"2.0\",\"id\":";
+  out.append(id).append(",\"result\":").append(result).append("}\n");
+  return out;
+}
+
+// --answer: a minimal MCP server on newline-delimited JSON-RPC over loopback TCP, for
+// up to 64 connections at once; it ends after kAnswerIdleMs without a connection.
+int AnswerMain() {
+  constexpr size_t kMaxConns = 64;
+  constexpr int kAnswerIdleMs = 10 * 60 * 1000;
+  sockaddr_in addr{};
+  const int listener = Listen(&addr, 16);
+  std::printf("%u\n", static_cast<unsigned>(ntohs(addr.sin_port)));
+  std::fflush(stdout);
+  std::vector<pollfd> fds = {{listener, POLLIN, 0}};
+  std::vector<std::string> pending = {{}};  // each connection's unfinished line
+  std::vector<char> buffer(64 * 1024);
+  for (;;) {
+    const int ready = poll(fds.data(), fds.size(), fds.size() == 1 ? kAnswerIdleMs : -1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return ready == 0 ? 0 : 1;
+    for (size_t i = fds.size(); i-- > 1;) {
+      if (fds[i].revents == 0) continue;
+      const ssize_t n = read(fds[i].fd, buffer.data(), buffer.size());
+      bool keep = n > 0;
+      if (keep) {
+        std::string& line = pending[i];
+        line.append(buffer.data(), static_cast<size_t>(n));
+        size_t from = 0;
+        for (size_t nl; keep && (nl = line.find('\n', from)) != std::string::npos; from = nl + 1) {
+          const std::string reply = Answer(std::string_view(line).substr(from, nl - from));
+          keep = reply.empty() || WriteAll(fds[i].fd, reply.data(), reply.size());
+        }
+        line.erase(0, from);
+        keep = keep && line.size() <= (1u << 20);
+      }
+      if (!keep && !(n < 0 && errno == EINTR)) {
+        close(fds[i].fd);
+        fds.erase(fds.begin() + static_cast<std::ptrdiff_t>(i));
+        pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+    if (fds[0].revents != 0) {
+      const int fd = accept(listener, nullptr, nullptr);
+      if (fd >= 0 && fds.size() > kMaxConns) {
+        close(fd);
+      } else if (fd >= 0) {
+        const int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        fds.push_back({fd, POLLIN, 0});
+        pending.emplace_back();
+      }
+    }
+  }
+}
+
+// --stdio PORT: the first relay on stdin and stdout, the second (its child) between
+// them and loopback TCP to PORT. Both end when their host closes stdin.
+int StdioMain(const char* port_text) {
+  const long port = std::strtol(port_text, nullptr, 10);
+  if (port <= 0 || port > 65535) {
+    std::fprintf(stderr, "relay_floor: --stdio needs a port 1..65535\n");
+    return 2;
+  }
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  int between[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, between) != 0) Die("socketpair");
+  const pid_t second = fork();
+  if (second < 0) Die("fork");
+  if (second == 0) {
+    close(between[0]);
+    close(0);
+    close(1);
+    const int tcp = socket(AF_INET, SOCK_STREAM, 0);
+    if (tcp < 0 || connect(tcp, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) _exit(1);
+    const int one = 1;
+    setsockopt(tcp, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    Relay(between[1], between[1], tcp, -1);
+  }
+  close(between[1]);
+  Relay(0, 1, between[0], -1);
+}
+
 int Main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--answer") return AnswerMain();
+  if (argc == 3 && std::string(argv[1]) == "--stdio") return StdioMain(argv[2]);
   int calls = 3000;
   size_t bytes = 200;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -121,7 +279,8 @@ int Main(int argc, char** argv) {
     } else if (flag == "--bytes") {
       bytes = static_cast<size_t>(std::atol(argv[i + 1]));
     } else {
-      std::fprintf(stderr, "usage: relay_floor [--calls N] [--bytes B]\n");
+      std::fprintf(stderr,
+                   "usage: relay_floor [--calls N] [--bytes B] | --answer | --stdio PORT\n");
       return 2;
     }
   }
@@ -131,16 +290,8 @@ int Main(int argc, char** argv) {
   }
   signal(SIGPIPE, SIG_IGN);
 
-  const int listener = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      listen(listener, 1) != 0 ||
-      getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    Die("listen");
-  }
+  const int listener = Listen(&addr, 1);
   const pid_t echo = fork();
   if (echo < 0) Die("fork");
   if (echo == 0) Echo(listener);

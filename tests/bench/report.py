@@ -104,7 +104,8 @@ out("")
 peer_labels = (("sdk-direct", "SDK client → upstream (Streamable HTTP, no gateway)"),
                ("mcpgw-stdio", "SDK client → `mcpgw stdio` → mcpgwd"),
                ("supergateway", "SDK client → supergateway"),
-               ("mcp-remote", "SDK client → mcp-remote"))
+               ("mcp-remote", "SDK client → mcp-remote"),
+               ("floor-sdk", "SDK client → two relays that only relay (relay_floor --stdio)"))
 if pick("peer"):
     out("## The official SDK client over stdio: mcpgw vs the peers")
     out("")
@@ -159,7 +160,31 @@ if floor and pick("peer"):
     over_b, _ = diff_runs(br1, first)
     over_d, _ = diff_runs({k: gw1[k] - br1[k] for k in gw1 if k in br1 and gw1[k] and br1[k]}, second)
     out(f"| … above the floor: the bridge / the daemon | {fmt(over_b)} / {fmt(over_d)} | — |")
+    fs1 = per_run("peer", "floor-sdk", 1, "cpu_us_per_call")
+    if fs1:
+        rs_, _ = ratio_runs(fs1, sg1)
+        above, _ = diff_runs(gw1, fs1)
+        out(f"| the two relays under the SDK client (`relay_floor --stdio`, 1 in flight) | "
+            f"{cell(list(fs1.values()))} | {fmt(rs_, 3)} |")
+        out(f"| `mcpgw stdio` + mcpgwd above that floor | {fmt(above)} | — |")
+        fh = per_run("peer", "floor-sdk", 1, "hwm_kb")
+        gh = per_run("peer", "mcpgw-stdio", 1, "hwm_kb")
+        sh = per_run("peer", "supergateway", 1, "hwm_kb")
+        rh, _ = ratio_runs(fh, sh)
+        rgh, _ = ratio_runs(gh, sh)
     out("")
+    if fs1:
+        out("| peak RSS | MB | / supergateway |")
+        out("|---|---|---|")
+        out(f"| the two relays under the SDK client | {cell([v / 1024 for v in fh.values()])} | {fmt(rh, 3)} |")
+        out(f"| `mcpgw stdio` + mcpgwd | {cell([v / 1024 for v in gh.values()])} | {fmt(rgh, 3)} |")
+        out("")
+        out("The second floor is the first one's two relays spawned by the official SDK client itself, "
+            "in place of `mcpgw stdio`, relaying to `relay_floor --answer`, a minimal MCP server in C++ "
+            "on newline-delimited JSON-RPC over loopback TCP. It is what the Node host's own pipes "
+            "and wake-ups cost any stdio gateway built as two processes, before it does any work: "
+            "the share of supergateway's CPU and memory that is not ours to save.")
+        out("")
     out("What the gateway adds above the floor is its work: parsing the host's line and the "
         "daemon's reply in the bridge; the frame, the HTTP exchange through libcurl (two `poll`s "
         "of its own among them) and the answer in the daemon.")

@@ -221,6 +221,7 @@ Record 0 idle "{\"servers\":10,\"rss_kb\":$IDLE_RSS_KB}"
 
 NODE_MODULES="$BENCH_DIR/node_modules"
 HAVE_PEERS=0
+FLOOR_PORT=""
 if [ -d "$NODE_MODULES/supergateway" ] && [ -d "$NODE_MODULES/mcp-remote" ] && [ -n "$NODE" ]; then
   HAVE_PEERS=1
 elif [ "$SMOKE" = 0 ] && [ "$SYSCALLS_ONLY" = 0 ]; then
@@ -228,6 +229,16 @@ elif [ "$SMOKE" = 0 ] && [ "$SYSCALLS_ONLY" = 0 ]; then
   exit 1
 else
   Log "SKIP peers: tests/bench/node_modules is missing"
+fi
+
+# The relay floor under the real host: relay_floor --answer is a minimal MCP server
+# (newline JSON-RPC over loopback TCP); the SDK client spawns `relay_floor --stdio`,
+# two processes that only relay bytes to it, as it spawns `mcpgw stdio`.
+if [ "$HAVE_PEERS" = 1 ]; then
+  "$BIN/relay_floor" --answer >"$TMP/floor.port" 2>"$TMP/floor.err" &
+  PIDS+=($!)
+  for _ in $(seq 50); do [ -s "$TMP/floor.port" ] && break; sleep 0.1; done
+  FLOOR_PORT="$(head -n1 "$TMP/floor.port")"
 fi
 
 for ((run = 1; run <= RUNS; run++)); do
@@ -243,6 +254,7 @@ for ((run = 1; run <= RUNS; run++)); do
     while read -r line; do Record "$run" peer "$line"; done < <("${peer[@]}" --label sdk-direct --url "$URL" 2>/dev/null || true)
     while read -r line; do Record "$run" peer "$line"; done < <("${peer[@]}" --label mcpgw-stdio --pids "$DAEMON_PID" --wrap-ns b0 -- "$MCPGW" --socket "$SOCK" stdio 2>/dev/null || true)
     while read -r line; do Record "$run" peer "$line"; done < <("${peer[@]}" --label supergateway -- "$NODE" "$NODE_MODULES/supergateway/dist/index.js" --streamableHttp "$URL" --logLevel none 2>/dev/null || true)
+    [ -z "$FLOOR_PORT" ] || while read -r line; do Record "$run" peer "$line"; done < <("${peer[@]}" --label floor-sdk -- "$BIN/relay_floor" --stdio "$FLOOR_PORT" 2>/dev/null || true)
     while read -r line; do Record "$run" peer "$line"; done < <(MCP_REMOTE_CONFIG_DIR="$TMP/mcp-remote" "${peer[@]}" --label mcp-remote -- "$NODE" "$NODE_MODULES/mcp-remote/dist/proxy.js" "$URL" --allow-http --transport http-only 2>/dev/null || true)
   fi
   # Two processes that do nothing but relay bytes along the stdio path's shape, in
