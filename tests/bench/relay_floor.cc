@@ -125,12 +125,19 @@ bool ReadExact(int fd, char* data, size_t size) {
   return true;
 }
 
+// The loopback address with `port` (0: any free port, for a listener).
+sockaddr_in Loopback(uint16_t port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  return addr;
+}
+
 // A loopback listener on an ephemeral port; `addr` receives its address.
 int Listen(sockaddr_in* addr, int backlog) {
   const int listener = socket(AF_INET, SOCK_STREAM, 0);
-  *addr = {};
-  addr->sin_family = AF_INET;
-  addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  *addr = Loopback(0);
   socklen_t len = sizeof *addr;
   if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(addr), sizeof *addr) != 0 ||
       listen(listener, backlog) != 0 ||
@@ -245,10 +252,7 @@ int StdioMain(const char* port_text) {
     std::fprintf(stderr, "relay_floor: --stdio needs a port 1..65535\n");
     return 2;
   }
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
+  const sockaddr_in addr = Loopback(static_cast<uint16_t>(port));
   int between[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, between) != 0) Die("socketpair");
   const pid_t second = fork();
@@ -258,7 +262,8 @@ int StdioMain(const char* port_text) {
     close(0);
     close(1);
     const int tcp = socket(AF_INET, SOCK_STREAM, 0);
-    if (tcp < 0 || connect(tcp, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) _exit(1);
+    if (tcp < 0 || connect(tcp, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0)
+      _exit(1);
     const int one = 1;
     setsockopt(tcp, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     Relay(between[1], between[1], tcp, -1);

@@ -167,17 +167,16 @@ if floor and pick("peer"):
         out(f"| the two relays under the SDK client (`relay_floor --stdio`, 1 in flight) | "
             f"{cell(list(fs1.values()))} | {fmt(rs_, 3)} |")
         out(f"| `mcpgw stdio` + mcpgwd above that floor | {fmt(above)} | — |")
-        fh = per_run("peer", "floor-sdk", 1, "hwm_kb")
-        gh = per_run("peer", "mcpgw-stdio", 1, "hwm_kb")
-        sh = per_run("peer", "supergateway", 1, "hwm_kb")
-        rh, _ = ratio_runs(fh, sh)
-        rgh, _ = ratio_runs(gh, sh)
     out("")
     if fs1:
+        sh = per_run("peer", "supergateway", 1, "hwm_kb")
         out("| peak RSS | MB | / supergateway |")
         out("|---|---|---|")
-        out(f"| the two relays under the SDK client | {cell([v / 1024 for v in fh.values()])} | {fmt(rh, 3)} |")
-        out(f"| `mcpgw stdio` + mcpgwd | {cell([v / 1024 for v in gh.values()])} | {fmt(rgh, 3)} |")
+        for mode, label in (("floor-sdk", "the two relays under the SDK client"),
+                            ("mcpgw-stdio", "`mcpgw stdio` + mcpgwd")):
+            hwm = per_run("peer", mode, 1, "hwm_kb")
+            r, _ = ratio_runs(hwm, sh)
+            out(f"| {label} | {cell([v / 1024 for v in hwm.values()])} | {fmt(r, 3)} |")
         out("")
         out("The second floor is the first one's two relays spawned by the official SDK client itself, "
             "in place of `mcpgw stdio`, relaying to `relay_floor --answer`, a minimal MCP server in C++ "
