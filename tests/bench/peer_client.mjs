@@ -2,8 +2,9 @@
 // supergateway, mcp-remote) or connects straight to the upstream over
 // Streamable HTTP ("direct", the baseline), calls one tool N times
 // sequentially and at each --inflight level, and prints one JSON line per
-// level: latency percentiles, calls/s, CPU per call and peak RSS of the
-// spawned process tree plus --pids (the gateway side, never the client).
+// level: latency percentiles, calls/s, CPU per call, context switches per
+// call and peak RSS of the spawned process tree plus --pids (the gateway
+// side, never the client).
 //   node peer_client.mjs --label L --calls N --inflight 1,32 [--pids P]
 //        [--wrap-ns NS] (--url URL | -- COMMAND ARGS...)
 import fs from 'node:fs';
@@ -80,6 +81,24 @@ function treeCpu(root) {
 function gatewayCpu(root) {
   return treeCpu(root) + extraPids.reduce((sum, pid) => sum + processCpu(pid), 0);
 }
+// Context switches of the gateway side, summed over live threads: [voluntary
+// (it waited), involuntary (it was preempted)]. A thread that ended is not
+// counted, so this is exact only for gateways whose threads outlive the level.
+function gatewaySwitches(root) {
+  const sum = [0, 0];
+  for (const pid of [...tree(root), ...extraPids]) {
+    let tasks = [];
+    try { tasks = fs.readdirSync(`/proc/${pid}/task`); } catch { continue; }
+    for (const tid of tasks) {
+      try {
+        const text = fs.readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+        sum[0] += Number((text.match(/^voluntary_ctxt_switches:\s+(\d+)/m) || [0, 0])[1]);
+        sum[1] += Number((text.match(/^nonvoluntary_ctxt_switches:\s+(\d+)/m) || [0, 0])[1]);
+      } catch { /* thread ended */ }
+    }
+  }
+  return sum;
+}
 function gatewayHwmKb(root) {
   return [...tree(root), ...extraPids].reduce((sum, pid) => sum + statusKb(pid, 'VmHWM'), 0);
 }
@@ -106,6 +125,7 @@ for (const inflight of levels) {
   let next = 0;
   let errors = 0;
   const cpu0 = gatewayCpu(root);
+  const sw0 = gatewaySwitches(root);
   const tree0 = root ? treeCpu(root) : 0;
   const t0 = process.hrtime.bigint();
   async function worker() {
@@ -119,6 +139,7 @@ for (const inflight of levels) {
   await Promise.all(Array.from({ length: inflight }, worker));
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = gatewayCpu(root) - cpu0;
+  const sw = gatewaySwitches(root).map((n, i) => n - sw0[i]);
   const treeUs = root ? treeCpu(root) - tree0 : 0;
   lat.sort((a, b) => a - b);
   const pct = (q) => lat[Math.round(q * (lat.length - 1))] || 0;
@@ -126,6 +147,7 @@ for (const inflight of levels) {
     mode: opts.label, op: 'call', inflight, calls: lat.length, errors, seconds,
     cps: lat.length / seconds, p50_us: pct(0.5), p99_us: pct(0.99),
     cpu_us_per_call: cpu / lat.length, bridge_cpu_us_per_call: treeUs / lat.length,
+    waits_per_call: sw[0] / lat.length, preempted_per_call: sw[1] / lat.length,
     hwm_kb: gatewayHwmKb(root),
     rss_kb: [...tree(root), ...extraPids].reduce((s, p) => s + statusKb(p, 'VmRSS'), 0),
     anon_kb: [...tree(root), ...extraPids].reduce((s, p) => s + statusKb(p, 'RssAnon'), 0),

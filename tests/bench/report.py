@@ -178,6 +178,26 @@ if floor and pick("peer"):
             r, _ = ratio_runs(hwm, sh)
             out(f"| {label} | {cell([v / 1024 for v in hwm.values()])} | {fmt(r, 3)} |")
         out("")
+        out("| context switches per sequential call | waited | preempted | CPU µs per switch |")
+        out("|---|---|---|---|")
+        for mode, label in (("floor-sdk", "the two relays under the SDK client"),
+                            ("mcpgw-stdio", "`mcpgw stdio` + mcpgwd"),
+                            ("supergateway", "supergateway")):
+            waits = {k: v for k, v in per_run("peer", mode, 1, "waits_per_call").items() if v is not None}
+            pre = {k: v for k, v in per_run("peer", mode, 1, "preempted_per_call").items() if v is not None}
+            cpu = per_run("peer", mode, 1, "cpu_us_per_call")
+            if not waits:
+                continue
+            per = [cpu[k] / (waits[k] + pre.get(k, 0)) for k in waits
+                   if k in cpu and waits[k] + pre.get(k, 0) > 0]
+            out(f"| {label} | {cell(list(waits.values()), 2)} | {cell(list(pre.values()), 2)} | {cell(per)} |")
+        out("")
+        out("Waited counts the times a thread of the gateway slept until its input came (voluntary "
+            "switches); preempted, the times it was switched out while it could still run "
+            "(involuntary switches: a process it had just woken took its core, or its time was "
+            "up), summed over the gateway's processes and threads "
+            "(/proc/<pid>/task/*/status).")
+        out("")
         out("The second floor is the first one's two relays spawned by the official SDK client itself, "
             "in place of `mcpgw stdio`, relaying to `relay_floor --answer`, a minimal MCP server in C++ "
             "on newline-delimited JSON-RPC over loopback TCP. It is what the Node host's own pipes "

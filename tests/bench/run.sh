@@ -4,7 +4,8 @@
 # stdio`) beside direct libcurl and the Node peers (supergateway, mcp-remote),
 # the system calls per call of the bridge and the daemon (strace -c), the
 # 1000-server scale run and the callgrind instruction counts, prints a
-# table and writes BENCHMARKS.md and tests/bench/plot.png.
+# table and writes BENCHMARKS.md and tests/bench/plot.png (--out FILE: FILE and
+# FILE's name with .png in place of .md).
 #   tests/bench/run.sh [--smoke | --syscalls | --conns] [--runs N] [--build-dir DIR] [--out FILE]
 # --smoke: tiny counts, < 60 s, writes its report to a temp dir only; the
 # peers are skipped when tests/bench/node_modules is missing.
@@ -467,10 +468,14 @@ json.dump({"nproc": os.cpu_count(), "cpu": cpu, "kernel": platform.release(),
            "supergateway": pkg("supergateway"), "mcp-remote": pkg("mcp-remote"),
            "sdk": pkg("@modelcontextprotocol/sdk")}, open(out, "w"))
 EOF
-if [ "$SMOKE" = 1 ]; then
-  OUT="${OUT:-$TMP/BENCHMARKS.md}"; PLOT="$TMP/plot.png"
+# The plot goes beside the report: --out FILE leaves BENCHMARKS.md and
+# tests/bench/plot.png as they are and writes FILE and FILE's name with .png.
+if [ -n "$OUT" ]; then
+  PLOT="${OUT%.md}.png"
+elif [ "$SMOKE" = 1 ]; then
+  OUT="$TMP/BENCHMARKS.md"; PLOT="$TMP/plot.png"
 else
-  OUT="${OUT:-$ROOT/BENCHMARKS.md}"; PLOT="$BENCH_DIR/plot.png"
+  OUT="$ROOT/BENCHMARKS.md"; PLOT="$BENCH_DIR/plot.png"
 fi
 python3 "$BENCH_DIR/report.py" "$RESULTS" "$VERSIONS" "$OUT" "$PLOT" "$TMP" "$SMOKE" "$RUNS"
 if [ "$SMOKE" = 1 ]; then
