@@ -9,6 +9,7 @@
 #include <rapidjson/writer.h>
 
 #include "base/json_stream.h"
+#include "base/utf8.h"
 
 namespace mcpgw::cli {
 namespace {
@@ -134,12 +135,38 @@ class SpanHandler {
     return true;
   }
 
+  // One Role per open container; the first kInlineRoles without the heap.
+  class Roles {
+   public:
+    bool empty() const { return size_ == 0; }
+    size_t size() const { return size_; }
+    Role back() const { return size_ <= kInlineRoles ? inline_[size_ - 1] : more_.back(); }
+    void push_back(Role role) {
+      if (size_ < kInlineRoles) {
+        inline_[size_] = role;
+      } else {
+        more_.push_back(role);
+      }
+      ++size_;
+    }
+    void pop_back() {
+      if (size_ > kInlineRoles) more_.pop_back();
+      --size_;
+    }
+
+   private:
+    static constexpr size_t kInlineRoles = 32;
+    Role inline_[kInlineRoles];
+    std::vector<Role> more_;
+    size_t size_ = 0;
+  };
+
   rapidjson::Document& doc_;
   const LineStream& stream_;
   std::string_view line_;
   HostLine* out_;
-  std::vector<Role> roles_;  // one per open container
-  Target target_ = kNone;    // what the value after the last key is
+  Roles roles_;
+  Target target_ = kNone;  // what the value after the last key is
   size_t key_end_ = 0;
   bool claimed_[kTargets] = {};
   size_t tool_start_ = 0;
@@ -151,11 +178,27 @@ class SpanHandler {
 bool ParseHostLine(std::string_view line, HostLine* out) {
   LineStream stream(line);
   SpanHandler handler(out->doc, stream, line, out);
-  rapidjson::Reader reader;
   rapidjson::ParseResult result;
+  // UTF-8 is checked first, eight ASCII bytes at a time, so the reader need not check each
+  // byte of every string. A line that fails it is parsed again with the reader's own check,
+  // which says where, in the same words as before.
+  const bool valid_utf8 = base::Utf8ValidPrefix(line) == line.size();
   auto generate = [&](rapidjson::Document&) {
-    result = reader.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(
-        stream, handler);
+    auto parse = [&](rapidjson::Reader& reader) {
+      constexpr unsigned kFlags = rapidjson::kParseIterativeFlag;
+      result = valid_utf8
+                   ? reader.Parse<kFlags>(stream, handler)
+                   : reader.Parse<kFlags | rapidjson::kParseValidateEncodingFlag>(stream, handler);
+    };
+    // Lines up to 64 KiB share this thread's reader, whose stack then comes from the heap once;
+    // a longer one gets its own, which gives back a stack as large as its longest string.
+    if (line.size() <= (64u << 10)) {
+      thread_local rapidjson::Reader scratch;
+      parse(scratch);
+    } else {
+      rapidjson::Reader own;
+      parse(own);
+    }
     return !result.IsError();
   };
   out->doc.Populate(generate);

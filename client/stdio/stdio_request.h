@@ -11,10 +11,15 @@
 
 #include <rapidjson/document.h>
 
+#include "base/json_arena.h"
+
 namespace mcpgw::cli {
 
+// Neither copyable nor movable: the message's values live inside it.
 struct HostLine {
-  rapidjson::Document doc;  // the message; numbers in it are doubles, do not echo them
+  base::JsonArena<> arena;  // a call's line parses without a heap chunk
+  // The message; numbers in it are doubles, do not echo them.
+  rapidjson::Document& doc = arena.doc();
   // Spans of the line (valid while it is), empty when absent. Each is the first occurrence
   // of its key, the one the DOM's FindMember() returns too.
   std::string_view id;              // root "id"

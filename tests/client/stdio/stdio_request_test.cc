@@ -10,13 +10,14 @@ namespace mcpgw::cli {
 namespace {
 
 // Parses a copy of `text` that lives to the end of the test binary: the spans point into it.
-HostLine Parse(const std::string& text) {
+const HostLine& Parse(const std::string& text) {
   static std::deque<std::string> kept;
+  static std::deque<HostLine> parsed;
   const std::string& line = kept.emplace_back(text);
-  HostLine parsed;
+  HostLine& out = parsed.emplace_back();
   INFO(line);
-  REQUIRE(ParseHostLine(line, &parsed));
-  return parsed;
+  REQUIRE(ParseHostLine(line, &out));
+  return out;
 }
 
 TEST_CASE("stdio request: the tool arguments' bytes, however the line is laid out", "[stdio]") {
@@ -28,7 +29,7 @@ TEST_CASE("stdio request: the tool arguments' bytes, however the line is laid ou
       R"({"id":1,"params":{"arguments":{"namespace":"a","arguments":)" + args + R"(}},"x":[]})",
   };
   for (const std::string& line : layouts) {
-    const HostLine parsed = Parse(line);
+    const HostLine& parsed = Parse(line);
     CHECK(parsed.tool_arguments == args);
   }
   CHECK(Parse(R"({"params":{"arguments":{"arguments":{}}}})").tool_arguments == "{}");
@@ -47,12 +48,12 @@ TEST_CASE("stdio request: arguments elsewhere, or not an object, are not taken",
 }
 
 TEST_CASE("stdio request: ids as written", "[stdio]") {
-  const HostLine big = Parse(R"({"id" :  12345678901234567890123 ,"method":"ping"})");
+  const HostLine& big = Parse(R"({"id" :  12345678901234567890123 ,"method":"ping"})");
   CHECK(big.id == "12345678901234567890123");
   CHECK(IdJson(big.id, big.doc["id"]) == "12345678901234567890123");
-  const HostLine text = Parse(R"({"id":"a\u0062","method":"ping"})");
+  const HostLine& text = Parse(R"({"id":"a\u0062","method":"ping"})");
   CHECK(IdJson(text.id, text.doc["id"]) == R"("ab")");
-  const HostLine cancel =
+  const HostLine& cancel =
       Parse(R"({"method":"notifications/cancelled","params":{"requestId": -1.50e2 }})");
   CHECK(cancel.request_id == "-1.50e2");
   CHECK(Parse(R"({"params":{"requestId":1},"id":{"x":1}})").id.empty());
@@ -65,6 +66,14 @@ TEST_CASE("stdio request: a line that is not JSON says where", "[stdio]") {
   CHECK(parsed.id.empty());
   HostLine bad_utf8;
   CHECK_FALSE(ParseHostLine("{\"a\":\"\xff\"}", &bad_utf8));
+  CHECK(bad_utf8.error == "Invalid encoding in string. (at byte 6)");
+  HostLine late_bad_utf8;  // well-formed up to a truncated sequence at the end
+  CHECK_FALSE(ParseHostLine("{\"id\":1,\"a\":\"ok \xc3\"}", &late_bad_utf8));
+  CHECK(late_bad_utf8.error.find("Invalid encoding in string.") == 0);
+  CHECK(late_bad_utf8.id.empty());
+  HostLine good_utf8;
+  REQUIRE(ParseHostLine("{\"a\":\"gr\xc3\xbc\xc3\x9f \xf0\x9f\x91\x8b\"}", &good_utf8));
+  CHECK(std::string_view(good_utf8.doc["a"].GetString()) == "gr\xc3\xbc\xc3\x9f \xf0\x9f\x91\x8b");
   HostLine deep;
   REQUIRE(ParseHostLine(std::string(600, '[') + std::string(600, ']'), &deep));
   CHECK(deep.depth == 600);
