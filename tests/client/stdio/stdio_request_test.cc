@@ -79,5 +79,44 @@ TEST_CASE("stdio request: a line that is not JSON says where", "[stdio]") {
   CHECK(deep.depth == 600);
 }
 
+TEST_CASE("stdio request: UTF-8 is accepted and refused exactly as the reader's own check does",
+          "[stdio]") {
+  // Each sequence sits in a string value; the reference is RapidJSON's parse with its
+  // byte-by-byte check, which is what every line went through before the faster check.
+  const std::string sequences[] = {
+      "a",
+      "\xc3\xa9",          // U+00E9
+      "\xe2\x82\xac",      // U+20AC
+      "\xf0\x9f\x98\x80",  // U+1F600
+      "\xf4\x8f\xbf\xbf",  // U+10FFFF, the last scalar value
+      "\xef\xbb\xbf",      // a byte-order mark inside a string
+      "\xc0\xaf",          // overlong '/'
+      "\xe0\x80\xaf",      // overlong, three bytes
+      "\xf0\x80\x80\xaf",  // overlong, four bytes
+      "\xed\xa0\x80",      // U+D800, a surrogate
+      "\xed\xbf\xbf",      // U+DFFF
+      "\xf4\x90\x80\x80",  // past U+10FFFF
+      "\xf5\x80\x80\x80",
+      "\xc3",  // truncated
+      "\xe2\x82",
+      "\x80",  // a continuation byte alone
+      "\xfe",
+      "\xff",
+      "ok \xc3\xa9 then \xc3",
+  };
+  for (const std::string& seq : sequences) {
+    for (const std::string& line :
+         {"{\"a\":\"" + seq + "\"}", "{\"id\":1,\"params\":{\"arguments\":{\"arguments\":{\"" +
+                                         seq + "\":\"" + seq + "\"}}}}"}) {
+      rapidjson::Document reference;
+      reference.Parse<rapidjson::kParseValidateEncodingFlag>(line.data(), line.size());
+      HostLine parsed;
+      INFO(line);
+      CHECK(ParseHostLine(line, &parsed) == !reference.HasParseError());
+      if (reference.HasParseError()) CHECK(parsed.error.find("Invalid encoding") == 0);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mcpgw::cli
