@@ -250,7 +250,7 @@ void StdioBridge::OnToolsCall(const Message& m) {
     }
   }
   if (!refusal.empty()) {
-    Send(ResultMessage(m.id_json, ToolCallResult(refusal, /*is_error=*/true, m.modern)));
+    Send(ToolCallMessage(m.id_json, refusal, /*is_error=*/true, m.modern));
     return;
   }
   StartCall(m.id_json, request, m.modern);
@@ -289,8 +289,8 @@ void StdioBridge::StartCall(const std::string& id_json, const ToolCall& request,
                                                request.arguments_json, max_text_bytes_, done)
                    : api_.StartGetDynamicTools(request.args, done);
   if (id == 0) {
-    Send(ResultMessage(id_json, ToolCallResult("unavailable: the bridge is shutting down",
-                                               /*is_error=*/true, modern)));
+    Send(ToolCallMessage(id_json, "unavailable: the bridge is shutting down", /*is_error=*/true,
+                         modern));
     return;
   }
   calls_.emplace(id_json, Call{seq, id, modern});
@@ -308,8 +308,8 @@ void StdioBridge::Finish(const std::string& id_json, uint64_t seq, const ApiResu
     unreachable_noted_ = false;
   }
   Send(result.status == MCPGW_OK
-           ? ResultMessage(id_json, ToolCallResult(result.text, /*is_error=*/false, modern))
-           : ResultMessage(id_json, ToolCallResult(ErrorText(result), /*is_error=*/true, modern)));
+           ? ToolCallMessage(id_json, result.text, /*is_error=*/false, modern)
+           : ToolCallMessage(id_json, ErrorText(result), /*is_error=*/true, modern));
 }
 
 }  // namespace mcpgw::cli

@@ -5,6 +5,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/json_text.h"
 #include "base/utf8.h"
 #include "proto/mcp_versions.h"
 #include "proto/proto.h"
@@ -321,25 +322,33 @@ std::string ToolsListResult(bool modern) {
   return Done(buffer);
 }
 
+// Written by hand, not through a rapidjson::Writer: this is every call's answer, and the
+// writer's buffer, its stack and the copy of the text made valid first were most of its cost.
+// AppendJsonString makes ill-formed UTF-8 U+FFFD as Utf8Replacing does.
+void AppendToolCallResult(std::string* out, std::string_view text, bool is_error, bool modern) {
+  out->append(modern ? R"({"resultType":"complete","content":[{"type":"text","text":)"
+                     : R"({"content":[{"type":"text","text":)");
+  base::AppendJsonString(out, text);
+  out->append(is_error ? R"(}],"isError":true})" : R"(}],"isError":false})");
+}
+
 std::string ToolCallResult(std::string_view text, bool is_error, bool modern) {
-  const std::string valid = base::Utf8Replacing(text);
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  Complete(w, modern);
-  Key(w, "content");
-  w.StartArray();
-  w.StartObject();
-  Key(w, "type");
-  Str(w, "text");
-  Key(w, "text");
-  Str(w, valid);
-  w.EndObject();
-  w.EndArray();
-  Key(w, "isError");
-  w.Bool(is_error);
-  w.EndObject();
-  return Done(buffer);
+  std::string out;
+  out.reserve(text.size() + 80);
+  AppendToolCallResult(&out, text, is_error, modern);
+  return out;
+}
+
+std::string ToolCallMessage(std::string_view id_json, std::string_view text, bool is_error,
+                            bool modern) {
+  std::string out;
+  out.reserve(id_json.size() + text.size() + 112);
+  out.append(R"({"jsonrpc":"2.0","id":)");
+  out.append(id_json);
+  out.append(R"(,"result":)");
+  AppendToolCallResult(&out, text, is_error, modern);
+  out.push_back('}');
+  return out;
 }
 
 std::string EmptyResult(bool modern) { return modern ? R"({"resultType":"complete"})" : "{}"; }

@@ -34,6 +34,9 @@ std::string InitializeResult(std::string_view protocol_version);
 std::string ToolsListResult(bool modern = false);
 // {"content":[{"type":"text","text":...}],"isError":...}; invalid UTF-8 becomes U+FFFD.
 std::string ToolCallResult(std::string_view text, bool is_error, bool modern = false);
+// ResultMessage(id_json, ToolCallResult(text, is_error, modern)), built in one pass.
+std::string ToolCallMessage(std::string_view id_json, std::string_view text, bool is_error,
+                            bool modern = false);
 // {} (ping), or {"resultType":"complete"} for a modern request.
 std::string EmptyResult(bool modern);
 

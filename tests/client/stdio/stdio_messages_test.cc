@@ -5,6 +5,7 @@
 #include <rapidjson/document.h>
 #include <catch2/catch.hpp>
 
+#include "base/utf8.h"
 #include "daemon/mcp/jsonrpc.h"
 #include "daemon/mcp/modern_wire.h"
 #include "proto/mcp_versions.h"
@@ -118,6 +119,57 @@ TEST_CASE("stdio messages: modern results carry resultType and caching hints", "
   CHECK(call["isError"].GetBool());
   CHECK(EmptyResult(false) == "{}");
   CHECK(EmptyResult(true) == R"({"resultType":"complete"})");
+}
+
+TEST_CASE("stdio messages: a tool call's answer, built in one pass, holds the text as it was",
+          "[stdio_messages]") {
+  CHECK(ToolCallMessage("7", "hello", false) ==
+        R"({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hello"}],)"
+        R"("isError":false}})");
+  const std::string texts[] = {
+      "",
+      "hello",
+      "a\"b\\c/d",
+      "line\nbreak\ttab\rret\b\f",
+      std::string("\x01\x1f\x7f\0z", 5),
+      "caf\xc3\xa9 \xf0\x9f\x98\x80",
+      "sep \xe2\x80\xa8 \xe2\x80\xa9",
+      "bad \xff \xc3",
+      "\xed\xa0\x80",
+  };
+  for (const std::string& text : texts) {
+    for (std::string_view id : {"7", "\"a\\\"b\"", "null"}) {
+      for (bool is_error : {false, true}) {
+        for (bool modern : {false, true}) {
+          const std::string message = ToolCallMessage(id, text, is_error, modern);
+          INFO(message);
+          rapidjson::Document got;
+          got.Parse<rapidjson::kParseValidateEncodingFlag>(message.data(), message.size());
+          REQUIRE_FALSE(got.HasParseError());
+          // The same message built from its parts: what a host reads must be this.
+          rapidjson::Document want(rapidjson::kObjectType);
+          auto& a = want.GetAllocator();
+          rapidjson::Document id_doc;
+          id_doc.Parse(id.data(), id.size());
+          const std::string valid = base::Utf8Replacing(text);
+          rapidjson::Value item(rapidjson::kObjectType);
+          item.AddMember("type", "text", a);
+          item.AddMember("text", rapidjson::Value(valid.data(), valid.size(), a), a);
+          rapidjson::Value content(rapidjson::kArrayType);
+          content.PushBack(item, a);
+          rapidjson::Value result(rapidjson::kObjectType);
+          if (modern) result.AddMember("resultType", "complete", a);
+          result.AddMember("content", content, a);
+          result.AddMember("isError", is_error, a);
+          want.AddMember("jsonrpc", "2.0", a);
+          want.AddMember("id", rapidjson::Value(id_doc, a), a);
+          want.AddMember("result", result, a);
+          CHECK(got == want);
+          CHECK(Json(ResultMessage(id, ToolCallResult(text, is_error, modern))) == want);
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("stdio messages: subscriptions/listen is acknowledged and closed", "[stdio_messages]") {
