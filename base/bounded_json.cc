@@ -12,6 +12,7 @@
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
+#include "base/json_reader.h"
 #include "base/json_stream.h"
 #include "base/json_text.h"
 #include "base/platform.h"
@@ -157,23 +158,6 @@ class DepthFilter {
   bool bad_surrogate_ = false;
   bool too_big_ = false;
 };
-
-// Runs `parse` with a reader. Texts up to kScratchBytes share this thread's
-// reader, kept from one parse to the next so that its stack comes from the
-// heap once rather than on every message; a larger text gets a reader of its
-// own, which gives its stack back (the stack holds a copy of the longest
-// string, and a kept reader would keep that). Parses never nest.
-constexpr size_t kScratchBytes = 64u << 10;
-
-template <typename Parse>
-auto WithReader(size_t text_bytes, Parse&& parse) {
-  if (text_bytes > kScratchBytes) {
-    rapidjson::Reader own;
-    return parse(own);
-  }
-  thread_local rapidjson::Reader scratch;
-  return parse(scratch);
-}
 
 bool AppendNumber(std::string& out, const rapidjson::Value& v) {
   char buf[64];

@@ -8,6 +8,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "base/json_reader.h"
 #include "base/json_stream.h"
 #include "base/utf8.h"
 
@@ -184,21 +185,12 @@ bool ParseHostLine(std::string_view line, HostLine* out) {
   // which says where, in the same words as before.
   const bool valid_utf8 = base::Utf8ValidPrefix(line) == line.size();
   auto generate = [&](rapidjson::Document&) {
-    auto parse = [&](rapidjson::Reader& reader) {
+    base::WithReader(line.size(), [&](rapidjson::Reader& reader) {
       constexpr unsigned kFlags = rapidjson::kParseIterativeFlag;
       result = valid_utf8
                    ? reader.Parse<kFlags>(stream, handler)
                    : reader.Parse<kFlags | rapidjson::kParseValidateEncodingFlag>(stream, handler);
-    };
-    // Lines up to 64 KiB share this thread's reader, whose stack then comes from the heap once;
-    // a longer one gets its own, which gives back a stack as large as its longest string.
-    if (line.size() <= (64u << 10)) {
-      thread_local rapidjson::Reader scratch;
-      parse(scratch);
-    } else {
-      rapidjson::Reader own;
-      parse(own);
-    }
+    });
     return !result.IsError();
   };
   out->doc.Populate(generate);
