@@ -2,7 +2,9 @@
 // send (and the token store reads back). A message is parsed into a RapidJSON
 // tree only after its size is known to be within the byte bound, and the
 // parse itself stops at the nesting-depth bound (counted by a SAX filter in
-// front of the DOM builder, so a hostile depth never reaches recursive code).
+// front of the DOM builder, so a hostile depth is never built). The reader
+// recurses once per level of text it parses whole, so the depth bound is also
+// its stack bound: the deepest a setting allows (1024) takes well under 1 MiB.
 // Also the raw-member finder (the bytes of one member, forwarded untouched)
 // and the compact writer. Used by the MCP session and its codecs, the gateway
 // and catalog, and the OAuth client. In the mcpgw_base_json target

@@ -2,6 +2,8 @@
 // finder and the compact writer.
 #include "base/bounded_json.h"
 
+#include <pthread.h>
+
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -101,6 +103,41 @@ TEST_CASE("json: checking and finding members stay flat on 100,000 levels", "[ba
   // An escaped name sends the search to the reader, which must not recurse either.
   std::string escaped = "{\"p\\u0061rams\":{\"x\":" + Nested(100000) + ",\"arguments\":[]}}";
   CHECK(RawMember(escaped, {"params", "arguments"}) == std::optional<std::string_view>("[]"));
+}
+
+// Text whose UTF-8 was checked first is parsed recursively (cheaper per value
+// than RapidJSON's iterative parse); its depth is the bound that keeps the stack
+// small. The deepest bound a setting allows (limits.max_json_depth, 1024) must
+// fit on a stack far smaller than a thread's default, objects and arrays alike.
+TEST_CASE("json: the deepest allowed nesting parses within 1 MiB of stack", "[base][json]") {
+  struct Job {
+    std::string arrays = Nested(1024);
+    std::string objects;
+    bool parsed = false, frame_parsed = false, refused = false;
+  } job;
+  for (int i = 0; i < 1024; ++i) job.objects += "{\"a\":";
+  job.objects += "1" + std::string(1024, '}');
+  auto run = [](void* arg) -> void* {
+    auto* j = static_cast<Job*>(arg);
+    rapidjson::Document doc;
+    std::string error;
+    j->parsed = ParseBoundedJson(j->arrays, {1u << 20, 1024}, doc, error) &&
+                ParseBoundedJson(j->objects, {1u << 20, 1024}, doc, error) &&
+                ValidateBoundedJson(j->arrays, {1u << 20, 1024}, error);
+    j->frame_parsed = ParseJsonWithinDepth(j->objects, 1024, doc).ok();
+    j->refused = !ParseJsonWithinDepth("[" + j->arrays + "]", 1024, doc).ok();
+    return nullptr;
+  };
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 1u << 20);
+  pthread_t thread;
+  REQUIRE(pthread_create(&thread, &attr, run, &job) == 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  CHECK(job.parsed);
+  CHECK(job.frame_parsed);
+  CHECK(job.refused);
 }
 
 TEST_CASE("json: the default depth bound is 128", "[base][json]") {
