@@ -5,12 +5,9 @@
 #include <string>
 #include <vector>
 
-#ifdef MCPGW_HAVE_SYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
-
 #include "daemon/command_line.h"
 #include "daemon/daemon.h"
+#include "daemon/runtime/service_manager.h"
 #ifdef __APPLE__
 #include "daemon/ipc/launchd.h"
 #endif
@@ -18,14 +15,15 @@
 namespace {
 
 // The listening socket a service manager passed (socket activation), or -1.
-// Asked once: systemd's variables are consumed by the asking.
-int InheritedListenFd([[maybe_unused]] std::string* error) {  // used with systemd only
+// Asked once: the variables that pass it are consumed by the asking.
+int InheritedListenFd(std::string* error) {
   int fd = -1;
-#ifdef MCPGW_HAVE_SYSTEMD
-  const int fds = sd_listen_fds(1);
-  if (fds > 1) *error = "expected one socket from the service manager, got " + std::to_string(fds);
-  if (fds == 1) fd = SD_LISTEN_FDS_START;
-#endif
+  const mcpgw::PassedFds passed = mcpgw::TakePassedFds();
+  *error = passed.error;
+  if (passed.count > 1) {
+    *error = "expected one socket from the service manager, got " + std::to_string(passed.count);
+  }
+  if (passed.count == 1) fd = mcpgw::kFirstPassedFd;
 #ifdef __APPLE__
   // launchd: the agent's "Listeners" socket (packaging/launchd/).
   if (fd < 0) fd = mcpgw::LaunchdListenFd();

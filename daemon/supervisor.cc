@@ -14,9 +14,6 @@
 #include <utility>
 
 #include <spdlog/spdlog.h>
-#ifdef MCPGW_HAVE_SYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
 
 #include "daemon/auth/manager.h"
 #include "daemon/config_watch.h"
@@ -24,6 +21,7 @@
 #include "daemon/guard/scrub.h"
 #include "daemon/ipc/metrics_listener.h"
 #include "daemon/runtime/logging.h"
+#include "daemon/runtime/service_manager.h"
 #include "daemon/runtime/worker.h"
 
 namespace mcpgw {
@@ -89,13 +87,7 @@ GatewayOptions GatewayOptionsFrom(const DaemonOptions& options) {
 
 }  // namespace
 
-void SystemdNotify(const char* state) {
-#ifdef MCPGW_HAVE_SYSTEMD
-  sd_notify(0, state);
-#else
-  (void)state;
-#endif
-}
+void SystemdNotify(const char* state) { NotifyServiceManager(state); }
 
 Supervisor::Supervisor(DaemonOptions options, Sources sources, Notify notify)
     : options_(std::move(options)), sources_(std::move(sources)), notify_(std::move(notify)) {}

@@ -42,7 +42,8 @@ namespace auth {
 class AuthManager;
 }
 
-// sd_notify when built with libsystemd; nothing otherwise.
+// Tells a service manager of systemd's kind how the daemon is (READY=1,
+// RELOADING=1, STOPPING=1): daemon/runtime/service_manager.h.
 void SystemdNotify(const char* state);
 
 class Supervisor {

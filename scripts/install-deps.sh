@@ -35,7 +35,7 @@ pkgs=(
   build-essential g++ cmake ninja-build pkg-config git ca-certificates
   clang libclang-rt-dev clang-format
   libcurl4-openssl-dev rapidjson-dev libspdlog-dev libfmt-dev catch2 libuv1-dev
-  libssl-dev openssl libsystemd-dev libcli11-dev libstemmer-dev wordnet-base libtomlplusplus-dev
+  libssl-dev openssl libcli11-dev libstemmer-dev wordnet-base libtomlplusplus-dev
   file man-db binutils dpkg-dev util-linux
   python3 curl socat procps iproute2 systemd valgrind gnuplot-nox strace ccache universal-ctags
   prometheus
