@@ -173,7 +173,7 @@ class Core {
   bool host_signaled_ = false;
 
   // Blocking interface.
-  WakeFd leader_wake_;
+  base::WakeFd leader_wake_;
   Waiter* leader_ = nullptr;
   bool leader_polling_ = false;      // the leader is inside poll()
   bool leader_polls_write_ = false;  // ... with POLLOUT

@@ -1,6 +1,7 @@
 // The two descriptors libmcpgw polls with, each owned by one handle.
-// WakeFd is a descriptor other threads make readable to interrupt a poll(): it
-// wakes the blocked caller that is driving the socket (blocking interface).
+// base::WakeFd (base/wake_fd.h) is a descriptor other threads make readable to
+// interrupt a poll(): it wakes the blocked caller that is driving the socket
+// (blocking interface).
 // HostPoller is the one descriptor a host's event loop watches (pollable
 // interface): an epoll instance on Linux, a kqueue elsewhere, readable while
 // the daemon socket inside it is ready (for writing too when output waits) or
@@ -9,28 +10,9 @@
 // Platform code: wake_linux.cc, wake_macos.cc.
 #pragma once
 
+#include "base/wake_fd.h"
+
 namespace mcpgw::client {
-
-class WakeFd {
- public:
-  WakeFd() = default;
-  ~WakeFd();
-  WakeFd(const WakeFd&) = delete;
-  WakeFd& operator=(const WakeFd&) = delete;
-
-  // Creates the descriptor(s); false on failure (errno set).
-  bool Open();
-  bool is_open() const { return read_fd_ >= 0; }
-  int fd() const { return read_fd_; }
-  // Makes fd() readable. Safe from any thread.
-  void Signal();
-  // Makes fd() unreadable again.
-  void Drain();
-
- private:
-  int read_fd_ = -1;
-  int write_fd_ = -1;  // == read_fd_ for an eventfd
-};
 
 class HostPoller {
  public:
@@ -56,8 +38,8 @@ class HostPoller {
 
  private:
   int fd_ = -1;
-  WakeFd wake_;       // Linux: the eventfd behind Signal()
-  int watched_ = -1;  // the socket inside, -1 when none
+  base::WakeFd wake_;  // Linux: the eventfd behind Signal()
+  int watched_ = -1;   // the socket inside, -1 when none
   bool watched_write_ = false;
 };
 

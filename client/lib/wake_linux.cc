@@ -1,8 +1,7 @@
-// WakeFd and HostPoller on Linux: an eventfd, and an epoll instance holding
-// the daemon socket and its own eventfd (see wake.h). An epoll descriptor is
+// HostPoller on Linux: an epoll instance holding the daemon socket and an
+// eventfd of its own (see wake.h). An epoll descriptor is
 // itself pollable, which is what lets a host watch one stable descriptor.
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,29 +10,6 @@
 #include "client/lib/wake.h"
 
 namespace mcpgw::client {
-
-WakeFd::~WakeFd() {
-  if (read_fd_ >= 0) close(read_fd_);
-}
-
-bool WakeFd::Open() {
-  if (read_fd_ >= 0) return true;
-  read_fd_ = write_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  return read_fd_ >= 0;
-}
-
-void WakeFd::Signal() {
-  if (write_fd_ < 0) return;
-  const uint64_t one = 1;
-  while (write(write_fd_, &one, sizeof(one)) < 0 && errno == EINTR) {
-  }
-}
-
-void WakeFd::Drain() {
-  uint64_t count = 0;
-  while (read(read_fd_, &count, sizeof(count)) < 0 && errno == EINTR) {
-  }
-}
 
 HostPoller::~HostPoller() {
   if (fd_ >= 0) close(fd_);

@@ -1,7 +1,6 @@
-// WakeFd and HostPoller on macOS and the BSDs: a non-blocking pipe, and a
-// kqueue holding the daemon socket's read/write filters and a user event (see
-// wake.h). A kqueue descriptor polls readable while events are queued, so
-// Clear() harvests them.
+// HostPoller on macOS and the BSDs: a kqueue holding the daemon socket's
+// read/write filters and a user event (see wake.h). A kqueue descriptor polls readable while events
+// are queued, so Clear() harvests them.
 #include <fcntl.h>
 #include <sys/event.h>
 #include <unistd.h>
@@ -15,44 +14,7 @@ namespace {
 
 constexpr uintptr_t kUserIdent = 1;
 
-bool CloseOnExecNonBlocking(int fd) {
-  return fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 &&
-         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0;
-}
-
 }  // namespace
-
-WakeFd::~WakeFd() {
-  if (read_fd_ >= 0) close(read_fd_);
-  if (write_fd_ >= 0) close(write_fd_);
-}
-
-bool WakeFd::Open() {
-  if (read_fd_ >= 0) return true;
-  int fds[2];
-  if (pipe(fds) != 0) return false;
-  if (!CloseOnExecNonBlocking(fds[0]) || !CloseOnExecNonBlocking(fds[1])) {
-    close(fds[0]);
-    close(fds[1]);
-    return false;
-  }
-  read_fd_ = fds[0];
-  write_fd_ = fds[1];
-  return true;
-}
-
-void WakeFd::Signal() {
-  if (write_fd_ < 0) return;
-  const char byte = 1;
-  while (write(write_fd_, &byte, 1) < 0 && errno == EINTR) {
-  }
-}
-
-void WakeFd::Drain() {
-  char buf[64];
-  while (read(read_fd_, buf, sizeof(buf)) > 0) {
-  }
-}
 
 HostPoller::~HostPoller() {
   if (fd_ >= 0) close(fd_);

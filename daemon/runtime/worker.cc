@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "base/platform.h"
+#include "base/wake_fd.h"
 
 namespace mcpgw {
 namespace {
@@ -81,21 +84,32 @@ void SyncDir(const std::string& dir) {
 }  // namespace
 
 struct Worker::Impl {
+  // The worker whose loop runs on this thread, if any (set by Run()).
+  static inline thread_local Impl* current = nullptr;
+
   std::string name;
   HttpClientOptions http_options;
   uv_loop_t loop;
-  uv_async_t wake;
+  // Posts from other threads make `wake` readable; the loop polls it. Not a
+  // uv_async_t: libuv 1.44's async handle makes the woken loop spin (997
+  // PAUSEs, then sched_yield, over and over) until the posting thread is back
+  // from its write(), which on two cores it often is not. Shared, so a
+  // wake-up another loop defers to its next turn (Signal) never writes to a
+  // descriptor that is gone.
+  std::shared_ptr<base::WakeFd> wake = std::make_shared<base::WakeFd>();
+  uv_poll_t wake_poll;
   uv_idle_t idle;  // runs `local` on the next turn
   std::thread thread;
   std::atomic<std::thread::id> thread_id{};
   std::unique_ptr<HttpClient> http;  // created and destroyed on the worker thread
 
-  std::mutex mu;  // guards the fields below, and every uv_async_send
+  std::mutex mu;  // guards the fields below
   std::vector<std::function<void()>> queue;
+  bool signalled = false;  // `wake` is readable, or about to be: no second write
   bool started = false;
   bool stop_requested = false;
-  // True while `wake` may be signalled and posts are taken: from Start()
-  // until Stop() (the final batch then closes the handle).
+  // True while posts are taken and signalled: from Start() until Stop()
+  // (the final batch then closes the loop's handles).
   bool open = false;
 
   // Worker thread only: tasks posted by the worker to itself.
@@ -106,12 +120,32 @@ struct Worker::Impl {
 
   void Run() {
     thread_id.store(std::this_thread::get_id());
+    current = this;
     base::NameThisThread(name);
     http = std::make_unique<HttpClient>(&loop, http_options);
     // Returns early only if someone called uv_stop; Shutdown() ends it for good.
     while (uv_run(&loop, UV_RUN_DEFAULT) != 0) {
     }
     uv_loop_close(&loop);
+  }
+
+  // Wakes this loop for the posts just queued. From another worker's loop the
+  // write waits for that loop's next turn (its local queue), so all it posts
+  // here during one turn, a batch of host frames or of finished transfers,
+  // costs one wake-up and arrives as one batch.
+  void Signal() {
+    Impl* poster = current;
+    if (poster == nullptr || poster == this || poster->closing) {
+      wake->Signal();
+      return;
+    }
+    poster->PostLocal([wake = wake] { wake->Signal(); });
+  }
+
+  void PostLocal(std::function<void()> fn) {
+    if (closing) return;
+    local.push_back(std::move(fn));
+    if (!uv_is_active(reinterpret_cast<uv_handle_t*>(&idle))) uv_idle_start(&idle, &Impl::OnIdle);
   }
 
   void RunLocal() {
@@ -130,13 +164,17 @@ struct Worker::Impl {
     if (self->local.empty()) uv_idle_stop(handle);
   }
 
-  static void OnWake(uv_async_t* handle) {
+  static void OnWake(uv_poll_t* handle, int /*status*/, int /*events*/) {
     auto* self = static_cast<Impl*>(handle->data);
+    // Drained before the queue is taken: a post that lands after the swap
+    // finds `signalled` false and signals again, so none is left waiting.
+    self->wake->Drain();
     std::vector<std::function<void()>> batch;
     bool stop;
     {
       std::lock_guard<std::mutex> lock(self->mu);
       batch.swap(self->queue);
+      self->signalled = false;
       stop = self->stop_requested;
     }
     for (auto& fn : batch) fn();
@@ -175,29 +213,39 @@ void Worker::Start() {
   if (w.started || w.stop_requested) return;
   w.started = true;
   uv_loop_init(&w.loop);
-  uv_async_init(&w.loop, &w.wake, &Impl::OnWake);
-  w.wake.data = &w;
+  if (!w.wake->Open() || uv_poll_init(&w.loop, &w.wake_poll, w.wake->fd()) != 0) {
+    // Only when descriptors have run out at start: a worker that cannot be
+    // woken would leave every call to its servers waiting forever.
+    std::fprintf(stderr, "mcpgwd: worker %s: cannot make its wake-up descriptor: %s\n",
+                 w.name.c_str(), std::strerror(errno));
+    std::abort();
+  }
+  w.wake_poll.data = &w;
+  uv_poll_start(&w.wake_poll, UV_READABLE, &Impl::OnWake);
   uv_idle_init(&w.loop, &w.idle);
   w.idle.data = &w;
   w.open = true;
-  uv_async_send(&w.wake);  // runs whatever was posted before Start
+  w.signalled = true;
+  w.wake->Signal();  // runs whatever was posted before Start
   w.thread = std::thread([&w] { w.Run(); });
 }
 
 void Worker::Post(std::function<void()> fn) {
   Impl& w = *impl_;
   if (OnWorkerThread()) {
-    if (w.closing) return;
-    w.local.push_back(std::move(fn));
-    if (!uv_is_active(reinterpret_cast<uv_handle_t*>(&w.idle))) {
-      uv_idle_start(&w.idle, &Impl::OnIdle);
-    }
+    w.PostLocal(std::move(fn));
     return;
   }
-  std::lock_guard<std::mutex> lock(w.mu);
-  if (!w.open && (w.started || w.stop_requested)) return;  // stopped
-  w.queue.push_back(std::move(fn));
-  if (w.open) uv_async_send(&w.wake);
+  bool signal = false;
+  {
+    std::lock_guard<std::mutex> lock(w.mu);
+    if (!w.open && (w.started || w.stop_requested)) return;  // stopped
+    w.queue.push_back(std::move(fn));
+    signal = w.open && !w.signalled;
+    w.signalled = w.signalled || signal;
+  }
+  // Outside the lock, so the woken loop does not wait for it.
+  if (signal) w.Signal();
 }
 
 void Worker::Stop() {
@@ -211,7 +259,10 @@ void Worker::Stop() {
     }
     // Tasks posted before this line run in the final batch; later ones are
     // dropped, even while the loop finishes the task that called Stop().
-    if (w.open) uv_async_send(&w.wake);
+    if (w.open && !w.signalled) {
+      w.signalled = true;
+      w.wake->Signal();
+    }
     w.open = false;
   }
   // From a task: the loop ends after it; the destructor joins.

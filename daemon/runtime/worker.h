@@ -1,8 +1,9 @@
 // Worker: one thread that owns one libuv loop and one HttpClient, and is the
 // real Env (daemon/env.h) of the code that runs on it. Other threads hand it
-// work with Post() (a locked queue and a uv_async wake-up); work posted from
-// the worker's own thread goes to a local queue run on the next loop turn
-// (no lock, no wake-up). Either way it runs later, in order, never inline.
+// work with Post() (a locked queue and a wake-up descriptor the loop polls);
+// work posted from the worker's own thread goes to a local queue run on the
+// next loop turn (no lock, no wake-up). Either way it runs later, in order,
+// never inline.
 #pragma once
 
 #include <functional>

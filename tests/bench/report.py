@@ -89,16 +89,23 @@ out("")
 out("| path | in flight | p50 µs | p99 µs | calls/s | CPU µs/call (gateway) | client CPU µs/call |")
 out("|---|---|---|---|---|---|---|")
 plot = {}
-for mode, label in (("curl", "direct libcurl"), ("lib", "mcpgw via libmcpgw")):
+for section, mode, label in (("call", "curl", "direct libcurl"), ("call", "lib", "mcpgw via libmcpgw"),
+                             ("callw", "lib", "mcpgw via libmcpgw, a server on the second worker")):
     for c in (1, 32, 256):
-        rs = pick("call", mode=mode, inflight=c)
+        rs = pick(section, mode=mode, inflight=c)
         if not rs:
             continue
         gw = cell([r["cpu_us_per_call"] for r in rs]) if mode == "lib" else "—"
         out(f"| {label} | {c} | {cell([r['p50_us'] for r in rs])} | {cell([r['p99_us'] for r in rs])} | "
             f"{cell([r['cps'] for r in rs], 0)} | {gw} | {cell([r['client_cpu_us_per_call'] for r in rs])} |")
-        plot.setdefault(label, []).append((c, med([r["cps"] for r in rs]), med([r["p99_us"] for r in rs])))
+        if section == "call":
+            plot.setdefault(label, []).append((c, med([r["cps"] for r in rs]), med([r["p99_us"] for r in rs])))
 out("")
+if pick("callw"):
+    out("The daemon shards servers over its workers (one per core, the first being the loop that "
+        "serves the host socket): a call to a server on another worker crosses to that worker's "
+        "thread and back, two wake-ups through a descriptor each worker polls.")
+    out("")
 
 # ---- 2. peers ----------------------------------------------------------------------
 peer_labels = (("sdk-direct", "SDK client → upstream (Streamable HTTP, no gateway)"),

@@ -248,6 +248,9 @@ for ((run = 1; run <= RUNS; run++)); do
     n=$([ "$c" = 1 ] && echo "$N_SEQ" || echo "$N_CONC")
     Record "$run" call "$("$LOAD" curl --url "$URL" --inflight "$c" --calls "$n" 2>/dev/null || true)"
     Record "$run" call "$("$LOAD" lib --socket "$SOCK" --ns b0 --inflight "$c" --calls "$n" --pids "$DAEMON_PID" 2>/dev/null || true)"
+    # b1 is sharded onto the second worker: its calls cross from the main loop
+    # (the host socket) to that worker's thread and back.
+    [ "$c" = 256 ] || Record "$run" callw "$("$LOAD" lib --socket "$SOCK" --ns b1 --inflight "$c" --calls "$n" --pids "$DAEMON_PID" 2>/dev/null || true)"
   done
   if [ "$HAVE_PEERS" = 1 ]; then
     Log "run $run/$RUNS: SDK client over stdio to mcpgw stdio and the peers"

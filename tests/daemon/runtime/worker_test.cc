@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <thread>
 #include <vector>
@@ -49,6 +50,73 @@ TEST_CASE("Several threads post concurrently, each one's tasks keep their order"
     REQUIRE(seen[t].size() == kPerThread);
     for (int i = 0; i < kPerThread; i++) REQUIRE(seen[t][i] == i);
   }
+}
+
+// A loop posting to another loop defers its wake-up to its own next turn:
+// every task it posts there in one turn shares one wake-up, and none waits
+// for the posting loop to have something else to do.
+TEST_CASE("Two workers post to each other back and forth without a lost wake-up", "[worker]") {
+  Worker a("test-a");
+  Worker b("test-b");
+  a.Start();
+  b.Start();
+  constexpr int kRounds = 2000;
+  std::promise<int> done;
+  std::atomic<int> off_thread{0};
+  // Each hop is the only thing its loop does: a wake-up left waiting for
+  // more work would stall the exchange (and the test, bounded below).
+  std::function<void(int)> hop = [&](int n) {
+    Worker& here = n % 2 == 0 ? a : b;
+    Worker& there = n % 2 == 0 ? b : a;
+    if (!here.OnWorkerThread()) off_thread++;
+    if (n == kRounds) {
+      done.set_value(n);
+      return;
+    }
+    there.Post([&, n] { hop(n + 1); });
+  };
+  a.Post([&] { hop(0); });
+  auto result = done.get_future();
+  REQUIRE(result.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  CHECK(result.get() == kRounds);
+  CHECK(off_thread == 0);
+  a.Stop();
+  b.Stop();
+}
+
+TEST_CASE("What one loop posts to another in one turn runs there after the turn, in order",
+          "[worker]") {
+  Worker a("test-a");
+  Worker b("test-b");
+  a.Start();
+  b.Start();
+  // b has taken the wake-up of its start and waits.
+  std::promise<void> idle;
+  b.Post([&] { idle.set_value(); });
+  REQUIRE(idle.get_future().wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  std::vector<int> order;  // b's thread only
+  std::atomic<bool> turn_over{false};
+  std::atomic<int> early{0};
+  std::promise<void> done;
+  a.Post([&] {
+    for (int i = 0; i < 500; i++) {
+      b.Post([&, i] {
+        if (!turn_over) early++;
+        order.push_back(i);
+        if (i == 499) done.set_value();
+      });
+    }
+    // a stays busy after posting: the one wake-up for its turn is written
+    // when the turn ends, so b starts on none of the 500 before then.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    turn_over = true;
+  });
+  REQUIRE(done.get_future().wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  b.Stop();
+  a.Stop();
+  REQUIRE(order.size() == 500);
+  for (int i = 0; i < 500; i++) REQUIRE(order[i] == i);
+  CHECK(early == 0);
 }
 
 TEST_CASE("Stop runs the tasks already posted, then drops later posts", "[worker]") {
