@@ -21,7 +21,6 @@
 #include "daemon/guard/scrub.h"
 #include "daemon/ipc/metrics_listener.h"
 #include "daemon/runtime/logging.h"
-#include "daemon/runtime/service_manager.h"
 #include "daemon/runtime/worker.h"
 
 namespace mcpgw {
@@ -86,8 +85,6 @@ GatewayOptions GatewayOptionsFrom(const DaemonOptions& options) {
 }
 
 }  // namespace
-
-void SystemdNotify(const char* state) { NotifyServiceManager(state); }
 
 Supervisor::Supervisor(DaemonOptions options, Sources sources, Notify notify)
     : options_(std::move(options)), sources_(std::move(sources)), notify_(std::move(notify)) {}

@@ -25,6 +25,7 @@
 
 #include "config/config.h"
 #include "daemon/options.h"
+#include "daemon/runtime/service_manager.h"
 
 namespace mcpgw {
 
@@ -42,10 +43,6 @@ namespace auth {
 class AuthManager;
 }
 
-// Tells a service manager of systemd's kind how the daemon is (READY=1,
-// RELOADING=1, STOPPING=1): daemon/runtime/service_manager.h.
-void SystemdNotify(const char* state);
-
 class Supervisor {
  public:
   // What a reload reads: the functions main() used to read the same files.
@@ -53,10 +50,11 @@ class Supervisor {
     std::function<config::ParseResult()> config;  // mcp.json
     std::function<OptionsResult()> options;       // settings.json (LoadOptions)
   };
-  // Tells the service manager a state ("READY=1").
+  // Tells the service manager a state ("READY=1"); by default systemd's
+  // notification socket (daemon/runtime/service_manager.h).
   using Notify = std::function<void(const char* state)>;
 
-  Supervisor(DaemonOptions options, Sources sources, Notify notify = SystemdNotify);
+  Supervisor(DaemonOptions options, Sources sources, Notify notify = NotifyServiceManager);
   ~Supervisor();
   Supervisor(const Supervisor&) = delete;
   Supervisor& operator=(const Supervisor&) = delete;

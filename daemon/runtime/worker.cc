@@ -241,8 +241,7 @@ void Worker::Post(std::function<void()> fn) {
     std::lock_guard<std::mutex> lock(w.mu);
     if (!w.open && (w.started || w.stop_requested)) return;  // stopped
     w.queue.push_back(std::move(fn));
-    signal = w.open && !w.signalled;
-    w.signalled = w.signalled || signal;
+    if (w.open && !w.signalled) signal = w.signalled = true;
   }
   // Outside the lock, so the woken loop does not wait for it.
   if (signal) w.Signal();
