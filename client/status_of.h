@@ -11,7 +11,8 @@
 
 namespace mcpgw::client {
 
-// No kind (a malformed error) counts as a transport failure.
+// No kind (a malformed error) counts as a transport failure, as does a kind
+// that never crosses the wire (base/status.h).
 inline mcpgw_status StatusOf(std::optional<proto::ErrorKind> kind) {
   if (!kind) return MCPGW_TRANSPORT;
   switch (*kind) {
@@ -27,8 +28,9 @@ inline mcpgw_status StatusOf(std::optional<proto::ErrorKind> kind) {
       return MCPGW_DENIED;
     case proto::ErrorKind::kUnavailable:
       return MCPGW_UNAVAILABLE;
+    default:  // kinds that never cross the wire read as transport there
+      return MCPGW_TRANSPORT;
   }
-  return MCPGW_TRANSPORT;
 }
 
 }  // namespace mcpgw::client

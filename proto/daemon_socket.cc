@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <utility>
 
 #include "base/platform.h"
 #include "proto/socket_path.h"
@@ -27,18 +29,18 @@ bool PeerIsTrusted(int fd, uid_t* peer_uid) {
   return *peer_uid == geteuid() || *peer_uid == 0;
 }
 
+base::Status Unreachable(std::string message) {
+  return base::Status(base::ErrorKind::kUnavailable, std::move(message));
+}
+
 }  // namespace
 
-int ConnectToDaemon(const std::string& path, bool nonblocking, std::string* error) {
-  if (std::string bad = CheckSocketPath(path); !bad.empty()) {
-    *error = "cannot reach mcpgwd: " + bad;
-    return -1;
+base::Result<int> ConnectToDaemon(const std::string& path, bool nonblocking) {
+  if (base::Status bad = CheckSocketPath(path); !bad.ok()) {
+    return Unreachable("cannot reach mcpgwd: " + bad.message());
   }
   int fd = base::OpenSocket(AF_UNIX, SOCK_STREAM, 0, nonblocking);
-  if (fd < 0) {
-    *error = std::string("cannot create a socket: ") + std::strerror(errno);
-    return -1;
-  }
+  if (fd < 0) return Unreachable(std::string("cannot create a socket: ") + std::strerror(errno));
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, path.data(), path.size());
@@ -46,23 +48,23 @@ int ConnectToDaemon(const std::string& path, bool nonblocking, std::string* erro
     const int err = errno;
     close(fd);
     if (err == ENOENT || err == ECONNREFUSED) {
-      *error = "mcpgwd is not running (cannot connect to " + path + ": " + std::strerror(err) +
-               "): start it with `mcpgwd --config FILE` (or `systemctl --user start mcpgwd`, on "
-               "macOS `launchctl kickstart gui/$UID/com.mcpgw.mcpgwd`), "
-               "or point MCPGW_SOCKET / --socket at the socket it listens on";
-    } else if (err == EAGAIN) {
-      *error = "mcpgwd at " + path + " is too busy to accept a connection; retry shortly";
-    } else {
-      *error = "cannot connect to mcpgwd at " + path + ": " + std::strerror(err);
+      return Unreachable(
+          "mcpgwd is not running (cannot connect to " + path + ": " + std::strerror(err) +
+          "): start it with `mcpgwd --config FILE` (or `systemctl --user start mcpgwd`, on "
+          "macOS `launchctl kickstart gui/$UID/com.mcpgw.mcpgwd`), "
+          "or point MCPGW_SOCKET / --socket at the socket it listens on");
     }
-    return -1;
+    if (err == EAGAIN) {
+      return Unreachable("mcpgwd at " + path +
+                         " is too busy to accept a connection; retry shortly");
+    }
+    return Unreachable("cannot connect to mcpgwd at " + path + ": " + std::strerror(err));
   }
   uid_t peer_uid = 0;
   if (!PeerIsTrusted(fd, &peer_uid)) {
     close(fd);
-    *error = "the socket " + path + " is served by uid " + std::to_string(peer_uid) +
-             ", not by this user; refusing to use it";
-    return -1;
+    return Unreachable("the socket " + path + " is served by uid " + std::to_string(peer_uid) +
+                       ", not by this user; refusing to use it");
   }
   return fd;  // OpenSocket: no SIGPIPE from it on macOS either
 }

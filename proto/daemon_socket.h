@@ -6,11 +6,14 @@
 
 #include <string>
 
+#include "base/status.h"
+
 namespace mcpgw::proto {
 
 // Connects to the daemon at `path`. Returns the connected socket (close-on-
-// exec; non-blocking when `nonblocking`), or -1 with `*error` set to a message
-// for a person: why the daemon could not be reached and what to do about it.
-int ConnectToDaemon(const std::string& path, bool nonblocking, std::string* error);
+// exec; non-blocking when `nonblocking`), or an error of kind kUnavailable
+// whose message is for a person: why the daemon could not be reached and what
+// to do about it.
+base::Result<int> ConnectToDaemon(const std::string& path, bool nonblocking);
 
 }  // namespace mcpgw::proto

@@ -66,8 +66,9 @@ int ErrorCode(ErrorKind kind) {
       return -32005;
     case ErrorKind::kUnavailable:
       return -32006;
+    default:  // a kind hosts never see reads as transport
+      return -32004;
   }
-  return -32004;
 }
 
 std::string CompactJson(const rapidjson::Value& value) {

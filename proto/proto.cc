@@ -4,21 +4,7 @@
 namespace mcpgw::proto {
 
 std::string_view ErrorKindName(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::kInvalidRequest:
-      return "invalid_request";
-    case ErrorKind::kNotReady:
-      return "not_ready";
-    case ErrorKind::kBackend:
-      return "backend";
-    case ErrorKind::kTransport:
-      return "transport";
-    case ErrorKind::kDenied:
-      return "denied";
-    case ErrorKind::kUnavailable:
-      return "unavailable";
-  }
-  return "transport";
+  return base::KindName(base::IsWireKind(kind) ? kind : ErrorKind::kTransport);
 }
 
 std::optional<ErrorKind> ParseErrorKind(std::string_view name) {
@@ -43,8 +29,9 @@ int ExitCode(ErrorKind kind) {
       return 6;
     case ErrorKind::kUnavailable:
       return 7;
+    default:  // a kind hosts never see reads as transport
+      return 5;
   }
-  return 5;
 }
 
 }  // namespace mcpgw::proto

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string_view>
 
+#include "base/status.h"
+
 namespace mcpgw::proto {
 
 inline constexpr int kProtocolVersion = 1;
@@ -60,11 +62,14 @@ inline constexpr std::string_view kMetrics = "metrics";
 // Notification from client to daemon: {"method":"cancel","params":{"id":<request id>}}.
 inline constexpr std::string_view kCancel = "cancel";
 
-// BEHAVIOR.md §4 error kinds. kUnavailable never crosses the wire: clients use it
-// when the daemon cannot be reached.
-enum class ErrorKind { kInvalidRequest, kNotReady, kBackend, kTransport, kDenied, kUnavailable };
+// BEHAVIOR.md §4 error kinds: the first six kinds of a Status (base/status.h).
+// kUnavailable never crosses the wire: clients use it when the daemon cannot
+// be reached. A kind that stays inside a program (kIo, ...) is never sent as
+// itself: on the wire it reads as kTransport.
+using ErrorKind = base::ErrorKind;
 
 std::string_view ErrorKindName(ErrorKind kind);  // "invalid_request", ...
+// One of the six wire names, else nullopt.
 std::optional<ErrorKind> ParseErrorKind(std::string_view name);
 // CLI exit code of §7 for an error kind (1 backend ... 7 unavailable).
 int ExitCode(ErrorKind kind);

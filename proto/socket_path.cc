@@ -27,16 +27,19 @@ std::string ResolveSocketPath(std::string_view flag) {
 
 size_t MaxSocketPathLength() { return sizeof(sockaddr_un::sun_path) - 1; }
 
-std::string CheckSocketPath(std::string_view path) {
-  if (path.empty()) return "the socket path is empty";
-  if (path.find('\0') != std::string_view::npos) return "the socket path contains a NUL byte";
-  if (path.size() > MaxSocketPathLength()) {
-    return "the socket path is " + std::to_string(path.size()) + " bytes long, more than the " +
-           std::to_string(MaxSocketPathLength()) +
-           " a Unix socket address can hold; choose a shorter --socket or MCPGW_SOCKET: " +
-           std::string(path);
+base::Status CheckSocketPath(std::string_view path) {
+  if (path.empty()) return base::InvalidInput("the socket path is empty");
+  if (path.find('\0') != std::string_view::npos) {
+    return base::InvalidInput("the socket path contains a NUL byte");
   }
-  return "";
+  if (path.size() > MaxSocketPathLength()) {
+    return base::InvalidInput(
+        "the socket path is " + std::to_string(path.size()) + " bytes long, more than the " +
+        std::to_string(MaxSocketPathLength()) +
+        " a Unix socket address can hold; choose a shorter --socket or MCPGW_SOCKET: " +
+        std::string(path));
+  }
+  return base::Status();
 }
 
 }  // namespace mcpgw::proto

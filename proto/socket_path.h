@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
+
 namespace mcpgw::proto {
 
 // Reads one environment variable; nullptr when unset. Tests pass a fake.
@@ -37,7 +39,7 @@ bool IsUserRuntimeDir(const std::string& dir, uid_t uid);
 
 // Longest path a Unix socket address can hold (sun_path minus its NUL).
 size_t MaxSocketPathLength();
-// "" if `path` can name a Unix socket, else a message saying why not.
-std::string CheckSocketPath(std::string_view path);
+// Ok if `path` can name a Unix socket, else an InvalidInput saying why not.
+base::Status CheckSocketPath(std::string_view path);
 
 }  // namespace mcpgw::proto

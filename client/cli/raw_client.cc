@@ -46,9 +46,9 @@ RawClient::RawClient(std::string socket_path) : path_(proto::ResolveSocketPath(s
 ApiResult RawClient::Request(std::string_view method, const std::string& params_json,
                              double timeout_s) {
   Fd sock;
-  std::string error;
-  sock.fd = proto::ConnectToDaemon(path_, /*nonblocking=*/false, &error);
-  if (sock.fd < 0) return {MCPGW_UNAVAILABLE, error};
+  base::Result<int> connected = proto::ConnectToDaemon(path_, /*nonblocking=*/false);
+  if (!connected.ok()) return {MCPGW_UNAVAILABLE, connected.message()};
+  sock.fd = *connected;
   const std::string frames = proto::EncodeHello("1", "mcpgw " MCPGW_VERSION) +
                              proto::EncodeRequest("2", method, params_json);
   if (!SendAll(sock.fd, frames)) {

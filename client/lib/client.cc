@@ -9,7 +9,9 @@
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
+#include "base/status.h"
 #include "client/lib/client_impl.h"
+#include "client/status_of.h"
 #include "proto/messages.h"
 #include "proto/socket_path.h"
 
@@ -62,14 +64,19 @@ struct ShapeChecker : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, ShapeCheck
   bool EndArray(rapidjson::SizeType) { return Close(); }
 };
 
-// Why `arguments_json` cannot be sent, or "" when it can.
-std::string CheckArguments(const char* arguments_json) {
+base::Status Refused(std::string message) {
+  return base::Status(base::ErrorKind::kInvalidRequest, std::move(message));
+}
+
+// Ok when `arguments_json` can be sent, else why not (invalid_request).
+base::Status CheckArguments(const char* arguments_json) {
   const size_t size = std::strlen(arguments_json);
   // Checked here: a frame the daemon cannot read gets an answer that names
   // no request, and the call would never hear back.
   if (size + 256 > proto::kMaxFrameBytes) {
-    return "arguments are too large: " + std::to_string(size) +
-           " bytes do not fit mcpgwd's frame limit of " + std::to_string(proto::kMaxFrameBytes);
+    return Refused("arguments are too large: " + std::to_string(size) +
+                   " bytes do not fit mcpgwd's frame limit of " +
+                   std::to_string(proto::kMaxFrameBytes));
   }
   ShapeChecker checker;
   rapidjson::Reader reader;
@@ -79,14 +86,16 @@ std::string CheckArguments(const char* arguments_json) {
                               rapidjson::kParseNumbersAsStringsFlag;
   const rapidjson::ParseResult ok = reader.Parse<kFlags>(stream, checker);
   if (checker.max_depth > kMaxArgumentsDepth) {
-    return "arguments are nested deeper than " + std::to_string(kMaxArgumentsDepth) + " levels";
+    return Refused("arguments are nested deeper than " + std::to_string(kMaxArgumentsDepth) +
+                   " levels");
   }
   if (!ok) {
-    return std::string("arguments are not valid JSON: ") + rapidjson::GetParseError_En(ok.Code()) +
-           " (at byte " + std::to_string(ok.Offset()) + ")";
+    return Refused(std::string("arguments are not valid JSON: ") +
+                   rapidjson::GetParseError_En(ok.Code()) + " (at byte " +
+                   std::to_string(ok.Offset()) + ")");
   }
-  if (!checker.root_is_object) return "arguments must be a JSON object";
-  return "";
+  if (!checker.root_is_object) return Refused("arguments must be a JSON object");
+  return base::Status();
 }
 
 void AddString(std::string* json, std::string_view key, const char* value) {
@@ -123,10 +132,10 @@ constexpr std::string_view kNoQuery =
     "query is NULL: mcpgw_find_tools needs what the tool should do, in words "
     "(mcpgw_get_dynamic_tools lists the tools without a query)";
 
-// The call's params with the caller's arguments embedded verbatim; "" and
-// *error set when they cannot be sent.
-std::string CallParams(const char* ns, const char* tool, const char* arguments_json,
-                       std::string* error, long long max_text_bytes = MCPGW_MAX_TEXT_DEFAULT) {
+// The call's params with the caller's arguments embedded verbatim, or why
+// they cannot be sent (invalid_request).
+base::Result<std::string> CallParams(const char* ns, const char* tool, const char* arguments_json,
+                                     long long max_text_bytes = MCPGW_MAX_TEXT_DEFAULT) {
   std::string params = "{";
   AddString(&params, "namespace", ns);
   AddString(&params, "toolName", tool);
@@ -140,16 +149,12 @@ std::string CallParams(const char* ns, const char* tool, const char* arguments_j
     params.append("\"max_text_bytes\":");
     params.append(std::to_string(max_text_bytes));
   } else if (max_text_bytes != MCPGW_MAX_TEXT_DEFAULT) {
-    *error = "max_text_bytes is " + std::to_string(max_text_bytes) +
-             ": give a number of bytes (0 for no bound), MCPGW_MAX_TEXT_DEFAULT or "
-             "MCPGW_MAX_TEXT_STDIO";
-    return "";
+    return Refused("max_text_bytes is " + std::to_string(max_text_bytes) +
+                   ": give a number of bytes (0 for no bound), MCPGW_MAX_TEXT_DEFAULT or "
+                   "MCPGW_MAX_TEXT_STDIO");
   }
   if (arguments_json != nullptr) {
-    if (std::string why = CheckArguments(arguments_json); !why.empty()) {
-      *error = std::move(why);
-      return "";
-    }
+    if (base::Status checked = CheckArguments(arguments_json); !checked.ok()) return checked;
     if (params.size() > 1) params.push_back(',');
     params.append("\"arguments\":");
     params.append(arguments_json);
@@ -223,10 +228,9 @@ mcpgw_status mcpgw_call_dynamic_tool(mcpgw_client* client, const char* ns, const
                                      const char* arguments_json, mcpgw_cancel* cancel, char** out) {
   if (out != nullptr) *out = nullptr;
   if (client == nullptr) return client::Finish({MCPGW_INVALID_REQUEST, "no client handle"}, out);
-  std::string error;
-  const std::string params = client::CallParams(ns, tool, arguments_json, &error);
-  if (!error.empty()) return client::Finish({MCPGW_INVALID_REQUEST, error}, out);
-  return client::Finish(client->core.Run(proto::kCallDynamicTool, params, cancel), out);
+  const base::Result<std::string> params = client::CallParams(ns, tool, arguments_json);
+  if (!params.ok()) return client::Finish(client::OutcomeOf(params.status()), out);
+  return client::Finish(client->core.Run(proto::kCallDynamicTool, *params, cancel), out);
 }
 
 mcpgw_status mcpgw_call_dynamic_tool_bounded(mcpgw_client* client, const char* ns, const char* tool,
@@ -234,10 +238,10 @@ mcpgw_status mcpgw_call_dynamic_tool_bounded(mcpgw_client* client, const char* n
                                              mcpgw_cancel* cancel, char** out) {
   if (out != nullptr) *out = nullptr;
   if (client == nullptr) return client::Finish({MCPGW_INVALID_REQUEST, "no client handle"}, out);
-  std::string error;
-  const std::string params = client::CallParams(ns, tool, arguments_json, &error, max_text_bytes);
-  if (!error.empty()) return client::Finish({MCPGW_INVALID_REQUEST, error}, out);
-  return client::Finish(client->core.Run(proto::kCallDynamicTool, params, cancel), out);
+  const base::Result<std::string> params =
+      client::CallParams(ns, tool, arguments_json, max_text_bytes);
+  if (!params.ok()) return client::Finish(client::OutcomeOf(params.status()), out);
+  return client::Finish(client->core.Run(proto::kCallDynamicTool, *params, cancel), out);
 }
 
 mcpgw_status mcpgw_status_json(mcpgw_client* client, mcpgw_cancel* cancel, char** out) {
@@ -279,10 +283,10 @@ mcpgw_request mcpgw_start_call_dynamic_tool(mcpgw_client* client, const char* ns
                                             const char* arguments_json, mcpgw_done done,
                                             void* user_data) {
   if (client == nullptr) return 0;
-  std::string error;
-  const std::string params = client::CallParams(ns, tool, arguments_json, &error);
-  if (!error.empty()) return client->core.Refuse(MCPGW_INVALID_REQUEST, error, done, user_data);
-  return client->core.Start(proto::kCallDynamicTool, params, done, user_data);
+  const base::Result<std::string> params = client::CallParams(ns, tool, arguments_json);
+  if (!params.ok())
+    return client->core.Refuse(client::StatusOf(params.kind()), params.message(), done, user_data);
+  return client->core.Start(proto::kCallDynamicTool, *params, done, user_data);
 }
 
 mcpgw_request mcpgw_start_call_dynamic_tool_bounded(mcpgw_client* client, const char* ns,
@@ -290,10 +294,11 @@ mcpgw_request mcpgw_start_call_dynamic_tool_bounded(mcpgw_client* client, const 
                                                     long long max_text_bytes, mcpgw_done done,
                                                     void* user_data) {
   if (client == nullptr) return 0;
-  std::string error;
-  const std::string params = client::CallParams(ns, tool, arguments_json, &error, max_text_bytes);
-  if (!error.empty()) return client->core.Refuse(MCPGW_INVALID_REQUEST, error, done, user_data);
-  return client->core.Start(proto::kCallDynamicTool, params, done, user_data);
+  const base::Result<std::string> params =
+      client::CallParams(ns, tool, arguments_json, max_text_bytes);
+  if (!params.ok())
+    return client->core.Refuse(client::StatusOf(params.kind()), params.message(), done, user_data);
+  return client->core.Start(proto::kCallDynamicTool, *params, done, user_data);
 }
 
 mcpgw_request mcpgw_start_status(mcpgw_client* client, mcpgw_done done, void* user_data) {

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/status.h"
 #include "client/lib/wake.h"
 #include "mcpgw.h"
 #include "proto/frame.h"
@@ -34,6 +35,8 @@ namespace mcpgw::client {
 using Clock = std::chrono::steady_clock;
 
 // How a request ended: on MCPGW_OK the answer, otherwise an error message.
+// This is what mcpgw.h hands a host (a status code and a text), so it stays
+// in the C ABI's terms; a base::Status becomes one through OutcomeOf.
 struct Outcome {
   mcpgw_status status = MCPGW_OK;
   std::string text;
@@ -126,7 +129,7 @@ class Core {
   // matters; Lock& parameters may be released and taken again inside).
   uint64_t StartLocked(std::string_view method, std::string_view params, Waiter* waiter,
                        mcpgw_done done, void* user_data);
-  bool EnsureConnectedLocked(std::string* error);
+  base::Status EnsureConnectedLocked();
   void QueueLocked(std::string frame, uint64_t request);
   // Writes what the socket takes now; never blocks.
   void FlushLocked();
@@ -184,8 +187,10 @@ class Core {
 // Message for a request whose connection was lost after it was sent.
 std::string LostConnectionMessage(const std::string& path);
 // Connects to the daemon at `path` and checks who serves it. Returns the
-// non-blocking socket, or -1 with *error set.
-int ConnectSocket(const std::string& path, std::string* error);
+// non-blocking socket, or why not (unavailable).
+base::Result<int> ConnectSocket(const std::string& path);
+// The outcome a host sees for an error: its kind's status and its message.
+Outcome OutcomeOf(const base::Status& error);
 // Turns one reply frame into the id it answers and an outcome; false for a
 // frame that is not a reply to one of ours. A result's "text" becomes the
 // outcome's text (*has_text); a result without one is kept as compact JSON.

@@ -21,9 +21,11 @@ std::string LostConnectionMessage(const std::string& path) {
          " (it stopped or restarted); the call's outcome is unknown, retry it";
 }
 
-int ConnectSocket(const std::string& path, std::string* error) {
-  return proto::ConnectToDaemon(path, /*nonblocking=*/true, error);
+base::Result<int> ConnectSocket(const std::string& path) {
+  return proto::ConnectToDaemon(path, /*nonblocking=*/true);
 }
+
+Outcome OutcomeOf(const base::Status& error) { return {StatusOf(error.kind()), error.message()}; }
 
 bool DecodeReply(std::string_view frame, uint64_t* id, Outcome* outcome, bool* has_text) {
   proto::Decoded d = proto::DecodeMessage(frame);

@@ -49,9 +49,8 @@ uint64_t Core::StartLocked(std::string_view method, std::string_view params, Wai
       deadlines_.emplace(*r.deadline, id);
     }
   }
-  std::string error;
-  if (!EnsureConnectedLocked(&error)) {
-    CompleteLocked(r, {MCPGW_UNAVAILABLE, std::move(error)});
+  if (base::Status connected = EnsureConnectedLocked(); !connected.ok()) {
+    CompleteLocked(r, OutcomeOf(connected));
     return id;
   }
   QueueLocked(proto::EncodeRequest(std::to_string(id), method, params), id);
@@ -127,12 +126,12 @@ void Core::ExpireLocked(Clock::time_point now) {
 
 // ---- the connection ----------------------------------------------------------
 
-bool Core::EnsureConnectedLocked(std::string* error) {
-  if (conn_ != nullptr) return true;
-  const int fd = ConnectSocket(path_, error);
-  if (fd < 0) return false;
+base::Status Core::EnsureConnectedLocked() {
+  if (conn_ != nullptr) return base::Status();
+  base::Result<int> fd = ConnectSocket(path_);
+  if (!fd.ok()) return std::move(fd).status();
   auto conn = std::make_shared<Connection>();
-  conn->fd = fd;
+  conn->fd = *fd;
   conn->hello_id = next_id_++;
   conn_ = std::move(conn);
   // Hello goes first, ahead of frames waiting for this connection; the
@@ -141,13 +140,14 @@ bool Core::EnsureConnectedLocked(std::string* error) {
       OutFrame{proto::EncodeHello(std::to_string(conn_->hello_id), "libmcpgw " MCPGW_VERSION), 0});
   out_head_ = 0;
   UpdateInterestLocked();
-  return true;
+  return base::Status();
 }
 
 Outcome Core::ConnectNow() {
   std::lock_guard lock(mu_);
-  std::string error;
-  if (!EnsureConnectedLocked(&error)) return {MCPGW_UNAVAILABLE, std::move(error)};
+  if (base::Status connected = EnsureConnectedLocked(); !connected.ok()) {
+    return OutcomeOf(connected);
+  }
   FlushLocked();
   if (conn_ == nullptr) return {MCPGW_UNAVAILABLE, LostConnectionMessage(path_)};
   return {MCPGW_OK, path_};
@@ -237,12 +237,11 @@ void Core::LoseConnectionLocked(const std::shared_ptr<Connection>& conn, mcpgw_s
   for (uint64_t id : lost) CompleteLocked(id, {status, message});
   if (again.empty()) return;
   out_ = std::move(again);
-  std::string error;
-  if (!EnsureConnectedLocked(&error)) {
+  if (base::Status connected = EnsureConnectedLocked(); !connected.ok()) {
     std::vector<uint64_t> unreachable;
     for (const OutFrame& f : out_) unreachable.push_back(f.request);
     out_.clear();
-    for (uint64_t id : unreachable) CompleteLocked(id, {MCPGW_UNAVAILABLE, error});
+    for (uint64_t id : unreachable) CompleteLocked(id, OutcomeOf(connected));
   }
 }
 

@@ -570,8 +570,7 @@ void Gateway::Refuse(const PendingCall& call, proto::ErrorKind kind, std::string
     case proto::ErrorKind::kBackend:
       end = CallEnd::kBackend;
       break;
-    case proto::ErrorKind::kTransport:
-    case proto::ErrorKind::kUnavailable:
+    default:  // transport, and what hosts see as transport
       break;
   }
   auto it = by_name_.find(call.ns);

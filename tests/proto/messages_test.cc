@@ -140,6 +140,19 @@ TEST_CASE("error codes are distinct per kind", "[proto][messages]") {
   CHECK(!ParseErrorKind("nope"));
 }
 
+TEST_CASE("kinds that stay inside a program read as transport on the wire", "[proto][messages]") {
+  for (ErrorKind kind :
+       {ErrorKind::kInvalidInput, ErrorKind::kNotFound, ErrorKind::kIo, ErrorKind::kInternal}) {
+    CHECK(ErrorKindName(kind) == "transport");
+    CHECK(ErrorCode(kind) == ErrorCode(ErrorKind::kTransport));
+    CHECK(ExitCode(kind) == ExitCode(ErrorKind::kTransport));
+  }
+  CHECK(!ParseErrorKind("io"));
+  CHECK(!ParseErrorKind("invalid_input"));
+  const std::string frame = EncodeError("7", ErrorKind::kIo, "disk full");
+  CHECK(frame.find(R"("kind":"transport")") != std::string::npos);
+}
+
 TEST_CASE("encoders produce one valid line even from hostile text", "[proto][messages]") {
   std::string hostile = std::string("a\nb\r\"c\\\x01") + "\xff\xfe" + "\xe2\x82";
   Decoded d = DecodeMessage(Strip(EncodeTextResult("1", hostile)));

@@ -93,11 +93,13 @@ TEST_CASE("a --socket flag wins over the environment", "[proto][socket_path]") {
 
 TEST_CASE("paths too long for sockaddr_un are refused with a clear message",
           "[proto][socket_path]") {
-  CHECK(CheckSocketPath("/run/user/1000/mcpgw/mcpgw.sock").empty());
-  CHECK(CheckSocketPath("/" + std::string(MaxSocketPathLength() - 1, 'a')).empty());
-  std::string error = CheckSocketPath("/" + std::string(MaxSocketPathLength(), 'a'));
-  CHECK(error.find("more than the 107") != std::string::npos);
-  CHECK(!CheckSocketPath("").empty());
+  CHECK(CheckSocketPath("/run/user/1000/mcpgw/mcpgw.sock").ok());
+  CHECK(CheckSocketPath("/" + std::string(MaxSocketPathLength() - 1, 'a')).ok());
+  base::Status error = CheckSocketPath("/" + std::string(MaxSocketPathLength(), 'a'));
+  CHECK(error.kind() == base::ErrorKind::kInvalidInput);
+  CHECK(error.message().find("more than the 107") != std::string::npos);
+  CHECK(!CheckSocketPath("").ok());
+  CHECK(CheckSocketPath("").message() == "the socket path is empty");
 }
 
 }  // namespace
