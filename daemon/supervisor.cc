@@ -152,10 +152,10 @@ void Supervisor::Start(const config::Config& config, int listen_fd, CallLog* cal
   gateway_->SetResults(options_.results, options_.results_dir);
   gateway_->SetPinning(options_.pinning);
   StartAuth();
-  const std::string error =
+  const base::Status listening =
       listen_fd >= 0 ? ipc_->ListenFd(listen_fd) : ipc_->Listen(options_.socket_path);
-  if (!error.empty()) {
-    spdlog::error("{}", error);
+  if (!listening.ok()) {
+    spdlog::error("{}", listening.message());
     Exit(1);
     return;
   }
@@ -182,7 +182,7 @@ bool Supervisor::StartMetrics() {
   if (address) {
     metrics_ = std::make_unique<MetricsListener>(main_loop().loop(),
                                                  [this] { return gateway_->MetricsText(); });
-    error = metrics_->Listen(*address);
+    error = metrics_->Listen(*address).message();
   }
   if (!error.empty()) {
     spdlog::error("{}", error);

@@ -37,55 +37,62 @@ constexpr size_t kMaxQueuedOutput = 64u << 20;
 constexpr size_t kReadBufferBytes = 64u << 10;
 constexpr int kListenBacklog = 128;
 
-std::string ErrnoText(int err) { return std::strerror(err); }
-
 std::string ModeText(mode_t mode) {
   char buf[8];
   snprintf(buf, sizeof(buf), "%04o", static_cast<unsigned>(mode & 07777));
   return buf;
 }
 
+base::Status AlreadyListening() {
+  return base::Status(base::ErrorKind::kInternal, "already listening");
+}
+
 // Creates `dir` (and missing parents) with mode 0700, or checks that the
 // existing one is ours and closed to others.
-std::string PrepareDirectory(const std::string& dir) {
+base::Status PrepareDirectory(const std::string& dir) {
   struct stat st {};
   if (stat(dir.c_str(), &st) != 0) {
-    if (errno != ENOENT) return "cannot use socket directory " + dir + ": " + ErrnoText(errno);
+    if (errno != ENOENT) return base::ErrnoError("cannot use socket directory " + dir, errno);
     for (size_t pos = 1; pos != std::string::npos;) {
       pos = dir.find('/', pos + 1);
       std::string prefix = dir.substr(0, pos);
       if (mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
-        return "cannot create socket directory " + prefix + ": " + ErrnoText(errno);
+        return base::ErrnoError("cannot create socket directory " + prefix, errno);
       }
     }
     if (chmod(dir.c_str(), 0700) != 0 || stat(dir.c_str(), &st) != 0) {
-      return "cannot set up socket directory " + dir + ": " + ErrnoText(errno);
+      return base::ErrnoError("cannot set up socket directory " + dir, errno);
     }
   }
-  if (!S_ISDIR(st.st_mode)) return "socket directory " + dir + " is not a directory";
+  if (!S_ISDIR(st.st_mode)) {
+    return base::InvalidInput("socket directory " + dir + " is not a directory");
+  }
   if (st.st_uid != geteuid()) {
-    return "socket directory " + dir + " belongs to uid " + std::to_string(st.st_uid) +
-           ", not to this user (uid " + std::to_string(geteuid()) + "); refusing to listen there";
+    return base::InvalidInput("socket directory " + dir + " belongs to uid " +
+                              std::to_string(st.st_uid) + ", not to this user (uid " +
+                              std::to_string(geteuid()) + "); refusing to listen there");
   }
   if ((st.st_mode & 022) != 0) {
-    return "socket directory " + dir + " is writable by other users (mode " + ModeText(st.st_mode) +
-           "); run `chmod 700 " + dir + "` or choose another --socket";
+    return base::InvalidInput("socket directory " + dir + " is writable by other users (mode " +
+                              ModeText(st.st_mode) + "); run `chmod 700 " + dir +
+                              "` or choose another --socket");
   }
-  return "";
+  return base::Status();
 }
 
 // Removes a socket file left behind by a daemon that is gone; refuses when a
 // daemon still answers on it or when the path is not a socket at all.
-std::string RemoveStaleSocket(const std::string& path) {
+base::Status RemoveStaleSocket(const std::string& path) {
   struct stat st {};
   if (lstat(path.c_str(), &st) != 0) {
-    return errno == ENOENT ? "" : "cannot check " + path + ": " + ErrnoText(errno);
+    return errno == ENOENT ? base::Status() : base::ErrnoError("cannot check " + path, errno);
   }
   if (!S_ISSOCK(st.st_mode)) {
-    return path + " exists and is not a socket; remove it or choose another --socket";
+    return base::InvalidInput(path +
+                              " exists and is not a socket; remove it or choose another --socket");
   }
   int fd = base::OpenSocket(AF_UNIX, SOCK_STREAM, 0, /*nonblocking=*/true);
-  if (fd < 0) return "cannot create a socket: " + ErrnoText(errno);
+  if (fd < 0) return base::ErrnoError("cannot create a socket", errno);
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   memcpy(addr.sun_path, path.data(), path.size());
@@ -93,15 +100,14 @@ std::string RemoveStaleSocket(const std::string& path) {
   int err = errno;
   close(fd);
   if (rc == 0 || err == EAGAIN || err == EINPROGRESS) {
-    return "another mcpgwd is already listening on " + path;
+    return base::IoError("another mcpgwd is already listening on " + path);
   }
-  if (err != ECONNREFUSED)
-    return "cannot check the existing socket " + path + ": " + ErrnoText(err);
+  if (err != ECONNREFUSED) return base::ErrnoError("cannot check the existing socket " + path, err);
   if (unlink(path.c_str()) != 0 && errno != ENOENT) {
-    return "cannot remove the stale socket " + path + ": " + ErrnoText(errno);
+    return base::ErrnoError("cannot remove the stale socket " + path, errno);
   }
   spdlog::info("removed stale socket {}", path);
-  return "";
+  return base::Status();
 }
 
 }  // namespace
@@ -156,13 +162,13 @@ struct IpcServer::Impl {
     return false;
   }
 
-  std::string StartListening() {
+  base::Status StartListening() {
     int rc = uv_listen(reinterpret_cast<uv_stream_t*>(listener), kListenBacklog, OnConnection);
     if (rc != 0) {
       CloseListener();
-      return std::string("cannot listen: ") + uv_strerror(rc);
+      return base::IoError(std::string("cannot listen: ") + uv_strerror(rc));
     }
-    return "";
+    return base::Status();
   }
 
   void CloseListener() {
@@ -479,13 +485,13 @@ IpcServer::~IpcServer() {
            [](uv_handle_t* h) { delete reinterpret_cast<uv_prepare_t*>(h); });
 }
 
-std::string IpcServer::Listen(const std::string& path) {
-  if (impl_->listener != nullptr) return "already listening";
-  if (std::string error = proto::CheckSocketPath(path); !error.empty()) return error;
+base::Status IpcServer::Listen(const std::string& path) {
+  if (impl_->listener != nullptr) return AlreadyListening();
+  if (base::Status error = proto::CheckSocketPath(path); !error.ok()) return error;
   size_t slash = path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  if (std::string error = PrepareDirectory(dir); !error.empty()) return error;
-  if (std::string error = RemoveStaleSocket(path); !error.empty()) return error;
+  if (base::Status error = PrepareDirectory(dir); !error.ok()) return error;
+  if (base::Status error = RemoveStaleSocket(path); !error.ok()) return error;
 
   impl_->listener = new uv_pipe_t;
   uv_pipe_init(impl_->loop, impl_->listener, 0);
@@ -495,11 +501,11 @@ std::string IpcServer::Listen(const std::string& path) {
   umask(old_mask);
   if (rc != 0) {
     impl_->CloseListener();
-    return "cannot listen on " + path + ": " + uv_strerror(rc);
+    return base::IoError("cannot listen on " + path + ": " + uv_strerror(rc));
   }
   struct stat st {};
   if (chmod(path.c_str(), 0600) != 0 || lstat(path.c_str(), &st) != 0) {
-    std::string error = "cannot set the mode of " + path + ": " + ErrnoText(errno);
+    base::Status error = base::ErrnoError("cannot set the mode of " + path, errno);
     impl_->CloseListener();
     return error;
   }
@@ -508,15 +514,15 @@ std::string IpcServer::Listen(const std::string& path) {
   return impl_->StartListening();
 }
 
-std::string IpcServer::ListenFd(int fd) {
-  if (impl_->listener != nullptr) return "already listening";
+base::Status IpcServer::ListenFd(int fd) {
+  if (impl_->listener != nullptr) return AlreadyListening();
   impl_->listener = new uv_pipe_t;
   uv_pipe_init(impl_->loop, impl_->listener, 0);
   impl_->listener->data = impl_.get();
   int rc = uv_pipe_open(impl_->listener, fd);
   if (rc != 0) {
     impl_->CloseListener();
-    return std::string("cannot use the inherited socket: ") + uv_strerror(rc);
+    return base::IoError(std::string("cannot use the inherited socket: ") + uv_strerror(rc));
   }
   return impl_->StartListening();
 }

@@ -22,6 +22,7 @@
 #include <rapidjson/document.h>
 #include <uv.h>
 
+#include "base/status.h"
 #include "proto/proto.h"
 
 namespace mcpgw {
@@ -75,10 +76,10 @@ class IpcServer : public IpcReplies {
   IpcServer& operator=(const IpcServer&) = delete;
 
   // Creates the socket's directory (0700) if missing, replaces a stale socket
-  // file, binds and listens (socket 0600). Returns an error message or "".
-  std::string Listen(const std::string& path);
+  // file, binds and listens (socket 0600).
+  base::Status Listen(const std::string& path);
   // Serves an already listening socket (systemd/launchd socket activation).
-  std::string ListenFd(int fd);
+  base::Status ListenFd(int fd);
   // Stops accepting; open connections stay until CloseAll().
   void StopAccepting();
   // Closes every connection (their tickets are cancelled) and the listener.

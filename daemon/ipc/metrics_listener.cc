@@ -150,7 +150,7 @@ MetricsListener::~MetricsListener() { Close(); }
 
 size_t MetricsListener::connections() const { return state_->open.size(); }
 
-std::string MetricsListener::Listen(const LoopbackAddress& address) {
+base::Status MetricsListener::Listen(const LoopbackAddress& address) {
   const std::string shown = address.ipv6 ? "[" + address.host + "]:" + std::to_string(address.port)
                                          : address.host + ":" + std::to_string(address.port);
   sockaddr_storage storage{};
@@ -158,7 +158,7 @@ std::string MetricsListener::Listen(const LoopbackAddress& address) {
                                       reinterpret_cast<sockaddr_in6*>(&storage))
                         : uv_ip4_addr(address.host.c_str(), address.port,
                                       reinterpret_cast<sockaddr_in*>(&storage));
-  if (rc != 0) return "metrics.listen " + shown + ": " + uv_strerror(rc);
+  if (rc != 0) return base::InvalidInput("metrics.listen " + shown + ": " + uv_strerror(rc));
   auto* server = new uv_tcp_t;
   uv_tcp_init(state_->loop, server);
   server->data = state_.get();
@@ -167,7 +167,7 @@ std::string MetricsListener::Listen(const LoopbackAddress& address) {
   if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(server), 128, OnConnection);
   if (rc != 0) {
     Close();
-    return "metrics.listen " + shown + ": cannot listen: " + uv_strerror(rc);
+    return base::IoError("metrics.listen " + shown + ": cannot listen: " + uv_strerror(rc));
   }
   sockaddr_storage bound{};
   int len = sizeof bound;
@@ -177,7 +177,7 @@ std::string MetricsListener::Listen(const LoopbackAddress& address) {
                        : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
   address_ = address.ipv6 ? "[" + address.host + "]:" + std::to_string(port)
                           : address.host + ":" + std::to_string(port);
-  return "";
+  return base::Status();
 }
 
 void MetricsListener::Close() {

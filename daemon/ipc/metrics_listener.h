@@ -18,6 +18,7 @@
 
 #include <uv.h>
 
+#include "base/status.h"
 #include "config/settings.h"
 
 namespace mcpgw {
@@ -31,8 +32,8 @@ class MetricsListener {
   MetricsListener(const MetricsListener&) = delete;
   MetricsListener& operator=(const MetricsListener&) = delete;
 
-  // Binds and listens; "" or an error naming the address.
-  std::string Listen(const LoopbackAddress& address);
+  // Binds and listens; an error names the address.
+  base::Status Listen(const LoopbackAddress& address);
   // "127.0.0.1:PORT" or "[::1]:PORT" with the port bound; "" before Listen.
   const std::string& address() const { return address_; }
   // Connections open now.

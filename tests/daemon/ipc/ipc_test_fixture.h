@@ -121,7 +121,8 @@ class ServerThread {
           async_.data = this;
           server_ = std::make_unique<IpcServer>(&loop_, handler, options);
           handler->server = server_.get();
-          started.set_value(listen_fd >= 0 ? server_->ListenFd(listen_fd) : server_->Listen(path));
+          started.set_value(
+              (listen_fd >= 0 ? server_->ListenFd(listen_fd) : server_->Listen(path)).message());
           uv_run(&loop_, UV_RUN_DEFAULT);
           uv_loop_close(&loop_);
         });
