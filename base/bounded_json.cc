@@ -193,25 +193,24 @@ bool AppendNumber(std::string& out, const rapidjson::Value& v) {
   return true;
 }
 
-std::string InvalidJsonAt(size_t where, std::string_view what) {
-  return "invalid JSON at offset " + std::to_string(where) + ": " + std::string(what);
+Status InvalidJsonAt(size_t where, std::string_view what) {
+  return InvalidInput("invalid JSON at offset " + std::to_string(where) + ": " + std::string(what));
 }
 
-// The reason for text that is not UTF-8 (as the reader words it), or "".
-std::string Utf8Failure(std::string_view text) {
+// Ok, or the reason for text that is not UTF-8 (as the reader words it).
+Status Utf8Failure(std::string_view text) {
   const size_t valid = Utf8ValidPrefix(text);
-  if (valid == text.size()) return "";
+  if (valid == text.size()) return Status();
   return InvalidJsonAt(valid,
                        rapidjson::GetParseError_En(rapidjson::kParseErrorStringInvalidEncoding));
 }
 
-// Why a bounded parse failed, or "" when it did not: the limits' reasons
+// Why a bounded parse failed, or ok when it did not: the limits' reasons
 // first, then the reader's, then bytes after the root value (the reader takes
 // a NUL byte for the end of input; anything from there on is trailing).
-std::string ParseFailure(bool too_deep, bool bad_surrogate, bool too_big,
-                         const rapidjson::Reader& reader, size_t offset, size_t size,
-                         int max_depth) {
-  if (too_deep) return "JSON nested deeper than " + std::to_string(max_depth);
+Status ParseFailure(bool too_deep, bool bad_surrogate, bool too_big,
+                    const rapidjson::Reader& reader, size_t offset, size_t size, int max_depth) {
+  if (too_deep) return InvalidInput("JSON nested deeper than " + std::to_string(max_depth));
   if (bad_surrogate) return InvalidJsonAt(offset, "unpaired UTF-16 surrogate in a string");
   if (too_big) return InvalidJsonAt(offset, "Number too big to be stored in double.");
   if (reader.HasParseError()) {
@@ -221,24 +220,21 @@ std::string ParseFailure(bool too_deep, bool bad_surrogate, bool too_big,
   if (offset != size) {
     return InvalidJsonAt(offset, "The document root must not be followed by other values.");
   }
-  return "";
+  return Status();
 }
 
 }  // namespace
 
-bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson::Document& doc,
-                      std::string& error) {
+Status ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson::Document& doc) {
   if (text.size() > limits.max_bytes) {
-    error = "response exceeds " + DescribeSize(limits.max_bytes);
     doc.SetNull();
-    return false;
+    return InvalidInput("response exceeds " + DescribeSize(limits.max_bytes));
   }
-  error = Utf8Failure(text);
-  if (!error.empty()) {
+  if (Status error = Utf8Failure(text); !error.ok()) {
     doc.SetNull();
-    return false;
+    return error;
   }
-  error = WithReader(text.size(), [&](rapidjson::Reader& reader) {
+  Status error = WithReader(text.size(), [&](rapidjson::Reader& reader) {
     JsonLocalStream stream(text);
     bool too_deep = false, bad_surrogate = false, too_big = false;
     auto generate = [&](rapidjson::Document& handler) {
@@ -253,9 +249,8 @@ bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson
     return ParseFailure(too_deep, bad_surrogate, too_big, reader, stream.Tell(), text.size(),
                         limits.max_depth);
   });
-  if (error.empty()) return true;
-  doc.SetNull();
-  return false;
+  if (!error.ok()) doc.SetNull();
+  return error;
 }
 
 FrameParse ParseJsonWithinDepth(std::string_view text, int max_depth, rapidjson::Document& doc) {
@@ -481,21 +476,18 @@ Scan ScanMember(std::string_view t, size_t i, const std::string_view* path, size
 
 }  // namespace
 
-bool ValidateBoundedJson(std::string_view text, const JsonLimits& limits, std::string& error) {
+Status ValidateBoundedJson(std::string_view text, const JsonLimits& limits) {
   if (text.size() > limits.max_bytes) {
-    error = "JSON text exceeds " + DescribeSize(limits.max_bytes);
-    return false;
+    return InvalidInput("JSON text exceeds " + DescribeSize(limits.max_bytes));
   }
-  error = Utf8Failure(text);
-  if (!error.empty()) return false;
-  error = WithReader(text.size(), [&](rapidjson::Reader& reader) {
+  if (Status error = Utf8Failure(text); !error.ok()) return error;
+  return WithReader(text.size(), [&](rapidjson::Reader& reader) {
     JsonLocalStream stream(text);
     Validator validator(limits.max_depth);
     reader.Parse<kCheckedParseFlags>(stream, validator);
     return ParseFailure(validator.too_deep, validator.bad_surrogate, /*too_big=*/false, reader,
                         stream.Tell(), text.size(), limits.max_depth);
   });
-  return error.empty();
 }
 
 std::optional<std::string_view> RawMember(std::string_view text,
@@ -694,19 +686,19 @@ class Canonicalizer : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Can
 
 }  // namespace
 
-std::optional<std::string> CanonicalJsonText(std::string_view text, const JsonLimits& limits,
-                                             std::string& error) {
+Result<std::string> CanonicalJsonText(std::string_view text, const JsonLimits& limits) {
   if (text.size() > limits.max_bytes) {
-    error = "JSON text exceeds " + DescribeSize(limits.max_bytes);
-    return std::nullopt;
+    return InvalidInput("JSON text exceeds " + DescribeSize(limits.max_bytes));
   }
   rapidjson::MemoryStream stream(text.data(), text.size());
   rapidjson::Reader reader;
   Canonicalizer canon(limits.max_depth);
   reader.Parse<kParseFlags>(stream, canon);
-  error = ParseFailure(canon.too_deep, canon.bad_surrogate, /*too_big=*/false, reader,
-                       stream.Tell(), text.size(), limits.max_depth);
-  if (!error.empty()) return std::nullopt;
+  if (Status error = ParseFailure(canon.too_deep, canon.bad_surrogate, /*too_big=*/false, reader,
+                                  stream.Tell(), text.size(), limits.max_depth);
+      !error.ok()) {
+    return error;
+  }
   return std::move(canon.root);
 }
 

@@ -19,6 +19,8 @@
 
 #include <rapidjson/document.h>
 
+#include "base/status.h"
+
 namespace mcpgw::base {
 
 struct JsonLimits {
@@ -26,11 +28,10 @@ struct JsonLimits {
   int max_depth = 128;
 };
 
-// Parses `text` into `doc`. On failure returns false and sets `error` to a
-// short reason ("response exceeds 16 MiB", "JSON nested deeper than 128",
-// "invalid JSON at offset 12: Missing a comma...").
-bool ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson::Document& doc,
-                      std::string& error);
+// Parses `text` into `doc`. A failure is an InvalidInput with a short reason
+// ("response exceeds 16 MiB", "JSON nested deeper than 128", "invalid JSON at
+// offset 12: Missing a comma..."), and `doc` null.
+Status ParseBoundedJson(std::string_view text, const JsonLimits& limits, rapidjson::Document& doc);
 
 // How ParseJsonWithinDepth went: too deep, or the reader's error and where.
 struct FrameParse {
@@ -51,8 +52,9 @@ FrameParse ParseJsonWithinDepth(std::string_view text, int max_depth, rapidjson:
 // Checks that `text` is exactly one JSON value within `limits`, its strings
 // valid UTF-8 (escaped surrogates paired), without building a tree and
 // without converting numbers: any number the grammar allows passes, digits
-// intact. For text that is forwarded as it is (a call's arguments).
-bool ValidateBoundedJson(std::string_view text, const JsonLimits& limits, std::string& error);
+// intact. For text that is forwarded as it is (a call's arguments). A failure
+// is an InvalidInput saying why.
+Status ValidateBoundedJson(std::string_view text, const JsonLimits& limits);
 
 // The exact bytes of the value reached from the root object of `text` through
 // the member names in `path` (a SAX pass that notes stream offsets), or
@@ -80,10 +82,9 @@ std::string CanonicalJson(const rapidjson::Value& value);
 // strings re-escaped the one way AppendJsonString writes them, numbers
 // exactly as written (`1.0` stays `1.0`; 30 digits keep all 30). Two texts
 // that differ only in member order or white space give the same form; two
-// numbers a double cannot tell apart do not. nullopt, and `error`, when
-// `text` is not one JSON value within `limits`. For the request digest
+// numbers a double cannot tell apart do not. An InvalidInput when `text` is
+// not one JSON value within `limits`. For the request digest
 // (daemon/guard/request_digest.h).
-std::optional<std::string> CanonicalJsonText(std::string_view text, const JsonLimits& limits,
-                                             std::string& error);
+Result<std::string> CanonicalJsonText(std::string_view text, const JsonLimits& limits);
 
 }  // namespace mcpgw::base

@@ -15,8 +15,7 @@ constexpr int kMaxDepth = 16;
 
 bool ParseObject(std::string_view body, std::string_view what, rapidjson::Document* doc,
                  std::string* error) {
-  std::string why;
-  if (!base::ParseBoundedJson(body, {kMaxDocumentBytes, kMaxDepth}, *doc, why)) {
+  if (!base::ParseBoundedJson(body, {kMaxDocumentBytes, kMaxDepth}, *doc).ok()) {
     *error = std::string(what) + " is not valid JSON";
     return false;
   }

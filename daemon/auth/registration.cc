@@ -15,8 +15,7 @@ constexpr std::string_view kClientName = "mcpgw";
 
 std::string ErrorFromBody(std::string_view body) {
   rapidjson::Document doc;
-  std::string why;
-  if (!base::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc, why) || !doc.IsObject()) {
+  if (!base::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc).ok() || !doc.IsObject()) {
     return "";
   }
   std::string out;
@@ -137,8 +136,7 @@ bool ParseRegistration(int http_status, std::string_view body, std::string_view 
     return false;
   }
   rapidjson::Document doc;
-  std::string why;
-  if (!base::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc, why) || !doc.IsObject()) {
+  if (!base::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc).ok() || !doc.IsObject()) {
     *error = "client registration answered something that is not a JSON object";
     return false;
   }

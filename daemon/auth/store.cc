@@ -94,8 +94,7 @@ std::optional<rapidjson::Document> TokenStore::ReadDocument(const std::string& p
   std::string text;
   if (!env_->ReadPrivateFile(path, kMaxFileBytes, &text, error)) return std::nullopt;
   rapidjson::Document doc;
-  std::string why;
-  if (!base::ParseBoundedJson(text, {kMaxFileBytes, 16}, doc, why) || !doc.IsObject() ||
+  if (!base::ParseBoundedJson(text, {kMaxFileBytes, 16}, doc).ok() || !doc.IsObject() ||
       Get(doc, "key") != key) {
     *error = path + " is damaged or not mcpgw's; delete it (mcpgw logout) to start over";
     return std::nullopt;

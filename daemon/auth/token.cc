@@ -104,9 +104,8 @@ TokenOutcome ParseTokenResponse(int http_status, std::string_view content_type,
   const Tokens* previous = previous_copy ? &*previous_copy : nullptr;
   const std::string media = base::MediaType(content_type);
   rapidjson::Document doc;
-  std::string why;
   const bool json = IsJsonMedia(media) &&
-                    base::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc, why) &&
+                    base::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc).ok() &&
                     doc.IsObject();
   if (http_status < 200 || http_status >= 300) {
     const std::string code = json ? base::CleanServerText(Str(doc, "error"), 64) : "";
@@ -165,8 +164,7 @@ std::string JwtSubject(std::string_view jwt) {
   const std::optional<std::string> payload = base::DecodeBase64(jwt.substr(a + 1, b - a - 1));
   if (!payload) return "";
   rapidjson::Document doc;
-  std::string why;
-  if (!base::ParseBoundedJson(*payload, {64u << 10, 16}, doc, why) || !doc.IsObject()) return "";
+  if (!base::ParseBoundedJson(*payload, {64u << 10, 16}, doc).ok() || !doc.IsObject()) return "";
   return base::CleanServerText(Str(doc, "sub"), 128);
 }
 

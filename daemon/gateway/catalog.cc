@@ -499,10 +499,10 @@ std::variant<CallTarget, GatewayError> Catalog::PrepareCallWith(const Value& par
     const base::JsonLimits limits;
     const bool checked = from_checked_frame && raw && raw->size() <= limits.max_bytes &&
                          raw->find('\\') == std::string_view::npos;
-    std::string error;
-    if (!raw || (!checked && !base::ValidateBoundedJson(*raw, limits, error))) {
-      return Invalid("\"arguments\" is not valid JSON text: " +
-                     (raw ? error : std::string("not found in the request")));
+    if (!raw) return Invalid("\"arguments\" is not valid JSON text: not found in the request");
+    if (base::Status valid = checked ? base::Status() : base::ValidateBoundedJson(*raw, limits);
+        !valid.ok()) {
+      return Invalid("\"arguments\" is not valid JSON text: " + valid.message());
     }
     target.arguments_json.assign(*raw);
   }

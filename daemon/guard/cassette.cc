@@ -234,9 +234,9 @@ Cassette::Loaded Cassette::Parse(std::string_view text, const std::string& path)
     };
     if (line.empty()) continue;
     rapidjson::Document doc;
-    std::string error;
-    if (!base::ParseBoundedJson(line, base::JsonLimits{line.size(), 512}, doc, error)) {
-      return fail(error);
+    if (base::Status parsed = base::ParseBoundedJson(line, base::JsonLimits{line.size(), 512}, doc);
+        !parsed.ok()) {
+      return fail(parsed.message());
     }
     const auto type = doc.IsObject() ? StringMember(doc, "type") : std::nullopt;
     if (!type) return fail("not a cassette line (an object with a \"type\")");

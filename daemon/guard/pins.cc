@@ -31,8 +31,7 @@ ToolDefinition MakeDefinition(std::string_view name, std::string_view title,
   // reorders a schema's keys changes nothing.
   auto canonical = [](std::string_view json) {
     rapidjson::Document doc;
-    std::string error;
-    if (!base::ParseBoundedJson(json, base::JsonLimits{}, doc, error)) return std::string("null");
+    if (!base::ParseBoundedJson(json, base::JsonLimits{}, doc).ok()) return std::string("null");
     return base::CanonicalJson(doc);
   };
   ToolDefinition d;
@@ -94,9 +93,8 @@ std::string FormatPinFile(const PinSet& pins) {
 
 bool ParsePinFile(std::string_view text, PinSet* pins, std::string* error) {
   rapidjson::Document doc;
-  std::string why;
-  if (!base::ParseBoundedJson(text, base::JsonLimits{}, doc, why)) {
-    *error = "not valid JSON (" + why + ")";
+  if (base::Status parsed = base::ParseBoundedJson(text, base::JsonLimits{}, doc); !parsed.ok()) {
+    *error = "not valid JSON (" + parsed.message() + ")";
     return false;
   }
   if (!doc.IsObject() || !doc.HasMember("url") || !doc["url"].IsString() ||

@@ -12,9 +12,8 @@ std::optional<std::string> CanonicalRequest(std::string_view ns, std::string_vie
                                             std::string_view arguments_json) {
   base::JsonLimits limits;
   limits.max_bytes = std::numeric_limits<size_t>::max();  // the frame bound held it already
-  std::string error;
-  std::optional<std::string> arguments = base::CanonicalJsonText(arguments_json, limits, error);
-  if (!arguments || arguments->empty() || arguments->front() != '{') return std::nullopt;
+  base::Result<std::string> arguments = base::CanonicalJsonText(arguments_json, limits);
+  if (!arguments.ok() || arguments->empty() || arguments->front() != '{') return std::nullopt;
   std::string text = "{\"arguments\":";
   text += *arguments;
   text += ",\"namespace\":";

@@ -181,9 +181,8 @@ void Session::Impl::BuildWire(Request& req, TimePoint now) {
       if (annotated == param_headers_.end()) return;
       // The values come from the host's own bytes (validated by the gateway).
       rapidjson::Document arguments;
-      std::string error;
       const base::JsonLimits limits{limits_.max_response_bytes, limits_.max_json_depth};
-      if (!base::ParseBoundedJson(req.arguments, limits, arguments, error)) return;
+      if (!base::ParseBoundedJson(req.arguments, limits, arguments).ok()) return;
       for (auto& header : ParamHeaderValues(annotated->second, arguments)) {
         req.wire_headers.push_back(std::move(header));
       }

@@ -225,14 +225,13 @@ void Session::Impl::HandleEvent(TransferId id, const SseEvent& event, TimePoint 
   if (event.type != "message") return;
   base::JsonArena<> arena;
   rapidjson::Document& doc = arena.doc();
-  std::string error;
   const base::JsonLimits limits{limits_.max_sse_event_bytes, limits_.max_json_depth};
   auto it = transfers_.find(id);
   const uint64_t gen = it->second.gen;
-  if (!base::ParseBoundedJson(event.data, limits, doc, error)) {
+  if (base::Status parsed = base::ParseBoundedJson(event.data, limits, doc); !parsed.ok()) {
     // A broken message fails the request whose stream carried it; on the
     // GET stream it is skipped.
-    if (it->second.purpose == Purpose::kRequest) OnInvalid(id, JsonReason(error), now);
+    if (it->second.purpose == Purpose::kRequest) OnInvalid(id, JsonReason(parsed.message()), now);
     return;
   }
   const Message msg = ClassifyMessage(doc);
@@ -324,7 +323,6 @@ void Session::Impl::OnRequestDone(Transfer& t, Outcome facts, TimePoint now) {
   const bool discover = it->second.kind == Kind::kDiscover;
   base::JsonArena<> arena;
   rapidjson::Document& doc = arena.doc();
-  std::string error;
   const rapidjson::Value* message = nullptr;
   std::optional<ModernError> modern;
   std::string invalid;
@@ -333,7 +331,7 @@ void Session::Impl::OnRequestDone(Transfer& t, Outcome facts, TimePoint now) {
     facts.error_body = true;
     const base::JsonLimits limits{kMaxErrorBodyBytes, limits_.max_json_depth};
     if (!facts.failed && t.body == BodyKind::kJson &&
-        base::ParseBoundedJson(t.json, limits, doc, error) && doc.IsObject()) {
+        base::ParseBoundedJson(t.json, limits, doc).ok() && doc.IsObject()) {
       message = &doc;
       modern = RecognizeModernError(doc);
       if (modern) {
@@ -346,8 +344,8 @@ void Session::Impl::OnRequestDone(Transfer& t, Outcome facts, TimePoint now) {
     }
   } else if (t.body == BodyKind::kJson && !facts.failed) {
     const base::JsonLimits limits{limits_.max_response_bytes, limits_.max_json_depth};
-    if (!base::ParseBoundedJson(t.json, limits, doc, error)) {
-      invalid = JsonReason(error);
+    if (base::Status parsed = base::ParseBoundedJson(t.json, limits, doc); !parsed.ok()) {
+      invalid = JsonReason(parsed.message());
     } else {
       const Message msg = ClassifyMessage(doc);
       if (msg.kind == MessageKind::kResponse && msg.int_id == rpc_id) {

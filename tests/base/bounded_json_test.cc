@@ -16,11 +16,13 @@ namespace {
 
 bool Parse(std::string_view text, std::string* error = nullptr, JsonLimits limits = {}) {
   rapidjson::Document doc;
-  std::string e;
-  const bool ok = ParseBoundedJson(text, limits, doc, e);
-  if (error) *error = e;
-  if (ok) CHECK(e.empty());
-  return ok;
+  const Status parsed = ParseBoundedJson(text, limits, doc);
+  if (error) *error = parsed.message();
+  if (!parsed.ok()) {
+    CHECK(parsed.kind() == ErrorKind::kInvalidInput);
+    CHECK(doc.IsNull());
+  }
+  return parsed.ok();
 }
 
 std::string Nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
@@ -28,16 +30,15 @@ std::string Nested(int depth) { return std::string(depth, '[') + std::string(dep
 // Parses `text` with default limits and serialises it again.
 std::string RoundTrip(std::string_view text) {
   rapidjson::Document doc;
-  std::string error;
-  REQUIRE(ParseBoundedJson(text, {}, doc, error));
+  REQUIRE(ParseBoundedJson(text, {}, doc).ok());
   return ToCompactJson(doc);
 }
 
 TEST_CASE("json: a valid message parses into the document", "[base][json]") {
   rapidjson::Document doc;
-  std::string error;
   REQUIRE(ParseBoundedJson(R"( {"jsonrpc":"2.0","id":1,"result":{"x":[1,2.5,"s",null,true]}} )", {},
-                           doc, error));
+                           doc)
+              .ok());
   CHECK(doc["id"].GetInt() == 1);
   CHECK(doc["result"]["x"][1].GetDouble() == 2.5);
   CHECK(doc["result"]["x"][2].GetString() == std::string("s"));
@@ -95,9 +96,7 @@ TEST_CASE("json: 100,000 levels of nesting fail cleanly", "[base][json]") {
 }
 
 TEST_CASE("json: checking and finding members stay flat on 100,000 levels", "[base][json]") {
-  std::string error;
-  CHECK_FALSE(ValidateBoundedJson(Nested(100000), {}, error));
-  CHECK(error == "JSON nested deeper than 128");
+  CHECK(ValidateBoundedJson(Nested(100000), {}).message() == "JSON nested deeper than 128");
   std::string deep = "{\"params\":{\"x\":" + Nested(100000) + ",\"arguments\":{}}}";
   CHECK(RawMember(deep, {"params", "arguments"}) == std::optional<std::string_view>("{}"));
   // An escaped name sends the search to the reader, which must not recurse either.
@@ -120,10 +119,9 @@ TEST_CASE("json: the deepest allowed nesting parses within 1 MiB of stack", "[ba
   auto run = [](void* arg) -> void* {
     auto* j = static_cast<Job*>(arg);
     rapidjson::Document doc;
-    std::string error;
-    j->parsed = ParseBoundedJson(j->arrays, {1u << 20, 1024}, doc, error) &&
-                ParseBoundedJson(j->objects, {1u << 20, 1024}, doc, error) &&
-                ValidateBoundedJson(j->arrays, {1u << 20, 1024}, error);
+    j->parsed = ParseBoundedJson(j->arrays, {1u << 20, 1024}, doc).ok() &&
+                ParseBoundedJson(j->objects, {1u << 20, 1024}, doc).ok() &&
+                ValidateBoundedJson(j->arrays, {1u << 20, 1024}).ok();
     j->frame_parsed = ParseJsonWithinDepth(j->objects, 1024, doc).ok();
     j->refused = !ParseJsonWithinDepth("[" + j->arrays + "]", 1024, doc).ok();
     return nullptr;
@@ -180,15 +178,14 @@ TEST_CASE("json: invalid UTF-8 is refused", "[base][json]") {
   // Found past runs of ASCII, at the byte where the bad sequence starts.
   CHECK_FALSE(Parse("{\"abcdefghijklmnop\":\"qrstuvwxyz\xE2\x82\"}", &error));
   CHECK(error == "invalid JSON at offset 31: Invalid encoding in string.");
-  std::string ignored;
-  CHECK_FALSE(ValidateBoundedJson("[\"0123456789\",\"\xC0\xAF\"]", {}, ignored));
-  CHECK(ignored == "invalid JSON at offset 15: Invalid encoding in string.");
+  CHECK(ValidateBoundedJson("[\"0123456789\",\"\xC0\xAF\"]", {}).message() ==
+        "invalid JSON at offset 15: Invalid encoding in string.");
 }
 
 TEST_CASE("json: escaped surrogates must pair", "[base][json]") {
   rapidjson::Document doc;
   std::string error;
-  REQUIRE(ParseBoundedJson(R"("\ud83d\ude00")", {}, doc, error));
+  REQUIRE(ParseBoundedJson(R"("\ud83d\ude00")", {}, doc).ok());
   CHECK(std::string(doc.GetString()) == "\xF0\x9F\x98\x80");
   CHECK_FALSE(Parse(R"("\ud83d")", &error));
   CHECK_FALSE(Parse(R"("\ude00")", &error));
@@ -198,12 +195,12 @@ TEST_CASE("json: escaped surrogates must pair", "[base][json]") {
 
 TEST_CASE("json: numbers read exactly and keep their integer types", "[base][json]") {
   rapidjson::Document doc;
-  std::string error;
   REQUIRE(
       ParseBoundedJson("[0e300,1e-400,-1e-400,2.2250738585072011e-308,0.1,1.7976931348623157e308,"
                        "-2147483648,-2147483649,4294967295,4294967296,18446744073709551616,-0,"
                        "0.00000000000000000000000000000000000000000000000001e300]",
-                       {}, doc, error));
+                       {}, doc)
+          .ok());
   CHECK(doc[0].IsDouble());
   CHECK(doc[0].GetDouble() == 0.0);
   CHECK(doc[1].GetDouble() == 0.0);  // too small for a double: zero
@@ -234,8 +231,7 @@ TEST_CASE("json: numbers too big for a double are refused", "[base][json]") {
 TEST_CASE("json: a failed parse leaves a null document", "[base][json]") {
   rapidjson::Document doc;
   doc.SetObject();
-  std::string error;
-  CHECK_FALSE(ParseBoundedJson("[1,", {}, doc, error));
+  CHECK_FALSE(ParseBoundedJson("[1,", {}, doc).ok());
   CHECK(doc.IsNull());
 }
 
@@ -253,8 +249,7 @@ TEST_CASE("json: compact serialisation", "[base][json]") {
 TEST_CASE("json: canonical serialisation sorts members at every level", "[base][json]") {
   auto canonical = [](const char* text) {
     rapidjson::Document doc;
-    std::string error;
-    REQUIRE(ParseBoundedJson(text, {}, doc, error));
+    REQUIRE(ParseBoundedJson(text, {}, doc).ok());
     return CanonicalJson(doc);
   };
   CHECK(canonical(R"({"z":1,"a":{"y":[{"b":2,"a":1}],"x":null},"m":"\u00e9"})") ==
@@ -275,8 +270,7 @@ TEST_CASE("json: compact serialisation reparses to the same text", "[base][json]
 
 TEST_CASE("json: AppendCompactJson stops past its bound", "[base][json]") {
   rapidjson::Document doc;
-  std::string error;
-  REQUIRE(ParseBoundedJson(R"({"a":"0123456789"})", {}, doc, error));  // 18 bytes
+  REQUIRE(ParseBoundedJson(R"({"a":"0123456789"})", {}, doc).ok());  // 18 bytes
   std::string out;
   CHECK(AppendCompactJson(out, doc, 18));
   CHECK(out == R"({"a":"0123456789"})");
@@ -325,17 +319,18 @@ TEST_CASE("json: RawMember matches names the way a JSON reader decodes them", "[
 }
 
 TEST_CASE("json: ValidateBoundedJson checks without converting", "[base][json]") {
-  std::string error;
-  CHECK(ValidateBoundedJson(R"({"n":123456789012345678901234567890,"t":1e-400,"u":-0.0})", {},
-                            error));
-  CHECK_FALSE(ValidateBoundedJson(R"({"s":"\udc00"})", {}, error));
-  CHECK(error.find("unpaired UTF-16 surrogate") != std::string::npos);
-  CHECK_FALSE(ValidateBoundedJson("{\"s\":\"\xFF\"}", {}, error));
-  CHECK_FALSE(ValidateBoundedJson(Nested(9), JsonLimits{1024, 8}, error));
-  CHECK(error == "JSON nested deeper than 8");
-  CHECK(ValidateBoundedJson(Nested(8), JsonLimits{1024, 8}, error));
-  CHECK_FALSE(ValidateBoundedJson("{} {}", {}, error));
-  CHECK_FALSE(ValidateBoundedJson("{\"a\":", {}, error));
+  CHECK(
+      ValidateBoundedJson(R"({"n":123456789012345678901234567890,"t":1e-400,"u":-0.0})", {}).ok());
+  const Status surrogate = ValidateBoundedJson(R"({"s":"\udc00"})", {});
+  CHECK_FALSE(surrogate.ok());
+  CHECK(surrogate.message().find("unpaired UTF-16 surrogate") != std::string::npos);
+  CHECK_FALSE(ValidateBoundedJson("{\"s\":\"\xFF\"}", {}).ok());
+  const Status deep = ValidateBoundedJson(Nested(9), JsonLimits{1024, 8});
+  CHECK(deep.kind() == ErrorKind::kInvalidInput);
+  CHECK(deep.message() == "JSON nested deeper than 8");
+  CHECK(ValidateBoundedJson(Nested(8), JsonLimits{1024, 8}).ok());
+  CHECK_FALSE(ValidateBoundedJson("{} {}", {}).ok());
+  CHECK_FALSE(ValidateBoundedJson("{\"a\":", {}).ok());
 }
 
 }  // namespace

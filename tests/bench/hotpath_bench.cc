@@ -80,8 +80,7 @@ size_t OneCall(const Catalog& catalog, bool sse, mcp::RpcId id) {
     data = std::move(body);
   }
   rapidjson::Document doc;
-  std::string error;
-  if (!base::ParseBoundedJson(data, base::JsonLimits{}, doc, error)) std::abort();
+  if (!base::ParseBoundedJson(data, base::JsonLimits{}, doc).ok()) std::abort();
   mcp::Message msg = mcp::ClassifyMessage(doc);
   if (msg.kind != mcp::MessageKind::kResponse || !msg.result) std::abort();
   mcp::ConvertedResult converted = mcp::ConvertCallResult(*msg.result);

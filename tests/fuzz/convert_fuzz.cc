@@ -30,10 +30,9 @@ void CheckJsonString(std::string_view bytes) {
   FUZZ_CHECK(json.find_first_of(std::string_view("\n\r\0", 3)) == std::string_view::npos);
   FUZZ_CHECK(json.find("\xE2\x80\xA8") == std::string_view::npos);
   rapidjson::Document doc;
-  std::string error;
   mcpgw::base::JsonLimits limits;
   limits.max_bytes = SIZE_MAX;
-  FUZZ_CHECK(mcpgw::base::ParseBoundedJson(json, limits, doc, error));
+  FUZZ_CHECK(mcpgw::base::ParseBoundedJson(json, limits, doc).ok());
   FUZZ_CHECK(doc.IsString());
   const std::string_view back(doc.GetString(), doc.GetStringLength());
   FUZZ_CHECK(mcpgw::base::IsValidUtf8(back));
@@ -56,7 +55,7 @@ void CheckTools(const rapidjson::Value& value) {
     FUZZ_CHECK(mcpgw::base::IsValidUtf8(t.description));
     FUZZ_CHECK(t.input_schema_json.size() <= limits.max_schema_bytes);
     rapidjson::Document schema;
-    FUZZ_CHECK(mcpgw::base::ParseBoundedJson(t.input_schema_json, {}, schema, error));
+    FUZZ_CHECK(mcpgw::base::ParseBoundedJson(t.input_schema_json, {}, schema).ok());
     FUZZ_CHECK(schema.IsObject());
   }
   mcpgw::mcp::SortAndDedupTools(tools);
@@ -80,8 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   limits.max_bytes = 64u << 10;
   limits.max_depth = 32;
   rapidjson::Document doc;
-  std::string error;
-  if (!mcpgw::base::ParseBoundedJson(text, limits, doc, error)) return 0;
+  if (!mcpgw::base::ParseBoundedJson(text, limits, doc).ok()) return 0;
 
   const mcpgw::mcp::ConvertedResult result = mcpgw::mcp::ConvertCallResult(doc);
   FUZZ_CHECK(mcpgw::base::IsValidUtf8(result.text));

@@ -44,8 +44,7 @@ bool ReadsAs(const std::optional<std::string_view>& raw, const rapidjson::Value&
   if (!raw) return false;
   mcpgw::base::JsonLimits loose;
   rapidjson::Document doc;
-  std::string error;
-  return mcpgw::base::ParseBoundedJson(*raw, loose, doc, error) && Same(doc, value);
+  return mcpgw::base::ParseBoundedJson(*raw, loose, doc).ok() && Same(doc, value);
 }
 
 }  // namespace
@@ -57,8 +56,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   limits.max_depth = 16;
 
   rapidjson::Document doc;
-  std::string error;
-  const bool ok = mcpgw::base::ParseBoundedJson(text, limits, doc, error);
+  const mcpgw::base::Status parsed = mcpgw::base::ParseBoundedJson(text, limits, doc);
+  const bool ok = parsed.ok();
+  const std::string& error = parsed.message();
   FUZZ_CHECK(ok == error.empty());
   FUZZ_CHECK(error.size() < 200);
   if (!ok) {
@@ -74,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   mcpgw::base::JsonLimits loose = limits;
   loose.max_bytes = 1u << 20;
   rapidjson::Document again;
-  FUZZ_CHECK(mcpgw::base::ParseBoundedJson(compact, loose, again, error));
+  FUZZ_CHECK(mcpgw::base::ParseBoundedJson(compact, loose, again).ok());
   FUZZ_CHECK(Same(again, doc));
   FUZZ_CHECK(mcpgw::base::ToCompactJson(again) == compact);
 

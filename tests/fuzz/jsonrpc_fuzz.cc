@@ -73,9 +73,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   MustParse(BuildCancelled(2, input));
 
   rapidjson::Document doc;
-  std::string error;
-  if (!mcpgw::base::ParseBoundedJson(input, mcpgw::base::JsonLimits{1u << 16, 64}, doc, error))
+  if (!mcpgw::base::ParseBoundedJson(input, mcpgw::base::JsonLimits{1u << 16, 64}, doc).ok()) {
     return 0;
+  }
   const Message m = ClassifyMessage(doc);
   switch (m.kind) {
     case MessageKind::kInvalid:

@@ -81,8 +81,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   limits.max_bytes = 64u << 10;
   limits.max_depth = 32;
   rapidjson::Document doc;
-  std::string error;
-  if (!mcpgw::base::ParseBoundedJson(text, limits, doc, error)) return 0;
+  if (!mcpgw::base::ParseBoundedJson(text, limits, doc).ok()) return 0;
 
   CheckSchema(doc, doc);
   if (doc.IsObject() && doc.HasMember("arguments")) CheckSchema(doc, doc["arguments"]);

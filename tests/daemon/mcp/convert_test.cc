@@ -11,9 +11,8 @@ namespace {
 
 rapidjson::Document Json(std::string_view text) {
   rapidjson::Document doc;
-  std::string error;
   INFO(text);
-  REQUIRE(base::ParseBoundedJson(text, {}, doc, error));
+  REQUIRE(base::ParseBoundedJson(text, {}, doc).ok());
   return doc;
 }
 
