@@ -120,6 +120,15 @@ class [[nodiscard]] Result {
   T&& operator*() && { return std::move(*this).value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
+  // The value, or `fallback` for an error.
+  template <typename U>
+  T value_or(U&& fallback) const& {
+    return ok() ? *value_ : static_cast<T>(std::forward<U>(fallback));
+  }
+  template <typename U>
+  T value_or(U&& fallback) && {
+    return ok() ? std::move(*value_) : static_cast<T>(std::forward<U>(fallback));
+  }
 
  private:
   void Checked() const { assert(value_.has_value() && "the value of an error was read"); }

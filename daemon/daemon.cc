@@ -67,9 +67,9 @@ void LogNotes(const config::Config& config) {
 // Raises the open-file limit and says what it is; warns when the budgets
 // could need more (a reload that adds servers is not counted again).
 void LogFdLimit(const DaemonOptions& options, size_t servers) {
-  const FdLimit fds = RaiseFdLimit();
-  if (!fds.error.empty()) {
-    spdlog::warn("open-file limit {} could not be raised: {}", fds.before, fds.error);
+  FdLimit fds;
+  if (const base::Status raised = RaiseFdLimit(&fds); !raised.ok()) {
+    spdlog::warn("open-file limit {} could not be raised: {}", fds.before, raised.message());
   } else if (fds.now != fds.before) {
     spdlog::info("open-file limit raised from {} to {}", fds.before, fds.now);
   }
@@ -109,9 +109,9 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
 
   // Tokens and secrets live in this process's memory: no core dumps, no
   // ptrace by other processes of the user (BEHAVIOR.md §8).
-  const std::string no_dumps = ForbidCoreDumps();
+  const base::Status no_dumps = ForbidCoreDumps();
   SetUpLogging(command_line.log_level);
-  if (!no_dumps.empty()) spdlog::warn("{}", no_dumps);
+  if (!no_dumps.ok()) spdlog::warn("{}", no_dumps.message());
   LogNotes(parsed.config);
   LogFdLimit(options.options, parsed.config.entries.size());
   std::signal(SIGPIPE, SIG_IGN);

@@ -16,14 +16,14 @@ namespace {
 
 // The listening socket a service manager passed (socket activation), or -1.
 // Asked once: the variables that pass it are consumed by the asking.
-int InheritedListenFd(std::string* error) {
-  int fd = -1;
-  const mcpgw::PassedFds passed = mcpgw::TakePassedFds();
-  *error = passed.error;
-  if (passed.count > 1) {
-    *error = "expected one socket from the service manager, got " + std::to_string(passed.count);
+mcpgw::base::Result<int> InheritedListenFd() {
+  const mcpgw::base::Result<int> passed = mcpgw::TakePassedFds();
+  if (!passed.ok()) return passed.status();
+  if (*passed > 1) {
+    return mcpgw::base::InvalidInput("expected one socket from the service manager, got " +
+                                     std::to_string(*passed));
   }
-  if (passed.count == 1) fd = mcpgw::kFirstPassedFd;
+  int fd = *passed == 1 ? mcpgw::kFirstPassedFd : -1;
 #ifdef __APPLE__
   // launchd: the agent's "Listeners" socket (packaging/launchd/).
   if (fd < 0) fd = mcpgw::LaunchdListenFd();
@@ -44,11 +44,10 @@ int main(int argc, char** argv) {
   }
   const mcpgw::CommandLine& command_line = *parsed.command_line;
   if (command_line.check) return mcpgw::Check(command_line, env);
-  std::string error;
-  const int listen_fd = InheritedListenFd(&error);
-  if (!error.empty()) {
-    std::fputs(mcpgw::FatalLine(error, env).c_str(), stderr);
+  const mcpgw::base::Result<int> listen_fd = InheritedListenFd();
+  if (!listen_fd.ok()) {
+    std::fputs(mcpgw::FatalLine(listen_fd.message(), env).c_str(), stderr);
     return mcpgw::kExitUnusable;
   }
-  return mcpgw::Serve(command_line, env, listen_fd);
+  return mcpgw::Serve(command_line, env, *listen_fd);
 }

@@ -52,8 +52,7 @@ sigset_t LoopSignals() {
 }
 
 std::string ReadFileOrEmpty(Env& env, const std::string& path) {
-  std::string text, error;
-  return !path.empty() && env.ReadFile(path, &text, &error) ? text : std::string();
+  return path.empty() ? std::string() : env.ReadFile(path).value_or(std::string());
 }
 
 std::string Join(const std::vector<std::string_view>& words) {

@@ -44,11 +44,11 @@ struct ProgramLauncher::Impl {
              [](uv_handle_t* h) { delete static_cast<Run*>(h->data); });
     if (!done) return;
     if (status == 0 && signal == 0) {
-      done(true, "");
+      done(base::Status());
     } else if (signal != 0) {
-      done(false, "the browser program was killed by signal " + std::to_string(signal));
+      done(base::IoError("the browser program was killed by signal " + std::to_string(signal)));
     } else {
-      done(false, "the browser program exited with status " + std::to_string(status));
+      done(base::IoError("the browser program exited with status " + std::to_string(status)));
     }
   }
 };
@@ -84,8 +84,10 @@ void ProgramLauncher::Launch(const BrowserChoice& browser, const std::string& ur
     Done cb = std::move(run->done);
     uv_close(reinterpret_cast<uv_handle_t*>(&run->process),
              [](uv_handle_t* h) { delete static_cast<Impl::Run*>(h->data); });
-    if (cb)
-      cb(false, "cannot run " + browser.source + " (" + browser.program + "): " + uv_strerror(rc));
+    if (cb) {
+      cb(base::IoError("cannot run " + browser.source + " (" + browser.program +
+                       "): " + uv_strerror(rc)));
+    }
     return;
   }
   impl_->runs.insert(run);

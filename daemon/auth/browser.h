@@ -17,6 +17,8 @@
 
 #include <uv.h>
 
+#include "base/status.h"
+
 namespace mcpgw::auth {
 
 struct BrowserChoice {
@@ -33,9 +35,9 @@ std::string LoginRequiredReason(std::string_view server_name);
 
 class BrowserLauncher {
  public:
-  // `ok` false: the program could not start or exited non-zero; `error` says
+  // Ok, or the program could not start or exited non-zero: the error says
   // which (never the URL, which carries the state).
-  using Done = std::function<void(bool ok, const std::string& error)>;
+  using Done = std::function<void(const base::Status& launched)>;
 
   virtual ~BrowserLauncher() = default;
   // Opens `url` with `browser`. `done` runs once, on the loop, unless the

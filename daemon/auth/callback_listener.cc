@@ -157,7 +157,7 @@ struct CallbackListener::Impl {
     uv_read_start(reinterpret_cast<uv_stream_t*>(&conn->tcp), &OnAlloc, &OnRead);
   }
 
-  int Bind(int wanted, std::string* error) {
+  base::Result<int> Bind(int wanted) {
     auto* tcp = new uv_tcp_t;
     uv_tcp_init(loop, tcp);
     tcp->data = this;
@@ -166,10 +166,9 @@ struct CallbackListener::Impl {
     int rc = uv_tcp_bind(tcp, reinterpret_cast<const sockaddr*>(&addr), 0);
     if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(tcp), 16, &OnConnection);
     if (rc != 0) {
-      *error = std::string("cannot listen on 127.0.0.1: ") + uv_strerror(rc);
       uv_close(reinterpret_cast<uv_handle_t*>(tcp),
                [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
-      return 0;
+      return base::IoError(std::string("cannot listen on 127.0.0.1: ") + uv_strerror(rc));
     }
     sockaddr_storage bound;
     int len = sizeof bound;
@@ -202,14 +201,13 @@ CallbackListener::~CallbackListener() {
   impl_->StopListening();
 }
 
-int CallbackListener::Open(int preferred_port, Handler handler, std::string* error) {
+base::Result<int> CallbackListener::Open(int preferred_port, Handler handler) {
   impl_->handler = std::move(handler);
   if (impl_->server) return impl_->port;
   if (preferred_port > 0 && preferred_port < 65536) {
-    std::string ignored;
-    if (int port = impl_->Bind(preferred_port, &ignored)) return port;
+    if (base::Result<int> port = impl_->Bind(preferred_port); port.ok()) return port;
   }
-  return impl_->Bind(0, error);
+  return impl_->Bind(0);
 }
 
 void CallbackListener::Close() { impl_->StopListening(); }

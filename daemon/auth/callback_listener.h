@@ -14,6 +14,8 @@
 
 #include <uv.h>
 
+#include "base/status.h"
+
 namespace mcpgw::auth {
 
 class CallbackEndpoint {
@@ -28,10 +30,10 @@ class CallbackEndpoint {
 
   virtual ~CallbackEndpoint() = default;
   // Listens on 127.0.0.1:`preferred_port` when free, else on any port, and
-  // hands every callback to `handler` until Close(). Returns the port, or 0
-  // with `error` set. Open again while open: the current port (preferred
+  // hands every callback to `handler` until Close(). Returns the port, or why
+  // it cannot listen. Open again while open: the current port (preferred
   // ports are only a wish), with `handler` from now on.
-  virtual int Open(int preferred_port, Handler handler, std::string* error) = 0;
+  virtual base::Result<int> Open(int preferred_port, Handler handler) = 0;
   // Stops listening; a request already accepted still gets its page.
   virtual void Close() = 0;
 };
@@ -43,7 +45,7 @@ class CallbackListener : public CallbackEndpoint {
   CallbackListener(const CallbackListener&) = delete;
   CallbackListener& operator=(const CallbackListener&) = delete;
 
-  int Open(int preferred_port, Handler handler, std::string* error) override;
+  base::Result<int> Open(int preferred_port, Handler handler) override;
   void Close() override;
   bool open() const;
   int port() const;

@@ -15,9 +15,9 @@ std::string Seconds(Duration d) {
   return s >= 60 && s % 60 == 0 ? std::to_string(s / 60) + " min" : std::to_string(s) + " s";
 }
 
-std::string Describe(const FetchResult& r) {
-  if (!r.ok) return r.error.empty() ? "transfer failed" : r.error;
-  return "HTTP " + std::to_string(r.status);
+std::string Describe(const base::Result<FetchResult>& r) {
+  if (!r.ok()) return r.message().empty() ? "transfer failed" : r.message();
+  return "HTTP " + std::to_string(r->status);
 }
 
 }  // namespace
@@ -115,9 +115,8 @@ struct AuthFlow::Impl {
     resource = CanonicalResource(server_url);
     const std::string& header_url = start.challenge.resource_metadata;
     if (!header_url.empty()) {
-      std::string why;
-      if (!EndpointAllowed(header_url, server_url, &why)) {
-        return Fail("the server's resource_metadata URL " + why);
+      if (base::Status allowed = EndpointAllowed(header_url, server_url); !allowed.ok()) {
+        return Fail("the server's resource_metadata URL " + allowed.message());
       }
       prm_from_header = true;
       candidates = {header_url};
@@ -129,23 +128,23 @@ struct AuthFlow::Impl {
     FetchCandidate(now);
   }
 
-  void OnResource(const FetchResult& r, TimePoint now) {
-    if (r.ok && Is2xx(r.status)) {
-      ResourceMetadata parsed;
-      std::string error;
-      if (!ParseResourceMetadata(r.body, &parsed, &error)) return Fail(error);
-      if (!CheckResource(parsed, server_url, &error)) return Fail(error);
-      prm = std::move(parsed);
+  void OnResource(const base::Result<FetchResult>& r, TimePoint now) {
+    if (r.ok() && Is2xx(r->status)) {
+      base::Result<ResourceMetadata> parsed = ParseResourceMetadata(r->body);
+      if (!parsed.ok()) return Fail(parsed.message());
+      if (base::Status checked = CheckResource(*parsed, server_url); !checked.ok()) {
+        return Fail(checked.message());
+      }
+      prm = *std::move(parsed);
       resource = prm->resource;
       issuer = prm->authorization_servers.front();
-      std::string why;
-      if (!EndpointAllowed(issuer, server_url, &why)) {
-        return Fail("protected resource metadata names authorization server " + why);
+      if (base::Status allowed = EndpointAllowed(issuer, server_url); !allowed.ok()) {
+        return Fail("protected resource metadata names authorization server " + allowed.message());
       }
       discovery = Discovery::kIssuer;
       return BeginServerDiscovery(*base::ParseUrl(issuer), now);
     }
-    const bool not_there = r.ok && r.status >= 400 && r.status < 500;
+    const bool not_there = r.ok() && r->status >= 400 && r->status < 500;
     if (!not_there || prm_from_header) {
       return Fail("cannot fetch protected resource metadata (" + Describe(r) + ")");
     }
@@ -164,18 +163,18 @@ struct AuthFlow::Impl {
     FetchCandidate(now);
   }
 
-  void OnServer(const FetchResult& r, TimePoint now) {
-    if (r.ok && Is2xx(r.status)) {
-      ServerMetadata parsed;
-      std::string error;
-      if (!ParseServerMetadata(r.body, &parsed, &error) ||
-          !CheckServerMetadata(parsed, discovery, issuer, server_url, &error)) {
-        return Fail(error);
+  void OnServer(const base::Result<FetchResult>& r, TimePoint now) {
+    if (r.ok() && Is2xx(r->status)) {
+      base::Result<ServerMetadata> parsed = ParseServerMetadata(r->body);
+      if (!parsed.ok()) return Fail(parsed.message());
+      if (base::Status checked = CheckServerMetadata(*parsed, discovery, issuer, server_url);
+          !checked.ok()) {
+        return Fail(checked.message());
       }
-      as = std::move(parsed);
+      as = *std::move(parsed);
       return DiscoveryDone(now);
     }
-    const bool not_there = r.ok && r.status >= 400 && r.status < 500;
+    const bool not_there = r.ok() && r->status >= 400 && r->status < 500;
     if (!not_there) return Fail("cannot fetch authorization server metadata (" + Describe(r) + ")");
     if (++candidate < candidates.size()) return FetchCandidate(now);
     if (discovery == Discovery::kLegacy) {
@@ -208,12 +207,13 @@ struct AuthFlow::Impl {
           port = std::stoi(u->port);
         }
       }
-      std::string error;
-      redirect_uri = open_redirect ? open_redirect(port, &error) : std::string();
-      if (redirect_uri.empty()) {
+      base::Result<std::string> opened =
+          open_redirect ? open_redirect(port) : base::Result<std::string>(std::string());
+      if (!opened.ok() || opened->empty()) {
         return Fail("cannot listen for the authorization response: " +
-                    (error.empty() ? std::string("no listener") : error));
+                    (opened.message().empty() ? std::string("no listener") : opened.message()));
       }
+      redirect_uri = *std::move(opened);
     }
     switch (plan.kind) {
       case IdentityPlan::kImpossible:
@@ -230,24 +230,21 @@ struct AuthFlow::Impl {
     }
   }
 
-  void OnRegistered(const FetchResult& r, TimePoint now) {
-    if (!r.ok) return Fail("client registration failed (" + Describe(r) + ")");
+  void OnRegistered(const base::Result<FetchResult>& r, TimePoint now) {
+    if (!r.ok()) return Fail("client registration failed (" + Describe(r) + ")");
     // The guessed default endpoints are not there: nothing of OAuth is.
-    if (default_endpoints && (r.status == 404 || r.status == 405 || r.status == 501)) {
+    if (default_endpoints && (r->status == 404 || r->status == 405 || r->status == 501)) {
       return NoOAuthHere(
           "no protected resource metadata, no authorization server metadata on its origin, "
           "and no registration endpoint there: " +
           Describe(r));
     }
-    ClientIdentity registered;
-    std::string error;
-    if (!ParseRegistration(r.status, r.body, register_method, redirect_uri, as.issuer, &registered,
-                           &error)) {
-      return Fail(error);
-    }
-    Learn(registered.client_secret.Reveal());
-    client = registered;
-    actions.emplace_back(std::in_place_type<SaveClient>, SaveClient{registered});
+    base::Result<ClientIdentity> registered =
+        ParseRegistration(r->status, r->body, register_method, redirect_uri, as.issuer);
+    if (!registered.ok()) return Fail(registered.message());
+    Learn(registered->client_secret.Reveal());
+    client = *registered;
+    actions.emplace_back(std::in_place_type<SaveClient>, SaveClient{*std::move(registered)});
     Consent(now);
   }
 
@@ -299,20 +296,18 @@ struct AuthFlow::Impl {
          "the token endpoint", now);
   }
 
-  void OnExchanged(const FetchResult& r, int64_t unix_now) {
-    if (!r.ok) return Fail("token request failed (" + Describe(r) + ")");
-    Tokens tokens;
-    std::string error;
-    const TokenOutcome outcome = ParseTokenResponse(r.status, r.content_type, r.body, unix_now,
-                                                    requested_scope, nullptr, &tokens, &error);
-    if (outcome != TokenOutcome::kOk) return Fail(error);
-    Learn(tokens.access_token.Reveal());
-    Learn(tokens.refresh_token.Reveal());
+  void OnExchanged(const base::Result<FetchResult>& r, int64_t unix_now) {
+    if (!r.ok()) return Fail("token request failed (" + Describe(r) + ")");
+    base::Result<Tokens> tokens =
+        ParseTokenResponse(r->status, r->content_type, r->body, unix_now, requested_scope, nullptr);
+    if (!tokens.ok()) return Fail(tokens.message());
+    Learn(tokens->access_token.Reveal());
+    Learn(tokens->refresh_token.Reveal());
     step = Step::kDone;
     fetch_id = 0;
     deadline.reset();
     StoredGrant grant;
-    grant.tokens = std::move(tokens);
+    grant.tokens = *std::move(tokens);
     grant.client = client;
     grant.issuer = as.issuer;
     grant.token_endpoint = as.token_endpoint;
@@ -321,7 +316,7 @@ struct AuthFlow::Impl {
     actions.emplace_back(std::in_place_type<Finished>, Finished{std::move(grant)});
   }
 
-  void OnFetched(uint64_t id, const FetchResult& r, TimePoint now, int64_t unix_now) {
+  void OnFetched(uint64_t id, const base::Result<FetchResult>& r, TimePoint now, int64_t unix_now) {
     if (id == 0 || id != fetch_id || step == Step::kDone) return;
     fetch_id = 0;
     deadline.reset();
@@ -376,7 +371,8 @@ AuthFlow::AuthFlow(FlowStart start, ClientLookup lookup_client, RedirectOpener o
 AuthFlow::~AuthFlow() = default;
 
 void AuthFlow::Start(TimePoint now) { impl_->Start(now); }
-void AuthFlow::OnFetched(uint64_t id, const FetchResult& result, TimePoint now, int64_t unix_now) {
+void AuthFlow::OnFetched(uint64_t id, const base::Result<FetchResult>& result, TimePoint now,
+                         int64_t unix_now) {
   impl_->OnFetched(id, result, now, unix_now);
 }
 void AuthFlow::OnCallback(const Params& params, TimePoint now) { impl_->OnCallback(params, now); }

@@ -47,10 +47,10 @@ struct FlowStart {
   bool discover_only = false;
 };
 
-// An HTTP answer as the driver saw it.
+// An HTTP answer as the driver saw it: the exchange completed (any status).
+// An exchange that did not is an error, short and secret-free, in its place
+// (base::Result<FetchResult>).
 struct FetchResult {
-  bool ok = true;     // the exchange completed (any status)
-  std::string error;  // when !ok: short and secret-free
   int status = 0;
   std::string content_type;
   std::string body;  // bounded by the driver (kMaxDocumentBytes)
@@ -98,8 +98,8 @@ class AuthFlow {
   using ClientLookup = std::function<std::optional<ClientIdentity>(const std::string& issuer)>;
   // Opens the loopback callback listener, on `preferred_port` when it is free
   // (the port a stored registration named; 0: any), and returns its redirect
-  // URI (http://127.0.0.1:PORT/callback), or "" with `error` set.
-  using RedirectOpener = std::function<std::string(int preferred_port, std::string* error)>;
+  // URI (http://127.0.0.1:PORT/callback), or why it cannot.
+  using RedirectOpener = std::function<base::Result<std::string>(int preferred_port)>;
 
   AuthFlow(FlowStart start, ClientLookup lookup_client, RedirectOpener open_redirect,
            FlowLimits limits = {});
@@ -108,7 +108,8 @@ class AuthFlow {
   AuthFlow& operator=(const AuthFlow&) = delete;
 
   void Start(TimePoint now);
-  void OnFetched(uint64_t id, const FetchResult& result, TimePoint now, int64_t unix_now);
+  void OnFetched(uint64_t id, const base::Result<FetchResult>& result, TimePoint now,
+                 int64_t unix_now);
   // The loopback redirect's query parameters, already matched by `state`.
   void OnCallback(const Params& params, TimePoint now);
   void OnTimer(TimePoint now);

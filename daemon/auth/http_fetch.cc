@@ -36,10 +36,9 @@ void HttpFetcher::OnHttpData(uint64_t tag, std::string_view bytes) {
   FetchResult& r = it->second.result;
   if (r.body.size() + bytes.size() > kMaxDocumentBytes) {
     http_->Abort(this, tag);
-    FetchResult failed;
-    failed.ok = false;
-    failed.error = "response exceeds " + std::to_string(kMaxDocumentBytes >> 10) + " KiB";
-    return Finish(tag, std::move(failed));
+    return Finish(
+        tag, base::Status(base::ErrorKind::kTransport,
+                          "response exceeds " + std::to_string(kMaxDocumentBytes >> 10) + " KiB"));
   }
   r.body.append(bytes);
 }
@@ -47,15 +46,11 @@ void HttpFetcher::OnHttpData(uint64_t tag, std::string_view bytes) {
 void HttpFetcher::OnHttpDone(uint64_t tag, const TransferResult& result) {
   auto it = pending_.find(tag);
   if (it == pending_.end()) return;
-  FetchResult r = std::move(it->second.result);
-  if (!result.ok) {
-    r.ok = false;
-    r.error = result.error;
-  }
-  Finish(tag, std::move(r));
+  if (!result.ok) return Finish(tag, base::Status(base::ErrorKind::kTransport, result.error));
+  Finish(tag, std::move(it->second.result));
 }
 
-void HttpFetcher::Finish(uint64_t tag, FetchResult result) {
+void HttpFetcher::Finish(uint64_t tag, base::Result<FetchResult> result) {
   auto it = pending_.find(tag);
   if (it == pending_.end()) return;
   Done done = std::move(it->second.done);

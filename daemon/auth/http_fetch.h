@@ -9,6 +9,7 @@
 #include <functional>
 #include <unordered_map>
 
+#include "base/status.h"
 #include "daemon/auth/flow.h"
 #include "daemon/net/http_client.h"
 
@@ -16,7 +17,8 @@ namespace mcpgw::auth {
 
 class HttpFetcher : private HttpSink {
  public:
-  using Done = std::function<void(const FetchResult&)>;
+  // The answer, or why the exchange did not complete (transport).
+  using Done = std::function<void(const base::Result<FetchResult>&)>;
 
   explicit HttpFetcher(HttpTransport* http);
   ~HttpFetcher() override;  // aborts what is running, without callbacks
@@ -36,7 +38,7 @@ class HttpFetcher : private HttpSink {
   void OnHttpHead(uint64_t tag, const ResponseHead& head) override;
   void OnHttpData(uint64_t tag, std::string_view bytes) override;
   void OnHttpDone(uint64_t tag, const TransferResult& result) override;
-  void Finish(uint64_t tag, FetchResult result);
+  void Finish(uint64_t tag, base::Result<FetchResult> result);
 
   HttpTransport* http_;
   uint64_t next_ = 1;

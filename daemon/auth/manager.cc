@@ -35,7 +35,7 @@ AuthManager::Impl::~Impl() {
   for (auto& [id, s] : servers) {
     const uint64_t login = s->flow_login;
     EndFlow(*s, "the daemon is stopping");
-    FinishLogin(*s, login, false, "the daemon is stopping");
+    FinishLogin(*s, login, LoginError("the daemon is stopping"));
     if (s->refresh_fetch) fetcher.Abort(s->refresh_fetch);
   }
   servers.clear();
@@ -96,9 +96,11 @@ Secret AuthManager::Impl::AddServer(uint64_t id, const std::string& name,
   s->timer = env->NewTimer();
   Learn(server.oauth.client_secret);
   if (server.oauth_allowed) {
-    std::string error;
-    s->grant = store.LoadGrant(s->url, &error);
-    if (!error.empty()) spdlog::warn("server \"{}\": stored tokens unusable: {}", name, error);
+    base::Result<std::optional<StoredGrant>> stored = store.LoadGrant(s->url);
+    if (!stored.ok()) {
+      spdlog::warn("server \"{}\": stored tokens unusable: {}", name, stored.message());
+    }
+    s->grant = std::move(stored).value_or(std::nullopt);
     if (s->grant) {
       Learn(s->grant->tokens.access_token);
       Learn(s->grant->tokens.refresh_token);
@@ -121,7 +123,7 @@ void AuthManager::Impl::RemoveServer(uint64_t id) {
   const std::string reason = "the server left the configuration";
   const uint64_t login = s->flow_login;
   EndFlow(*s, reason);
-  FinishLogin(*s, login, false, reason);
+  FinishLogin(*s, login, LoginError(reason));
   if (s->refresh_fetch) fetcher.Abort(s->refresh_fetch);
   servers.erase(id);
 }
@@ -174,8 +176,8 @@ void AuthManager::Impl::AdoptGrant(ServerAuth& s, StoredGrant grant, AuthState t
   Enter(s, to);
   // Stored before anything else: a rotated refresh token is the only one
   // that works from now on.
-  if (std::string err = store.SaveGrant(s.url, *s.grant); !err.empty()) {
-    spdlog::error("server \"{}\": cannot keep its tokens: {}", s.name, err);
+  if (base::Status saved = store.SaveGrant(s.url, *s.grant); !saved.ok()) {
+    spdlog::error("server \"{}\": cannot keep its tokens: {}", s.name, saved.message());
   }
   s.last_error.clear();
   if (!shutting_down) {
@@ -220,7 +222,7 @@ void AuthManager::Impl::Shutdown(Duration grace, std::function<void()> done) {
     ServerAuth& s = *servers[id];
     const uint64_t login = s.flow_login;
     EndFlow(s, "the daemon is stopping");
-    FinishLogin(s, login, false, "the daemon is stopping");
+    FinishLogin(s, login, LoginError("the daemon is stopping"));
     if (!IsRefreshing(s.state)) {
       servers.erase(id);
       continue;
@@ -277,14 +279,15 @@ void AuthManager::AuthorizationNeeded(uint64_t id, int http_status,
   impl_->AuthorizationNeeded(id, http_status, www_authenticate);
 }
 void AuthManager::Succeeded(uint64_t id) { impl_->Succeeded(id); }
-void AuthManager::Login(const std::string& name, std::function<void(LoginStarted)> done) {
+void AuthManager::Login(const std::string& name,
+                        std::function<void(base::Result<LoginStarted>)> done) {
   impl_->Login(name, std::move(done));
 }
 void AuthManager::WaitLogin(const std::string& name, uint64_t login,
-                            std::function<void(bool, std::string)> done) {
+                            std::function<void(base::Status)> done) {
   impl_->WaitLogin(name, login, std::move(done));
 }
-void AuthManager::Logout(const std::string& name, std::function<void(std::string, bool)> done) {
+void AuthManager::Logout(const std::string& name, std::function<void(base::Status)> done) {
   impl_->Logout(name, std::move(done));
 }
 OAuthStatus AuthManager::Status(uint64_t id) const { return impl_->Status(id); }

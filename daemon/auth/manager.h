@@ -26,6 +26,7 @@
 
 #include <uv.h>
 
+#include "base/status.h"
 #include "config/config.h"
 #include "config/secret.h"
 #include "daemon/auth/browser.h"
@@ -76,13 +77,10 @@ struct OAuthStatus {
   int attempts = 0;
 };
 
-// The answer to `login`: the URL to open, or why there is none.
+// The answer to `login`: the URL to open (or, as an error, why there is none).
 struct LoginStarted {
-  bool ok = false;
   std::string url;     // the authorization URL (holds `state`: show it to the user only)
   uint64_t login = 0;  // pass to WaitLogin
-  std::string error;
-  bool unknown_server = false;
 };
 
 // What the manager needs of the world: its loop's Env (clocks, timers, HTTP,
@@ -121,15 +119,17 @@ class AuthManager {
   // went through): the attempt count starts over.
   void Succeeded(uint64_t id);
 
+  // The errors below carry the kind a host sees: invalid_request for a name
+  // the manager does not know (login, logout), transport for the rest.
+  //
   // `mcpgw login NAME`: (re)starts NAME's authorization for a user who opens
   // the URL; `done` runs once the URL is known or the start failed.
-  void Login(const std::string& name, std::function<void(LoginStarted)> done);
-  // Runs `done` when login `login` of NAME ends ("" on success, else why).
-  void WaitLogin(const std::string& name, uint64_t login,
-                 std::function<void(bool ok, std::string error)> done);
+  void Login(const std::string& name, std::function<void(base::Result<LoginStarted>)> done);
+  // Runs `done` when login `login` of NAME ends: ok, or why it failed.
+  void WaitLogin(const std::string& name, uint64_t login, std::function<void(base::Status)> done);
   // `mcpgw logout NAME`: forgets NAME's tokens (and tells the server's
-  // revocation endpoint, best effort). `done` gets "" or an error.
-  void Logout(const std::string& name, std::function<void(std::string error, bool known)> done);
+  // revocation endpoint, best effort). `done` gets ok or an error.
+  void Logout(const std::string& name, std::function<void(base::Status)> done);
 
   OAuthStatus Status(uint64_t id) const;
 

@@ -55,15 +55,15 @@ void AuthManager::Impl::StartAuthorization(ServerAuth& s, uint64_t login) {
   s.flow = std::make_unique<AuthFlow>(
       std::move(start),
       [this](const std::string& issuer) -> std::optional<ClientIdentity> {
-        std::string error;
-        std::optional<ClientIdentity> c = store.LoadClient(issuer, &error);
-        if (!error.empty()) spdlog::warn("OAuth registration unusable: {}", error);
-        return c;
+        base::Result<std::optional<ClientIdentity>> c = store.LoadClient(issuer);
+        if (!c.ok()) spdlog::warn("OAuth registration unusable: {}", c.message());
+        return std::move(c).value_or(std::nullopt);
       },
-      [this](int port, std::string* error) -> std::string {
-        const int bound = callback->Open(
-            port, [this](const std::string& q) { return OnCallback(q); }, error);
-        return bound ? RedirectUriFor(bound) : std::string();
+      [this](int port) -> base::Result<std::string> {
+        base::Result<int> bound =
+            callback->Open(port, [this](const std::string& q) { return OnCallback(q); });
+        if (!bound.ok()) return std::move(bound).status();
+        return RedirectUriFor(*bound);
       },
       options.limits);
   Enter(s, AuthState::kAuthorizing);
@@ -105,7 +105,7 @@ void AuthManager::Impl::Pump(ServerAuth& s) {
                            std::to_string(*end.finished->tokens.expires_at - UnixNow()) + " s)"
                      : "");
     AdoptGrant(s, std::move(*end.finished), AuthState::kAuthorized, /*wake=*/login != 0);
-    FinishLogin(s, login, true, "");
+    FinishLogin(s, login, base::Status());
   } else if (end.failed) {
     FailFlow(s, AfterFailure(s), *end.failed);
   } else if (s.flow) {
@@ -120,8 +120,8 @@ void AuthManager::Impl::Dispatch(ServerAuth& s, FlowAction& action, FlowEnd* end
     const uint64_t flow_id = fetch->id;
     const uint64_t server = s.id;
     const uint64_t serial = s.flow_serial;
-    s.flow_fetches[flow_id] =
-        fetcher.Start(fetch->call, [this, server, serial, flow_id](const FetchResult& r) {
+    s.flow_fetches[flow_id] = fetcher.Start(
+        fetch->call, [this, server, serial, flow_id](const base::Result<FetchResult>& r) {
           ServerAuth* t = Find(server);
           if (!t || !t->flow || t->flow_serial != serial) return;
           t->flow_fetches.erase(flow_id);
@@ -133,8 +133,9 @@ void AuthManager::Impl::Dispatch(ServerAuth& s, FlowAction& action, FlowEnd* end
   } else if (auto* secret = std::get_if<LearnSecret>(&action)) {
     Learn(secret->value);
   } else if (auto* save = std::get_if<SaveClient>(&action)) {
-    if (std::string err = store.SaveClient(save->client); !err.empty()) {
-      spdlog::warn("server \"{}\": cannot keep its client registration: {}", s.name, err);
+    if (base::Status saved = store.SaveClient(save->client); !saved.ok()) {
+      spdlog::warn("server \"{}\": cannot keep its client registration: {}", s.name,
+                   saved.message());
     }
   } else if (auto* done = std::get_if<Finished>(&action)) {
     end->finished = std::move(done->grant);
@@ -166,7 +167,7 @@ void AuthManager::Impl::NoOAuthOffered(ServerAuth& s, const std::string& why) {
   Enter(s, s.grant ? AuthState::kUnconfirmed : AuthState::kNone);
   spdlog::warn("server \"{}\": {}; {}", s.name, refusal, why);
   FailSession(s, reason);
-  FinishLogin(s, login, false, for_login);
+  FinishLogin(s, login, LoginError(for_login));
 }
 
 std::string RefusalWithHeaderNames(const ServerAuth& s) {
@@ -189,12 +190,9 @@ void AuthManager::Impl::OnConsentUrl(ServerAuth& s, const std::string& url,
   Enter(s, AuthState::kAwaitingConsent);
   if (s.flow_login) {
     // `mcpgw login` shows the URL to its user instead of opening a browser.
-    std::vector<std::function<void(LoginStarted)>> waiters;
+    std::vector<std::function<void(base::Result<LoginStarted>)>> waiters;
     waiters.swap(s.url_waiters);
-    LoginStarted started;
-    started.ok = true;
-    started.url = url;
-    started.login = s.flow_login;
+    const LoginStarted started{url, s.flow_login};
     for (auto& w : waiters) w(started);
     return;
   }
@@ -203,11 +201,11 @@ void AuthManager::Impl::OnConsentUrl(ServerAuth& s, const std::string& url,
   spdlog::info("server \"{}\": asking for consent in the browser ({})", s.name, choice->source);
   const uint64_t id = s.id;
   const uint64_t serial = s.flow_serial;
-  browser->Launch(*choice, url, [this, id, serial](bool ok, const std::string& error) {
-    if (ok) return;
+  browser->Launch(*choice, url, [this, id, serial](const base::Status& launched) {
+    if (launched.ok()) return;
     ServerAuth* t = Find(id);
     if (!t || !t->flow || t->flow_serial != serial) return;
-    spdlog::warn("server \"{}\": {}", t->name, error);
+    spdlog::warn("server \"{}\": {}", t->name, launched.message());
     FailFlow(*t, WithoutBrowser(*t), LoginRequiredReason(t->name));
     ArmTimer(*t);
   });
@@ -222,7 +220,7 @@ void AuthManager::Impl::FailFlow(ServerAuth& s, AuthState to, const std::string&
   Enter(s, to);
   spdlog::warn("server \"{}\": authorization failed: {}", s.name, reason);
   if (fail_session) FailSession(s, reason);
-  FinishLogin(s, login, false, reason);
+  FinishLogin(s, login, LoginError(reason));
 }
 
 void AuthManager::Impl::EndFlow(ServerAuth& s, const std::string& reason) {
@@ -232,11 +230,11 @@ void AuthManager::Impl::EndFlow(ServerAuth& s, const std::string& reason) {
   s.consent_state.clear();
   s.flow_login = 0;
   if (!s.url_waiters.empty()) {
-    std::vector<std::function<void(LoginStarted)>> waiters;
+    std::vector<std::function<void(base::Result<LoginStarted>)>> waiters;
     waiters.swap(s.url_waiters);
-    LoginStarted started;
-    started.error = reason.empty() ? "the authorization ended before it needed a browser" : reason;
-    for (auto& w : waiters) w(started);
+    const base::Status ended =
+        LoginError(reason.empty() ? "the authorization ended before it needed a browser" : reason);
+    for (auto& w : waiters) w(ended);
   }
   // The listener exists only while some login waits for its redirect.
   bool any = false;

@@ -51,9 +51,9 @@ struct ServerAuth {
   std::string consent_state;                  // the callback it waits for
   uint64_t flow_login = 0;                    // the `mcpgw login` that started it, or 0
   bool flow_counted = false;                  // it counts as an attempt (not discovery only)
-  std::vector<std::function<void(LoginStarted)>> url_waiters;
-  std::vector<std::pair<uint64_t, std::function<void(bool, std::string)>>> login_waiters;
-  std::map<uint64_t, std::pair<bool, std::string>> logins;  // outcomes of recent logins
+  std::vector<std::function<void(base::Result<LoginStarted>)>> url_waiters;
+  std::vector<std::pair<uint64_t, std::function<void(base::Status)>>> login_waiters;
+  std::map<uint64_t, base::Status> logins;  // outcomes of recent logins
 
   // Refreshing.
   uint64_t refresh_fetch = 0;                 // the token request, while IsRefreshing(state)
@@ -62,6 +62,12 @@ struct ServerAuth {
 
   std::unique_ptr<Timer> timer;  // flow deadlines, refresh times and deadlines
 };
+
+// Why a login did not start or did not go through; a host sees it as
+// transport (AuthManager::Login).
+inline base::Status LoginError(std::string reason) {
+  return base::Status(base::ErrorKind::kTransport, std::move(reason));
+}
 
 // How a flow's actions of one turn ended it, if they did.
 struct FlowEnd {
@@ -116,7 +122,7 @@ struct AuthManager::Impl {
   // manager_refresh.cc.
   void ScheduleRefresh(ServerAuth& s);
   void StartRefresh(ServerAuth& s, bool after_401);
-  void OnRefreshed(uint64_t id, const FetchResult& result);
+  void OnRefreshed(uint64_t id, const base::Result<FetchResult>& result);
   void ForgetTokens(ServerAuth& s, const std::string& why);
   void RefreshFailed(ServerAuth& s, const std::string& reason);
   void CheckRefreshTimers(ServerAuth& s, TimePoint now);
@@ -124,11 +130,10 @@ struct AuthManager::Impl {
   void OnTimer(uint64_t id);
 
   // manager_login.cc.
-  void Login(const std::string& name, std::function<void(LoginStarted)> done);
-  void FinishLogin(ServerAuth& s, uint64_t login, bool ok, const std::string& error);
-  void WaitLogin(const std::string& name, uint64_t login,
-                 std::function<void(bool, std::string)> done);
-  void Logout(const std::string& name, std::function<void(std::string, bool)> done);
+  void Login(const std::string& name, std::function<void(base::Result<LoginStarted>)> done);
+  void FinishLogin(ServerAuth& s, uint64_t login, const base::Status& outcome);
+  void WaitLogin(const std::string& name, uint64_t login, std::function<void(base::Status)> done);
+  void Logout(const std::string& name, std::function<void(base::Status)> done);
   void Revoke(ServerAuth& s, const StoredGrant& grant);
 
   Env* env;

@@ -8,23 +8,23 @@
 
 namespace mcpgw::auth {
 
-void AuthManager::Impl::Login(const std::string& name, std::function<void(LoginStarted)> done) {
+namespace {
+
+base::Status UnknownNamespace(const std::string& name) {
+  return base::Status(base::ErrorKind::kInvalidRequest, "unknown namespace \"" + name + "\"");
+}
+
+}  // namespace
+
+void AuthManager::Impl::Login(const std::string& name,
+                              std::function<void(base::Result<LoginStarted>)> done) {
   ServerAuth* s = FindByName(name);
-  LoginStarted refused;
-  if (!s) {
-    refused.unknown_server = true;
-    refused.error = "unknown namespace \"" + name + "\"";
-    return done(refused);
-  }
+  if (!s) return done(UnknownNamespace(name));
   if (!s->config.oauth_allowed) {
-    refused.error = "mcp.json sets an Authorization header for \"" + name +
-                    "\"; mcpgw does not log in to it (remove the header to use OAuth)";
-    return done(refused);
+    return done(LoginError("mcp.json sets an Authorization header for \"" + name +
+                           "\"; mcpgw does not log in to it (remove the header to use OAuth)"));
   }
-  if (shutting_down) {
-    refused.error = "mcpgwd is stopping";
-    return done(refused);
-  }
+  if (shutting_down) return done(LoginError("mcpgwd is stopping"));
   // The newer login wins; a session still waiting keeps waiting: the new
   // flow answers it.
   if (IsAuthorizing(s->state)) {
@@ -41,12 +41,11 @@ void AuthManager::Impl::Login(const std::string& name, std::function<void(LoginS
   StartAuthorization(*s, login);
 }
 
-void AuthManager::Impl::FinishLogin(ServerAuth& s, uint64_t login, bool ok,
-                                    const std::string& error) {
+void AuthManager::Impl::FinishLogin(ServerAuth& s, uint64_t login, const base::Status& outcome) {
   if (login == 0) return;
-  s.logins[login] = {ok, error};
+  s.logins[login] = outcome;
   while (s.logins.size() > 8) s.logins.erase(s.logins.begin());
-  std::vector<std::function<void(bool, std::string)>> ready;
+  std::vector<std::function<void(base::Status)>> ready;
   for (auto it = s.login_waiters.begin(); it != s.login_waiters.end();) {
     if (it->first == login) {
       ready.push_back(std::move(it->second));
@@ -55,26 +54,26 @@ void AuthManager::Impl::FinishLogin(ServerAuth& s, uint64_t login, bool ok,
       ++it;
     }
   }
-  for (auto& w : ready) w(ok, error);
+  for (auto& w : ready) w(outcome);
 }
 
 void AuthManager::Impl::WaitLogin(const std::string& name, uint64_t login,
-                                  std::function<void(bool, std::string)> done) {
+                                  std::function<void(base::Status)> done) {
   ServerAuth* s = FindByName(name);
-  if (!s) return done(false, "unknown namespace \"" + name + "\"");
+  // Answered as transport, like every wait that does not end well.
+  if (!s) return done(LoginError(UnknownNamespace(name).message()));
   auto it = s->logins.find(login);
-  if (it != s->logins.end()) return done(it->second.first, it->second.second);
+  if (it != s->logins.end()) return done(it->second);
   if (s->flow && s->flow_login == login) {
     s->login_waiters.emplace_back(login, std::move(done));
     return;
   }
-  done(false, "no such login in progress for \"" + name + "\"");
+  done(LoginError("no such login in progress for \"" + name + "\""));
 }
 
-void AuthManager::Impl::Logout(const std::string& name,
-                               std::function<void(std::string, bool)> done) {
+void AuthManager::Impl::Logout(const std::string& name, std::function<void(base::Status)> done) {
   ServerAuth* s = FindByName(name);
-  if (!s) return done("unknown namespace \"" + name + "\"", false);
+  if (!s) return done(UnknownNamespace(name));
   if (IsRefreshing(s->state)) {
     fetcher.Abort(s->refresh_fetch);
     s->refresh_fetch = 0;
@@ -91,16 +90,15 @@ void AuthManager::Impl::Logout(const std::string& name,
   s->last_error.clear();
   link->SetAuthorization(s->id, Secret());
   ScheduleRefresh(*s);
-  std::string err = store.DeleteGrant(s->url);
+  const base::Status deleted = store.DeleteGrant(s->url);
   spdlog::info("server \"{}\": logged out", s->name);
-  done(err, true);
+  done(deleted.ok() ? deleted : LoginError(deleted.message()));
 }
 
 void AuthManager::Impl::Revoke(ServerAuth& s, const StoredGrant& grant) {
   if (grant.revocation_endpoint.empty()) return;
-  std::string why;
   std::optional<base::Url> server_url = base::ParseUrl(s.url);
-  if (!server_url || !EndpointAllowed(grant.revocation_endpoint, *server_url, &why)) return;
+  if (!server_url || !EndpointAllowed(grant.revocation_endpoint, *server_url).ok()) return;
   const bool refresh = !grant.tokens.refresh_token.empty();
   HttpCall call;
   call.method = "POST";
@@ -113,12 +111,12 @@ void AuthManager::Impl::Revoke(ServerAuth& s, const StoredGrant& grant) {
   AuthenticateClient(grant.client, &call, &form);
   call.body = std::move(form);
   const std::string name = s.name;
-  fetcher.Start(call, [name](const FetchResult& r) {
-    if (r.ok && r.status >= 200 && r.status < 300) {
+  fetcher.Start(call, [name](const base::Result<FetchResult>& r) {
+    if (r.ok() && r->status >= 200 && r->status < 300) {
       spdlog::info("server \"{}\": token revoked", name);
     } else {
       spdlog::warn("server \"{}\": token revocation failed ({})", name,
-                   r.ok ? "HTTP " + std::to_string(r.status) : r.error);
+                   r.ok() ? "HTTP " + std::to_string(r->status) : r.message());
     }
   });
 }

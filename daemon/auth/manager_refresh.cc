@@ -48,35 +48,33 @@ void AuthManager::Impl::StartRefresh(ServerAuth& s, bool after_401) {
   const uint64_t id = s.id;
   s.refresh_fetch =
       fetcher.Start(BuildRefresh(g.token_endpoint, g.client, g.tokens.refresh_token, g.resource),
-                    [this, id](const FetchResult& r) { OnRefreshed(id, r); });
+                    [this, id](const base::Result<FetchResult>& r) { OnRefreshed(id, r); });
   ArmTimer(s);
 }
 
-void AuthManager::Impl::OnRefreshed(uint64_t id, const FetchResult& r) {
+void AuthManager::Impl::OnRefreshed(uint64_t id, const base::Result<FetchResult>& r) {
   ServerAuth* s = Find(id);
   if (!s || !IsRefreshing(s->state) || !s->grant) return;
   s->refresh_fetch = 0;
   s->refresh_deadline.reset();
-  Tokens tokens;
-  std::string error = r.error;
-  const TokenOutcome outcome =
-      !r.ok ? TokenOutcome::kFailed
-            : ParseTokenResponse(r.status, r.content_type, r.body, UnixNow(),
-                                 s->grant->tokens.scope, &s->grant->tokens, &tokens, &error);
-  if (outcome == TokenOutcome::kOk) {
+  base::Result<Tokens> tokens =
+      !r.ok() ? base::Result<Tokens>(r.status())
+              : ParseTokenResponse(r->status, r->content_type, r->body, UnixNow(),
+                                   s->grant->tokens.scope, &s->grant->tokens);
+  if (tokens.ok()) {
     StoredGrant grant = *s->grant;
-    grant.tokens = std::move(tokens);
+    grant.tokens = *std::move(tokens);
     spdlog::info("server \"{}\": token refreshed", s->name);
     // Tokens got in answer to a 401 are trusted once a request goes through.
     const AuthState to = s->state == AuthState::kRefreshingAfter401 ? AuthState::kUnconfirmed
                                                                     : AuthState::kAuthorized;
     AdoptGrant(*s, std::move(grant), to, /*wake=*/false);
-  } else if (outcome == TokenOutcome::kInvalidGrant) {
-    ForgetTokens(*s, error);
+  } else if (r.ok() && tokens.kind() == base::ErrorKind::kDenied) {  // invalid_grant
+    ForgetTokens(*s, tokens.message());
     StartAuthorization(*s, /*login=*/0);
   } else {
-    RefreshFailed(
-        *s, !r.ok ? "token refresh failed (" + error + ")" : "token refresh failed: " + error);
+    RefreshFailed(*s, !r.ok() ? "token refresh failed (" + r.message() + ")"
+                              : "token refresh failed: " + tokens.message());
   }
   if (!DrainIfDone(*s)) ArmTimer(*s);
 }
@@ -85,8 +83,8 @@ void AuthManager::Impl::ForgetTokens(ServerAuth& s, const std::string& why) {
   // The refresh token is dead: the tokens go, and a new authorization follows.
   spdlog::warn("server \"{}\": {}; its tokens are forgotten", s.name, why);
   s.grant.reset();
-  if (std::string err = store.DeleteGrant(s.url); !err.empty()) {
-    spdlog::error("server \"{}\": {}", s.name, err);
+  if (base::Status deleted = store.DeleteGrant(s.url); !deleted.ok()) {
+    spdlog::error("server \"{}\": {}", s.name, deleted.message());
   }
   if (!shutting_down) link->SetAuthorization(s.id, Secret());
   s.refresh_at.reset();

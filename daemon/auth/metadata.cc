@@ -13,17 +13,12 @@ namespace {
 
 constexpr int kMaxDepth = 16;
 
-bool ParseObject(std::string_view body, std::string_view what, rapidjson::Document* doc,
-                 std::string* error) {
+base::Status ParseObject(std::string_view body, std::string_view what, rapidjson::Document* doc) {
   if (!base::ParseBoundedJson(body, {kMaxDocumentBytes, kMaxDepth}, *doc).ok()) {
-    *error = std::string(what) + " is not valid JSON";
-    return false;
+    return base::InvalidInput(std::string(what) + " is not valid JSON");
   }
-  if (!doc->IsObject()) {
-    *error = std::string(what) + " is not a JSON object";
-    return false;
-  }
-  return true;
+  if (!doc->IsObject()) return base::InvalidInput(std::string(what) + " is not a JSON object");
+  return base::Status();
 }
 
 std::string String(const rapidjson::Value& obj, const char* key) {
@@ -62,35 +57,34 @@ std::string WithoutTrailingSlash(std::string_view s) {
 
 }  // namespace
 
-bool ParseResourceMetadata(std::string_view body, ResourceMetadata* out, std::string* error) {
+base::Result<ResourceMetadata> ParseResourceMetadata(std::string_view body) {
   rapidjson::Document doc;
-  if (!ParseObject(body, "protected resource metadata", &doc, error)) return false;
-  *out = ResourceMetadata{};
-  out->resource = String(doc, "resource");
-  if (out->resource.empty()) {
-    *error = "protected resource metadata has no \"resource\"";
-    return false;
+  if (base::Status parsed = ParseObject(body, "protected resource metadata", &doc); !parsed.ok()) {
+    return parsed;
+  }
+  ResourceMetadata out;
+  out.resource = String(doc, "resource");
+  if (out.resource.empty()) {
+    return base::InvalidInput("protected resource metadata has no \"resource\"");
   }
   for (std::string& s :
        Strings(doc, "authorization_servers").value_or(std::vector<std::string>{})) {
-    if (base::ParseUrl(s)) out->authorization_servers.push_back(std::move(s));
+    if (base::ParseUrl(s)) out.authorization_servers.push_back(std::move(s));
   }
-  if (out->authorization_servers.empty()) {
-    *error = "protected resource metadata names no authorization server";
-    return false;
+  if (out.authorization_servers.empty()) {
+    return base::InvalidInput("protected resource metadata names no authorization server");
   }
-  out->scopes_supported = Strings(doc, "scopes_supported");
-  return true;
+  out.scopes_supported = Strings(doc, "scopes_supported");
+  return out;
 }
 
-bool CheckResource(const ResourceMetadata& prm, const base::Url& server, std::string* error) {
+base::Status CheckResource(const ResourceMetadata& prm, const base::Url& server) {
   const std::optional<base::Url> resource = base::ParseUrl(prm.resource);
   if (!resource || !ResourceCovers(*resource, server)) {
-    *error = "protected resource metadata is for " + Quoted(prm.resource) + ", not for " +
-             CanonicalResource(server);
-    return false;
+    return base::InvalidInput("protected resource metadata is for " + Quoted(prm.resource) +
+                              ", not for " + CanonicalResource(server));
   }
-  return true;
+  return base::Status();
 }
 
 bool ServerMetadata::SupportsScope(std::string_view scope) const {
@@ -102,77 +96,70 @@ bool ServerMetadata::SupportsAuthMethod(std::string_view method) const {
   return Contains(token_endpoint_auth_methods_supported, method);
 }
 
-bool ParseServerMetadata(std::string_view body, ServerMetadata* out, std::string* error) {
+base::Result<ServerMetadata> ParseServerMetadata(std::string_view body) {
   rapidjson::Document doc;
-  if (!ParseObject(body, "authorization server metadata", &doc, error)) return false;
-  *out = ServerMetadata{};
-  out->issuer = String(doc, "issuer");
-  out->authorization_endpoint = String(doc, "authorization_endpoint");
-  out->token_endpoint = String(doc, "token_endpoint");
-  out->registration_endpoint = String(doc, "registration_endpoint");
-  out->revocation_endpoint = String(doc, "revocation_endpoint");
-  out->scopes_supported = Strings(doc, "scopes_supported");
-  out->code_challenge_methods_supported = Strings(doc, "code_challenge_methods_supported");
-  out->token_endpoint_auth_methods_supported =
-      Strings(doc, "token_endpoint_auth_methods_supported");
-  out->client_id_metadata_document_supported = Bool(doc, "client_id_metadata_document_supported");
-  out->authorization_response_iss_parameter_supported =
+  if (base::Status parsed = ParseObject(body, "authorization server metadata", &doc);
+      !parsed.ok()) {
+    return parsed;
+  }
+  ServerMetadata out;
+  out.issuer = String(doc, "issuer");
+  out.authorization_endpoint = String(doc, "authorization_endpoint");
+  out.token_endpoint = String(doc, "token_endpoint");
+  out.registration_endpoint = String(doc, "registration_endpoint");
+  out.revocation_endpoint = String(doc, "revocation_endpoint");
+  out.scopes_supported = Strings(doc, "scopes_supported");
+  out.code_challenge_methods_supported = Strings(doc, "code_challenge_methods_supported");
+  out.token_endpoint_auth_methods_supported = Strings(doc, "token_endpoint_auth_methods_supported");
+  out.client_id_metadata_document_supported = Bool(doc, "client_id_metadata_document_supported");
+  out.authorization_response_iss_parameter_supported =
       Bool(doc, "authorization_response_iss_parameter_supported");
   for (const char* key : {"issuer", "authorization_endpoint", "token_endpoint"}) {
     if (String(doc, key).empty()) {
-      *error = std::string("authorization server metadata has no \"") + key + "\"";
-      return false;
+      return base::InvalidInput(std::string("authorization server metadata has no \"") + key +
+                                "\"");
     }
   }
-  return true;
+  return out;
 }
 
-bool EndpointAllowed(std::string_view url, const base::Url& mcp_server, std::string* why) {
+base::Status EndpointAllowed(std::string_view url, const base::Url& mcp_server) {
   const std::optional<base::Url> parsed = base::ParseUrl(url);
-  if (!parsed) {
-    *why = Quoted(url) + " is not an http(s) URL";
-    return false;
-  }
+  if (!parsed) return base::InvalidInput(Quoted(url) + " is not an http(s) URL");
   if (parsed->scheme == "https" || IsLoopbackHost(parsed->host) ||
       parsed->Origin() == mcp_server.Origin()) {
-    return true;
+    return base::Status();
   }
-  *why = Quoted(url) + " is not https";
-  return false;
+  return base::InvalidInput(Quoted(url) + " is not https");
 }
 
-bool CheckServerMetadata(const ServerMetadata& as, Discovery how, std::string_view expected,
-                         const base::Url& mcp_server, std::string* error) {
+base::Status CheckServerMetadata(const ServerMetadata& as, Discovery how, std::string_view expected,
+                                 const base::Url& mcp_server) {
   if (how == Discovery::kIssuer) {
     if (WithoutTrailingSlash(as.issuer) != WithoutTrailingSlash(expected)) {
-      *error = "authorization server metadata names issuer " + Quoted(as.issuer) + ", not the " +
-               Quoted(expected) + " it was fetched for";
-      return false;
+      return base::InvalidInput("authorization server metadata names issuer " + Quoted(as.issuer) +
+                                ", not the " + Quoted(expected) + " it was fetched for");
     }
   } else {
     const std::optional<base::Url> issuer = base::ParseUrl(as.issuer);
     if (!issuer || issuer->Origin() != mcp_server.Origin()) {
-      *error = "authorization server metadata names issuer " + Quoted(as.issuer) + ", not one on " +
-               mcp_server.Origin();
-      return false;
+      return base::InvalidInput("authorization server metadata names issuer " + Quoted(as.issuer) +
+                                ", not one on " + mcp_server.Origin());
     }
   }
   if (!Contains(as.code_challenge_methods_supported, "S256")) {
-    *error =
+    return base::InvalidInput(
         "the authorization server does not support PKCE with S256 "
-        "(code_challenge_methods_supported)";
-    return false;
+        "(code_challenge_methods_supported)");
   }
-  std::string why;
   for (const std::string* url : {&as.authorization_endpoint, &as.token_endpoint,
                                  &as.registration_endpoint, &as.revocation_endpoint}) {
     if (url->empty()) continue;
-    if (!EndpointAllowed(*url, mcp_server, &why)) {
-      *error = "authorization server metadata: endpoint " + why;
-      return false;
+    if (base::Status allowed = EndpointAllowed(*url, mcp_server); !allowed.ok()) {
+      return std::move(allowed).Prefixed("authorization server metadata: endpoint ");
     }
   }
-  return true;
+  return base::Status();
 }
 
 ServerMetadata DefaultServerMetadata(const base::Url& mcp_server) {

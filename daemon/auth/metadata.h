@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "daemon/auth/url.h"
 
 namespace mcpgw::auth {
@@ -24,13 +25,13 @@ struct ResourceMetadata {
   std::optional<std::vector<std::string>> scopes_supported;
 };
 
-// False with `error` set when `body` is not a JSON object with a string
-// `resource` and at least one authorization server URL.
-bool ParseResourceMetadata(std::string_view body, ResourceMetadata* out, std::string* error);
+// The metadata, or an error (invalid_input) when `body` is not a JSON object
+// with a string `resource` and at least one authorization server URL.
+base::Result<ResourceMetadata> ParseResourceMetadata(std::string_view body);
 
-// Whether the metadata describes `server` (ResourceCovers); `error` says
-// which resource it named instead.
-bool CheckResource(const ResourceMetadata& prm, const base::Url& server, std::string* error);
+// Ok when the metadata describes `server` (ResourceCovers); else the error
+// says which resource it named instead.
+base::Status CheckResource(const ResourceMetadata& prm, const base::Url& server);
 
 struct ServerMetadata {
   std::string issuer;
@@ -48,9 +49,9 @@ struct ServerMetadata {
   bool SupportsAuthMethod(std::string_view method) const;  // absent list: RFC 8414 default
 };
 
-// False with `error` set when `body` is not a JSON object with string
-// `issuer`, `authorization_endpoint` and `token_endpoint`.
-bool ParseServerMetadata(std::string_view body, ServerMetadata* out, std::string* error);
+// The metadata, or an error (invalid_input) when `body` is not a JSON object
+// with string `issuer`, `authorization_endpoint` and `token_endpoint`.
+base::Result<ServerMetadata> ParseServerMetadata(std::string_view body);
 
 // How an authorization server was found, which decides what its metadata
 // must match.
@@ -61,16 +62,18 @@ enum class Discovery {
 };
 
 // Checks issuer, PKCE S256 and endpoint URLs. `expected` is the issuer looked
-// up (kIssuer) or the MCP server's origin (kLegacy).
-bool CheckServerMetadata(const ServerMetadata& as, Discovery how, std::string_view expected,
-                         const base::Url& mcp_server, std::string* error);
+// up (kIssuer) or the MCP server's origin (kLegacy). An error says what does
+// not match.
+base::Status CheckServerMetadata(const ServerMetadata& as, Discovery how, std::string_view expected,
+                                 const base::Url& mcp_server);
 
 // The endpoints a 2025-03-26 client falls back to when the server's origin
 // serves no metadata: /authorize, /token and /register there.
 ServerMetadata DefaultServerMetadata(const base::Url& mcp_server);
 
 // Whether the OAuth client may send requests (and secrets) to `url`: http(s),
-// and https unless the host is loopback or the MCP server's own origin.
-bool EndpointAllowed(std::string_view url, const base::Url& mcp_server, std::string* why);
+// and https unless the host is loopback or the MCP server's own origin. An
+// error says why not.
+base::Status EndpointAllowed(std::string_view url, const base::Url& mcp_server);
 
 }  // namespace mcpgw::auth

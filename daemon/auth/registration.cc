@@ -13,6 +13,10 @@ namespace {
 
 constexpr std::string_view kClientName = "mcpgw";
 
+base::Status Refused(std::string message) {
+  return base::Status(base::ErrorKind::kBackend, std::move(message));
+}
+
 std::string ErrorFromBody(std::string_view body) {
   rapidjson::Document doc;
   if (!base::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc).ok() || !doc.IsObject()) {
@@ -126,31 +130,29 @@ HttpCall BuildRegistration(const ServerMetadata& as, std::string_view redirect_u
   return call;
 }
 
-bool ParseRegistration(int http_status, std::string_view body, std::string_view requested_method,
-                       std::string_view redirect_uri, std::string_view issuer, ClientIdentity* out,
-                       std::string* error) {
+base::Result<ClientIdentity> ParseRegistration(int http_status, std::string_view body,
+                                               std::string_view requested_method,
+                                               std::string_view redirect_uri,
+                                               std::string_view issuer) {
   if (http_status < 200 || http_status >= 300) {
     std::string detail = ErrorFromBody(body);
-    *error = "client registration refused (HTTP " + std::to_string(http_status) + ")" +
-             (detail.empty() ? "" : ": " + detail);
-    return false;
+    return Refused("client registration refused (HTTP " + std::to_string(http_status) + ")" +
+                   (detail.empty() ? "" : ": " + detail));
   }
   rapidjson::Document doc;
   if (!base::ParseBoundedJson(body, {kMaxDocumentBytes, 16}, doc).ok() || !doc.IsObject()) {
-    *error = "client registration answered something that is not a JSON object";
-    return false;
+    return Refused("client registration answered something that is not a JSON object");
   }
   auto id = doc.FindMember("client_id");
   if (id == doc.MemberEnd() || !id->value.IsString() || id->value.GetStringLength() == 0) {
-    *error = "client registration answered no client_id";
-    return false;
+    return Refused("client registration answered no client_id");
   }
-  *out = ClientIdentity{};
-  out->source = ClientSource::kRegistered;
-  out->client_id.assign(id->value.GetString(), id->value.GetStringLength());
+  ClientIdentity out;
+  out.source = ClientSource::kRegistered;
+  out.client_id.assign(id->value.GetString(), id->value.GetStringLength());
   auto secret = doc.FindMember("client_secret");
   if (secret != doc.MemberEnd() && secret->value.IsString()) {
-    out->client_secret =
+    out.client_secret =
         Secret(std::string(secret->value.GetString(), secret->value.GetStringLength()));
   }
   std::string method(requested_method);
@@ -158,20 +160,18 @@ bool ParseRegistration(int http_status, std::string_view body, std::string_view 
   const bool named = m != doc.MemberEnd() && m->value.IsString();
   if (named) method = m->value.GetString();
   // A server that issued no secret and named no method made a public client.
-  if (!named && out->client_secret.empty()) method = "none";
+  if (!named && out.client_secret.empty()) method = "none";
   if (method != "none" && method != "client_secret_basic" && method != "client_secret_post") {
-    *error = "client registration chose token endpoint authentication \"" +
-             base::CleanServerText(method, 64) + "\", which mcpgw does not support";
-    return false;
+    return Refused("client registration chose token endpoint authentication \"" +
+                   base::CleanServerText(method, 64) + "\", which mcpgw does not support");
   }
-  if (method != "none" && out->client_secret.empty()) {
-    *error = "client registration chose " + method + " but answered no client_secret";
-    return false;
+  if (method != "none" && out.client_secret.empty()) {
+    return Refused("client registration chose " + method + " but answered no client_secret");
   }
-  out->auth_method = method;
-  out->redirect_uri = std::string(redirect_uri);
-  out->issuer = std::string(issuer);
-  return true;
+  out.auth_method = method;
+  out.redirect_uri = std::string(redirect_uri);
+  out.issuer = std::string(issuer);
+  return out;
 }
 
 void AuthenticateClient(const ClientIdentity& client, HttpCall* call, std::string* form) {

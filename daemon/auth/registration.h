@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/status.h"
 #include "config/config.h"
 #include "daemon/auth/metadata.h"
 
@@ -63,11 +64,12 @@ IdentityPlan PlanIdentity(const config::OAuthClient& configured, const ServerMet
 HttpCall BuildRegistration(const ServerMetadata& as, std::string_view redirect_uri,
                            std::string_view auth_method);
 
-// Reads the registration response. False with `error` set when the server
-// refused or answered something unusable.
-bool ParseRegistration(int http_status, std::string_view body, std::string_view requested_method,
-                       std::string_view redirect_uri, std::string_view issuer, ClientIdentity* out,
-                       std::string* error);
+// Reads the registration response: the client, or an error (backend) when
+// the server refused or answered something unusable.
+base::Result<ClientIdentity> ParseRegistration(int http_status, std::string_view body,
+                                               std::string_view requested_method,
+                                               std::string_view redirect_uri,
+                                               std::string_view issuer);
 
 // Adds client authentication to a token endpoint request: HTTP Basic
 // (RFC 6749 §2.3.1: id and secret form-encoded), or client_id (and

@@ -55,6 +55,11 @@ ClientIdentity GetClient(const rapidjson::Value& obj) {
   return c;
 }
 
+base::Status Damaged(const std::string& path) {
+  return base::InvalidInput(path +
+                            " is damaged or not mcpgw's; delete it (mcpgw logout) to start over");
+}
+
 }  // namespace
 
 TokenStore::TokenStore(Env* env, std::string dir) : env_(env), dir_(std::move(dir)) {}
@@ -67,67 +72,59 @@ std::string TokenStore::ClientPath(std::string_view issuer) const {
   return dir_ + "/client-" + base::Sha256Hex(issuer).substr(0, 32) + ".json";
 }
 
-std::string TokenStore::EnsureDir() {
-  std::string error;
-  if (!env_->CreateDir(dir_, 0700, &error)) return error + "; refusing to keep tokens there";
-  return "";
+base::Status TokenStore::EnsureDir() {
+  base::Status made = env_->CreateDir(dir_, 0700);
+  if (made.ok()) return made;
+  return base::Status(made.kind(), made.message() + "; refusing to keep tokens there");
 }
 
-std::string TokenStore::WriteAtomically(const std::string& path, const std::string& text) {
-  if (std::string err = EnsureDir(); !err.empty()) return err;
-  std::string error;
-  return env_->WriteFileAtomically(path, text, 0600, &error) ? std::string() : error;
+base::Status TokenStore::WriteAtomically(const std::string& path, const std::string& text) {
+  if (base::Status dir = EnsureDir(); !dir.ok()) return dir;
+  return env_->WriteFileAtomically(path, text, 0600);
 }
 
-std::string TokenStore::Remove(const std::string& path) {
-  std::string error;
-  return env_->RemoveFile(path, &error) ? std::string() : error;
-}
-
-// Reads `path` into a JSON object whose "key" is `key`. nullopt without error
-// when the file does not exist.
-std::optional<rapidjson::Document> TokenStore::ReadDocument(const std::string& path,
-                                                            const std::string& key,
-                                                            std::string* error) const {
-  error->clear();
-  if (!env_->FileExists(path)) return std::nullopt;
-  std::string text;
-  if (!env_->ReadPrivateFile(path, kMaxFileBytes, &text, error)) return std::nullopt;
+// Reads `path` into a JSON object whose "key" is `key`; nullopt when the file
+// does not exist.
+base::Result<std::optional<rapidjson::Document>> TokenStore::ReadDocument(
+    const std::string& path, const std::string& key) const {
+  if (!env_->FileExists(path)) return std::optional<rapidjson::Document>();
+  base::Result<std::string> text = env_->ReadPrivateFile(path, kMaxFileBytes);
+  if (!text.ok()) return std::move(text).status();
   rapidjson::Document doc;
-  if (!base::ParseBoundedJson(text, {kMaxFileBytes, 16}, doc).ok() || !doc.IsObject() ||
+  if (!base::ParseBoundedJson(*text, {kMaxFileBytes, 16}, doc).ok() || !doc.IsObject() ||
       Get(doc, "key") != key) {
-    *error = path + " is damaged or not mcpgw's; delete it (mcpgw logout) to start over";
-    return std::nullopt;
+    return Damaged(path);
   }
-  return doc;
+  return std::optional<rapidjson::Document>(std::move(doc));
 }
 
-std::optional<StoredGrant> TokenStore::LoadGrant(std::string_view server_url,
-                                                 std::string* error) const {
+base::Result<std::optional<StoredGrant>> TokenStore::LoadGrant(std::string_view server_url) const {
   const std::string path = GrantPath(server_url);
-  std::optional<rapidjson::Document> doc = ReadDocument(path, base::Sha256Hex(server_url), error);
-  if (!doc) return std::nullopt;
+  base::Result<std::optional<rapidjson::Document>> read =
+      ReadDocument(path, base::Sha256Hex(server_url));
+  if (!read.ok()) return std::move(read).status();
+  if (!*read) return std::optional<StoredGrant>();
+  const rapidjson::Document& doc = **read;
   StoredGrant g;
-  g.tokens.access_token = Secret(Get(*doc, "access_token"));
-  g.tokens.refresh_token = Secret(Get(*doc, "refresh_token"));
-  g.tokens.scope = Get(*doc, "scope");
-  g.tokens.expires_at = GetInt(*doc, "expires_at");
-  g.tokens.obtained_at = GetInt(*doc, "obtained_at").value_or(0);
-  g.tokens.subject = Get(*doc, "subject");
-  g.issuer = Get(*doc, "issuer");
-  g.token_endpoint = Get(*doc, "token_endpoint");
-  g.revocation_endpoint = Get(*doc, "revocation_endpoint");
-  g.resource = Get(*doc, "resource");
-  auto client = doc->FindMember("client");
-  if (client != doc->MemberEnd() && client->value.IsObject()) g.client = GetClient(client->value);
+  g.tokens.access_token = Secret(Get(doc, "access_token"));
+  g.tokens.refresh_token = Secret(Get(doc, "refresh_token"));
+  g.tokens.scope = Get(doc, "scope");
+  g.tokens.expires_at = GetInt(doc, "expires_at");
+  g.tokens.obtained_at = GetInt(doc, "obtained_at").value_or(0);
+  g.tokens.subject = Get(doc, "subject");
+  g.issuer = Get(doc, "issuer");
+  g.token_endpoint = Get(doc, "token_endpoint");
+  g.revocation_endpoint = Get(doc, "revocation_endpoint");
+  g.resource = Get(doc, "resource");
+  auto client = doc.FindMember("client");
+  if (client != doc.MemberEnd() && client->value.IsObject()) g.client = GetClient(client->value);
   if (g.tokens.access_token.empty() || g.token_endpoint.empty() || g.client.client_id.empty()) {
-    *error = path + " is damaged or not mcpgw's; delete it (mcpgw logout) to start over";
-    return std::nullopt;
+    return Damaged(path);
   }
-  return g;
+  return std::optional<StoredGrant>(std::move(g));
 }
 
-std::string TokenStore::SaveGrant(std::string_view server_url, const StoredGrant& g) {
+base::Status TokenStore::SaveGrant(std::string_view server_url, const StoredGrant& g) {
   rapidjson::StringBuffer buf;
   Writer w(buf);
   w.StartObject();
@@ -156,24 +153,24 @@ std::string TokenStore::SaveGrant(std::string_view server_url, const StoredGrant
   return WriteAtomically(GrantPath(server_url), std::string(buf.GetString(), buf.GetSize()) + "\n");
 }
 
-std::string TokenStore::DeleteGrant(std::string_view server_url) {
-  return Remove(GrantPath(server_url));
+base::Status TokenStore::DeleteGrant(std::string_view server_url) {
+  return env_->RemoveFile(GrantPath(server_url));
 }
 
-std::optional<ClientIdentity> TokenStore::LoadClient(std::string_view issuer,
-                                                     std::string* error) const {
-  std::optional<rapidjson::Document> doc =
-      ReadDocument(ClientPath(issuer), base::Sha256Hex(issuer), error);
-  if (!doc) return std::nullopt;
-  ClientIdentity c = GetClient(*doc);
+base::Result<std::optional<ClientIdentity>> TokenStore::LoadClient(std::string_view issuer) const {
+  base::Result<std::optional<rapidjson::Document>> read =
+      ReadDocument(ClientPath(issuer), base::Sha256Hex(issuer));
+  if (!read.ok()) return std::move(read).status();
+  if (!*read) return std::optional<ClientIdentity>();
+  ClientIdentity c = GetClient(**read);
   if (c.client_id.empty()) {
-    *error = ClientPath(issuer) + " is damaged or not mcpgw's; delete it to register again";
-    return std::nullopt;
+    return base::InvalidInput(ClientPath(issuer) +
+                              " is damaged or not mcpgw's; delete it to register again");
   }
-  return c;
+  return std::optional<ClientIdentity>(std::move(c));
 }
 
-std::string TokenStore::SaveClient(const ClientIdentity& c) {
+base::Status TokenStore::SaveClient(const ClientIdentity& c) {
   rapidjson::StringBuffer buf;
   Writer w(buf);
   w.StartObject();
@@ -185,7 +182,9 @@ std::string TokenStore::SaveClient(const ClientIdentity& c) {
   return WriteAtomically(ClientPath(c.issuer), std::string(buf.GetString(), buf.GetSize()) + "\n");
 }
 
-std::string TokenStore::DeleteClient(std::string_view issuer) { return Remove(ClientPath(issuer)); }
+base::Status TokenStore::DeleteClient(std::string_view issuer) {
+  return env_->RemoveFile(ClientPath(issuer));
+}
 
 std::string DefaultTokenDir(
     const std::function<std::optional<std::string>(std::string_view)>& get_env,

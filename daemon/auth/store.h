@@ -15,6 +15,7 @@
 
 #include <rapidjson/document.h>
 
+#include "base/status.h"
 #include "daemon/auth/registration.h"
 #include "daemon/auth/token.h"
 #include "daemon/runtime/env.h"
@@ -41,26 +42,25 @@ class TokenStore {
 
   const std::string& dir() const { return dir_; }
 
-  // Each returns "" on success, else a reason naming the file (never a
-  // value). A missing file loads as nullopt without error.
-  std::optional<StoredGrant> LoadGrant(std::string_view server_url, std::string* error) const;
-  std::string SaveGrant(std::string_view server_url, const StoredGrant& grant);
-  std::string DeleteGrant(std::string_view server_url);
+  // An error names the file, never a value. A missing file loads as
+  // nullopt: no grant is not a failure.
+  base::Result<std::optional<StoredGrant>> LoadGrant(std::string_view server_url) const;
+  base::Status SaveGrant(std::string_view server_url, const StoredGrant& grant);
+  base::Status DeleteGrant(std::string_view server_url);
 
-  std::optional<ClientIdentity> LoadClient(std::string_view issuer, std::string* error) const;
-  std::string SaveClient(const ClientIdentity& client);
-  std::string DeleteClient(std::string_view issuer);
+  base::Result<std::optional<ClientIdentity>> LoadClient(std::string_view issuer) const;
+  base::Status SaveClient(const ClientIdentity& client);
+  base::Status DeleteClient(std::string_view issuer);
 
   std::string GrantPath(std::string_view server_url) const;
   std::string ClientPath(std::string_view issuer) const;
 
  private:
   // Creates the directory (0700, parents too) or tightens its mode.
-  std::string EnsureDir();
-  std::string WriteAtomically(const std::string& path, const std::string& text);
-  std::optional<rapidjson::Document> ReadDocument(const std::string& path, const std::string& key,
-                                                  std::string* error) const;
-  std::string Remove(const std::string& path);
+  base::Status EnsureDir();
+  base::Status WriteAtomically(const std::string& path, const std::string& text);
+  base::Result<std::optional<rapidjson::Document>> ReadDocument(const std::string& path,
+                                                                const std::string& key) const;
 
   Env* env_;
   std::string dir_;

@@ -16,6 +16,10 @@ namespace {
 // Longest lifetime believed (a year): a bigger expires_in is treated as this.
 constexpr int64_t kMaxLifetimeS = 365LL * 24 * 3600;
 
+base::Status Refused(std::string message) {
+  return base::Status(base::ErrorKind::kBackend, std::move(message));
+}
+
 bool IsJsonMedia(std::string_view media) {
   return media == "application/json" ||
          (media.size() > 5 && media.compare(media.size() - 5, 5, "+json") == 0);
@@ -94,14 +98,9 @@ HttpCall BuildRefresh(std::string_view token_endpoint, const ClientIdentity& cli
   return TokenCall(token_endpoint, client, std::move(form));
 }
 
-TokenOutcome ParseTokenResponse(int http_status, std::string_view content_type,
-                                std::string_view body, int64_t now_unix,
-                                std::string_view requested_scope, const Tokens* previous_in,
-                                Tokens* out, std::string* error) {
-  // `previous_in` may be `out` itself: keep a copy before `out` is rewritten.
-  std::optional<Tokens> previous_copy;
-  if (previous_in) previous_copy = *previous_in;
-  const Tokens* previous = previous_copy ? &*previous_copy : nullptr;
+base::Result<Tokens> ParseTokenResponse(int http_status, std::string_view content_type,
+                                        std::string_view body, int64_t now_unix,
+                                        std::string_view requested_scope, const Tokens* previous) {
   const std::string media = base::MediaType(content_type);
   rapidjson::Document doc;
   const bool json = IsJsonMedia(media) &&
@@ -110,50 +109,46 @@ TokenOutcome ParseTokenResponse(int http_status, std::string_view content_type,
   if (http_status < 200 || http_status >= 300) {
     const std::string code = json ? base::CleanServerText(Str(doc, "error"), 64) : "";
     if (code.empty()) {
-      *error = "token endpoint answered HTTP " + std::to_string(http_status);
-      return TokenOutcome::kFailed;
+      return Refused("token endpoint answered HTTP " + std::to_string(http_status));
     }
     const std::string desc = base::CleanServerText(Str(doc, "error_description"), 200);
-    *error = "token endpoint refused: " + code + (desc.empty() ? "" : ": " + desc);
-    return code == "invalid_grant" ? TokenOutcome::kInvalidGrant : TokenOutcome::kFailed;
+    std::string error = "token endpoint refused: " + code + (desc.empty() ? "" : ": " + desc);
+    if (code == "invalid_grant") return base::Status(base::ErrorKind::kDenied, std::move(error));
+    return Refused(std::move(error));
   }
   if (!json) {
-    *error = "token endpoint answered " + (media.empty() ? std::string("no content type") : media) +
-             ", not a JSON object (HTTP " + std::to_string(http_status) + ")";
-    return TokenOutcome::kFailed;
+    return Refused("token endpoint answered " +
+                   (media.empty() ? std::string("no content type") : media) +
+                   ", not a JSON object (HTTP " + std::to_string(http_status) + ")");
   }
   const std::string access = Str(doc, "access_token");
-  if (access.empty()) {
-    *error = "token endpoint answered no access_token";
-    return TokenOutcome::kFailed;
-  }
+  if (access.empty()) return Refused("token endpoint answered no access_token");
   const std::string type = base::ToLowerAscii(Str(doc, "token_type"));
   if (!type.empty() && type != "bearer") {
-    *error = "token endpoint issued a \"" + base::CleanServerText(type, 32) +
-             "\" token; mcpgw uses Bearer tokens only";
-    return TokenOutcome::kFailed;
+    return Refused("token endpoint issued a \"" + base::CleanServerText(type, 32) +
+                   "\" token; mcpgw uses Bearer tokens only");
   }
-  *out = Tokens{};
-  out->access_token = Secret(access);
-  out->obtained_at = now_unix;
+  Tokens out;
+  out.access_token = Secret(access);
+  out.obtained_at = now_unix;
   std::string refresh = Str(doc, "refresh_token");
   if (!refresh.empty()) {
-    out->refresh_token = Secret(std::move(refresh));
+    out.refresh_token = Secret(std::move(refresh));
   } else if (previous) {
-    out->refresh_token = previous->refresh_token;  // not rotated: keep the old one
+    out.refresh_token = previous->refresh_token;  // not rotated: keep the old one
   }
-  out->scope = Str(doc, "scope");
-  if (out->scope.empty()) out->scope = previous ? previous->scope : std::string(requested_scope);
+  out.scope = Str(doc, "scope");
+  if (out.scope.empty()) out.scope = previous ? previous->scope : std::string(requested_scope);
   auto exp = doc.FindMember("expires_in");
   if (exp != doc.MemberEnd()) {
     if (std::optional<int64_t> s = ExpiresIn(exp->value)) {
-      out->expires_at = now_unix + std::min(*s, kMaxLifetimeS);
+      out.expires_at = now_unix + std::min(*s, kMaxLifetimeS);
     }
   }
-  out->subject = JwtSubject(Str(doc, "id_token"));
-  if (out->subject.empty()) out->subject = JwtSubject(access);
-  if (out->subject.empty() && previous) out->subject = previous->subject;
-  return TokenOutcome::kOk;
+  out.subject = JwtSubject(Str(doc, "id_token"));
+  if (out.subject.empty()) out.subject = JwtSubject(access);
+  if (out.subject.empty() && previous) out.subject = previous->subject;
+  return out;
 }
 
 std::string JwtSubject(std::string_view jwt) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "config/secret.h"
 #include "daemon/auth/registration.h"
 
@@ -48,19 +49,14 @@ HttpCall BuildCodeExchange(std::string_view token_endpoint, const ClientIdentity
 HttpCall BuildRefresh(std::string_view token_endpoint, const ClientIdentity& client,
                       const Secret& refresh_token, std::string_view resource);
 
-enum class TokenOutcome {
-  kOk,
-  kInvalidGrant,  // the grant (code or refresh token) is dead: authorize anew
-  kFailed,        // anything else; `error` says what
-};
-
 // Reads a token endpoint response. `requested_scope` stands in for a granted
 // scope the server does not name; on refresh, `previous` supplies a refresh
-// token the server did not rotate.
-TokenOutcome ParseTokenResponse(int http_status, std::string_view content_type,
-                                std::string_view body, int64_t now_unix,
-                                std::string_view requested_scope, const Tokens* previous,
-                                Tokens* out, std::string* error);
+// token the server did not rotate. An error says what went wrong; its kind
+// is kDenied when the grant (code or refresh token) is dead (invalid_grant:
+// authorize anew), kBackend for any other refusal or unusable answer.
+base::Result<Tokens> ParseTokenResponse(int http_status, std::string_view content_type,
+                                        std::string_view body, int64_t now_unix,
+                                        std::string_view requested_scope, const Tokens* previous);
 
 // The "sub" claim of a JWT's payload, cleaned for display; "" when the value
 // is not a JWT or has no string subject. The signature is not checked: the

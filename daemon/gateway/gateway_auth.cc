@@ -59,16 +59,11 @@ void Gateway::HandleAuthRequest(Ticket ticket, std::string_view method,
     return;
   }
   if (method == proto::kLogin) {
-    auth_->Login(ns, [this, ticket](auth::LoginStarted started) {
-      if (!started.ok) {
-        return ReplyError(ticket,
-                          started.unknown_server ? proto::ErrorKind::kInvalidRequest
-                                                 : proto::ErrorKind::kTransport,
-                          started.error);
-      }
+    auth_->Login(ns, [this, ticket](base::Result<auth::LoginStarted> started) {
+      if (!started.ok()) return ReplyError(ticket, started.kind(), started.message());
       std::string out = "{\"url\":";
-      base::AppendJsonString(&out, started.url);
-      out += ",\"login\":" + std::to_string(started.login) + "}";
+      base::AppendJsonString(&out, started->url);
+      out += ",\"login\":" + std::to_string(started->login) + "}";
       replies_->ReplyJson(ticket, out);
     });
   } else if (method == proto::kLoginWait) {
@@ -77,14 +72,13 @@ void Gateway::HandleAuthRequest(Ticket ticket, std::string_view method,
       return ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
                         "login_wait needs the number \"login\" that login answered");
     }
-    auth_->WaitLogin(ns, it->value.GetUint64(), [this, ticket](bool ok, std::string error) {
-      if (!ok) return ReplyError(ticket, proto::ErrorKind::kTransport, std::move(error));
+    auth_->WaitLogin(ns, it->value.GetUint64(), [this, ticket](const base::Status& ended) {
+      if (!ended.ok()) return ReplyError(ticket, ended.kind(), ended.message());
       replies_->ReplyJson(ticket, "{}");
     });
   } else {
-    auth_->Logout(ns, [this, ticket](std::string error, bool known) {
-      if (!known) return ReplyError(ticket, proto::ErrorKind::kInvalidRequest, std::move(error));
-      if (!error.empty()) return ReplyError(ticket, proto::ErrorKind::kTransport, std::move(error));
+    auth_->Logout(ns, [this, ticket](const base::Status& done) {
+      if (!done.ok()) return ReplyError(ticket, done.kind(), done.message());
       replies_->ReplyJson(ticket, "{}");
     });
   }

@@ -151,12 +151,13 @@ PinFiles::Loaded PinFiles::Load(Env& env, std::string_view url) const {
   loaded.pins.url = std::string(url);
   if (!env.FileExists(path)) return loaded;
   loaded.exists = true;
-  std::string text, error;
-  if (!env.ReadPrivateFile(path, kMaxPinFileBytes, &text, &error)) {
-    loaded.error = error;
+  base::Result<std::string> text = env.ReadPrivateFile(path, kMaxPinFileBytes);
+  if (!text.ok()) {
+    loaded.error = text.message();
     return loaded;
   }
-  if (!ParsePinFile(text, &loaded.pins, &error)) {
+  std::string error;
+  if (!ParsePinFile(*text, &loaded.pins, &error)) {
     loaded.error = path + ": " + error;
     loaded.pins = PinSet{std::string(url), {}};
     return loaded;
@@ -169,10 +170,8 @@ PinFiles::Loaded PinFiles::Load(Env& env, std::string_view url) const {
 }
 
 std::string PinFiles::Save(Env& env, const PinSet& pins) const {
-  std::string error;
-  if (!env.CreateDir(dir_, 0700, &error)) return error;
-  if (!env.WriteFileAtomically(PathFor(pins.url), FormatPinFile(pins), 0600, &error)) return error;
-  return {};
+  if (base::Status made = env.CreateDir(dir_, 0700); !made.ok()) return made.message();
+  return env.WriteFileAtomically(PathFor(pins.url), FormatPinFile(pins), 0600).message();
 }
 
 std::string DefaultPinsDir(std::string_view xdg_state_home, std::string_view home) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "daemon/mcp/session.h"
 #include "daemon/net/http_client.h"
 
@@ -41,28 +42,27 @@ class Env {
   // by each thread. Dropped once the loop has stopped.
   virtual void Post(std::function<void()> fn) = 0;
   // Files. Each call blocks, so they are for small files written rarely
-  // (settings, tokens). A failure is false with `*error` saying why, naming
-  // the path and never the contents.
+  // (settings, tokens). An error names the path, never the contents; a file
+  // that is not there is kNotFound.
   // The whole file.
-  virtual bool ReadFile(const std::string& path, std::string* contents, std::string* error) = 0;
+  virtual base::Result<std::string> ReadFile(const std::string& path) = 0;
   // A file only this user's mcpgw writes (tokens, registrations): a link in
   // its place is refused (it could point anywhere), and a file larger than
   // `max_bytes` is an error, found without reading it all.
-  virtual bool ReadPrivateFile(const std::string& path, size_t max_bytes, std::string* contents,
-                               std::string* error) = 0;
+  virtual base::Result<std::string> ReadPrivateFile(const std::string& path, size_t max_bytes) = 0;
   // Whether `path` exists (a file, a directory, a link).
   virtual bool FileExists(const std::string& path) = 0;
   // Creates `path` and its missing parents with `mode`. An existing `path`
   // must be a directory of this user (a link is refused: it could point
   // anywhere) and is given `mode`: a private directory stays private.
-  virtual bool CreateDir(const std::string& path, int mode, std::string* error) = 0;
+  virtual base::Status CreateDir(const std::string& path, int mode) = 0;
   // Replaces `path` with `contents` so that a crash leaves the old file or the
   // new one, never a mix: written beside it with `mode`, synced, renamed over
   // it, the directory synced. The new file never exists with a wider mode.
-  virtual bool WriteFileAtomically(const std::string& path, std::string_view contents, int mode,
-                                   std::string* error) = 0;
+  virtual base::Status WriteFileAtomically(const std::string& path, std::string_view contents,
+                                           int mode) = 0;
   // Removes a file; one that does not exist is not an error.
-  virtual bool RemoveFile(const std::string& path, std::string* error) = 0;
+  virtual base::Status RemoveFile(const std::string& path) = 0;
 
   // The loop's thread only.
   virtual std::unique_ptr<Timer> NewTimer() = 0;

@@ -7,23 +7,17 @@
 
 namespace mcpgw {
 
-FdLimit RaiseFdLimit() {
-  FdLimit out;
+base::Status RaiseFdLimit(FdLimit* out) {
+  *out = FdLimit{};
   rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) {
-    out.error = std::string("getrlimit: ") + std::strerror(errno);
-    return out;
-  }
-  out.before = out.now = static_cast<size_t>(limit.rlim_cur);
-  if (limit.rlim_cur >= limit.rlim_max) return out;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return base::ErrnoError("getrlimit", errno);
+  out->before = out->now = static_cast<size_t>(limit.rlim_cur);
+  if (limit.rlim_cur >= limit.rlim_max) return base::Status();
   rlimit raised = limit;
   raised.rlim_cur = limit.rlim_max;
-  if (setrlimit(RLIMIT_NOFILE, &raised) != 0) {
-    out.error = std::string("setrlimit: ") + std::strerror(errno);
-    return out;
-  }
-  out.now = static_cast<size_t>(raised.rlim_cur);
-  return out;
+  if (setrlimit(RLIMIT_NOFILE, &raised) != 0) return base::ErrnoError("setrlimit", errno);
+  out->now = static_cast<size_t>(raised.rlim_cur);
+  return base::Status();
 }
 
 size_t FdsNeeded(size_t servers, size_t workers, size_t per_origin, size_t host_connections) {

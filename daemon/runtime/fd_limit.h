@@ -5,18 +5,20 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
+
+#include "base/status.h"
 
 namespace mcpgw {
 
 struct FdLimit {
   size_t before = 0;  // the soft limit found
   size_t now = 0;     // the soft limit after raising it
-  std::string error;  // why it could not be raised; "" when it was, or had no need
 };
 
-// Raises the soft limit to the hard one.
-FdLimit RaiseFdLimit();
+// Raises the soft limit to the hard one. `*limit` says what it was and is,
+// as far as that was found, also when the raise failed (then the error says
+// why; no need to raise is no error).
+base::Status RaiseFdLimit(FdLimit* limit);
 
 // Descriptors the daemon's budgets may hold at once: a stream and a request
 // connection per server, `per_origin` requests on each worker, and every

@@ -10,16 +10,16 @@
 
 namespace mcpgw {
 
-std::string ForbidCoreDumps() {
-  std::string error;
+base::Status ForbidCoreDumps() {
+  base::Status error;
   const rlimit none{0, 0};
   if (setrlimit(RLIMIT_CORE, &none) != 0) {
-    error = std::string("cannot disable core dumps: ") + std::strerror(errno);
+    error = base::ErrnoError("cannot disable core dumps", errno);
   }
 #ifdef __linux__
   // Also keeps /proc/PID/mem and ptrace to root; survives until exec.
   if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
-    error = std::string("cannot clear the dumpable flag: ") + std::strerror(errno);
+    error = base::ErrnoError("cannot clear the dumpable flag", errno);
   }
 #endif
   return error;

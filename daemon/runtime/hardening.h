@@ -4,11 +4,11 @@
 // memory through /proc. Called once from main, before any secret is loaded.
 #pragma once
 
-#include <string>
+#include "base/status.h"
 
 namespace mcpgw {
 
-// Returns "" or why it could not (the daemon goes on: a warning is logged).
-std::string ForbidCoreDumps();
+// Ok, or why it could not (the daemon goes on: a warning is logged).
+base::Status ForbidCoreDumps();
 
 }  // namespace mcpgw

@@ -27,27 +27,26 @@ bool ReadNumber(const char* text, long* out) {
 
 }  // namespace
 
-PassedFds TakePassedFds() {
-  PassedFds out;
+base::Result<int> TakePassedFds() {
   long pid = 0;
   // Variables meant for another process (a parent that did not clear them)
   // are left alone, as are the descriptors they name.
   if (!ReadNumber(std::getenv("LISTEN_PID"), &pid) || pid != static_cast<long>(getpid())) {
-    return out;
+    return 0;
   }
   long count = 0;
+  base::Status error;
   const char* fds = std::getenv("LISTEN_FDS");
   if (!ReadNumber(fds, &count) || count < 0 || count > INT32_MAX - kFirstPassedFd) {
-    out.error = "LISTEN_FDS from the service manager is not a count of descriptors";
-  } else {
-    out.count = static_cast<int>(count);
+    error = base::InvalidInput("LISTEN_FDS from the service manager is not a count of descriptors");
+    count = 0;
   }
-  for (int fd = kFirstPassedFd; fd < kFirstPassedFd + out.count; ++fd) {
+  for (int fd = kFirstPassedFd; fd < kFirstPassedFd + count; ++fd) {
     // What the daemon starts (a browser for a login) must not inherit them.
     const int flags = fcntl(fd, F_GETFD);
     if (flags < 0) {
-      out.error = "descriptor " + std::to_string(fd) + " from the service manager is not open";
-      out.count = 0;
+      error = base::InvalidInput("descriptor " + std::to_string(fd) +
+                                 " from the service manager is not open");
       break;
     }
     fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
@@ -55,7 +54,8 @@ PassedFds TakePassedFds() {
   unsetenv("LISTEN_PID");
   unsetenv("LISTEN_FDS");
   unsetenv("LISTEN_FDNAMES");
-  return out;
+  if (!error.ok()) return error;
+  return static_cast<int>(count);
 }
 
 bool NotifyServiceManager(std::string_view state) {

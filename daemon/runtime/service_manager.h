@@ -11,22 +11,22 @@
 // Without a service manager both are nothing: no variable is set.
 #pragma once
 
-#include <string>
 #include <string_view>
+
+#include "base/status.h"
 
 namespace mcpgw {
 
 // The first descriptor a service manager passes.
 inline constexpr int kFirstPassedFd = 3;
 
-// What the service manager passed. LISTEN_PID, LISTEN_FDS and LISTEN_FDNAMES
-// are removed from the environment when they were meant for this process, so
-// the programs it starts do not take the descriptors for their own.
-struct PassedFds {
-  int count = 0;      // descriptors kFirstPassedFd .. kFirstPassedFd + count - 1
-  std::string error;  // LISTEN_FDS was meant for us and cannot be read
-};
-PassedFds TakePassedFds();
+// How many descriptors the service manager passed: kFirstPassedFd ..
+// kFirstPassedFd + count - 1 (0 without a service manager), or an error when
+// LISTEN_FDS was meant for this process and cannot be read. LISTEN_PID,
+// LISTEN_FDS and LISTEN_FDNAMES are removed from the environment when they
+// were meant for this process, so the programs it starts do not take the
+// descriptors for their own.
+base::Result<int> TakePassedFds();
 
 // Sends `state` (e.g. "READY=1") to NOTIFY_SOCKET, if it is set. Best effort,
 // as a notification is: a manager that does not listen is not an error.

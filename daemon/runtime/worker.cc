@@ -59,8 +59,8 @@ class UvTimer : public Timer {
   std::function<void()> fn_;
 };
 
-std::string Errno(const char* what, const std::string& path) {
-  return std::string(what) + " " + path + ": " + std::strerror(errno);
+base::Status Errno(const char* what, const std::string& path) {
+  return base::ErrnoError(std::string(what) + " " + path, errno);
 }
 
 bool WriteAll(int fd, std::string_view data) {
@@ -276,48 +276,42 @@ double Worker::UnixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-bool Worker::ReadFile(const std::string& path, std::string* contents, std::string* error) {
+base::Result<std::string> Worker::ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot read " + path + ": " + std::strerror(errno);
-    return false;
-  }
+  if (!in) return Errno("cannot read", path);
   std::ostringstream ss;
   ss << in.rdbuf();
-  *contents = ss.str();
-  return true;
+  return ss.str();
 }
 
-bool Worker::ReadPrivateFile(const std::string& path, size_t max_bytes, std::string* contents,
-                             std::string* error) {
+base::Result<std::string> Worker::ReadPrivateFile(const std::string& path, size_t max_bytes) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) {
-    *error = errno == ELOOP ? path + " is a link; mcpgw reads only a file it wrote there"
-                            : Errno("cannot read", path);
-    return false;
+    if (errno == ELOOP) {
+      return base::InvalidInput(path + " is a link; mcpgw reads only a file it wrote there");
+    }
+    return Errno("cannot read", path);
   }
-  contents->clear();
+  std::string contents;
   char buf[8192];
-  bool ok = true;
+  base::Status error;
   for (;;) {
     const ssize_t n = read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      *error = Errno("cannot read", path);
-      ok = false;
+      error = Errno("cannot read", path);
       break;
     }
     if (n == 0) break;
-    contents->append(buf, static_cast<size_t>(n));
-    if (contents->size() > max_bytes) {
-      *error = path + " is larger than " + std::to_string(max_bytes) + " bytes";
-      ok = false;
+    contents.append(buf, static_cast<size_t>(n));
+    if (contents.size() > max_bytes) {
+      error = base::InvalidInput(path + " is larger than " + std::to_string(max_bytes) + " bytes");
       break;
     }
   }
   close(fd);
-  if (!ok) contents->clear();
-  return ok;
+  if (!error.ok()) return error;
+  return contents;
 }
 
 bool Worker::FileExists(const std::string& path) {
@@ -325,72 +319,53 @@ bool Worker::FileExists(const std::string& path) {
   return lstat(path.c_str(), &st) == 0;
 }
 
-bool Worker::CreateDir(const std::string& path, int mode, std::string* error) {
+base::Status Worker::CreateDir(const std::string& path, int mode) {
   // Parents as mkdir -p makes them; each one created here gets `mode`.
   for (size_t pos = 1; pos <= path.size(); ++pos) {
     if (pos != path.size() && path[pos] != '/') continue;
     const std::string part = path.substr(0, pos);
     if (mkdir(part.c_str(), static_cast<mode_t>(mode)) != 0 && errno != EEXIST) {
-      *error = Errno("cannot create", part);
-      return false;
+      return Errno("cannot create", part);
     }
   }
   struct stat st;
-  if (lstat(path.c_str(), &st) != 0) {
-    *error = Errno("cannot stat", path);
-    return false;
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    *error = path + " is not a directory";
-    return false;
-  }
-  if (st.st_uid != geteuid()) {
-    *error = path + " belongs to another user";
-    return false;
-  }
+  if (lstat(path.c_str(), &st) != 0) return Errno("cannot stat", path);
+  if (!S_ISDIR(st.st_mode)) return base::InvalidInput(path + " is not a directory");
+  if (st.st_uid != geteuid()) return base::InvalidInput(path + " belongs to another user");
   // mkdir's mode passes through the umask; an existing directory may be wider.
   if (static_cast<int>(st.st_mode & 07777) != mode && chmod(path.c_str(), mode) != 0) {
-    *error = Errno("cannot set the mode of", path);
-    return false;
+    return Errno("cannot set the mode of", path);
   }
-  return true;
+  return base::Status();
 }
 
-bool Worker::WriteFileAtomically(const std::string& path, std::string_view contents, int mode,
-                                 std::string* error) {
+base::Status Worker::WriteFileAtomically(const std::string& path, std::string_view contents,
+                                         int mode) {
   static std::atomic<uint64_t> counter{0};
   const std::string tmp =
       path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(++counter);
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
                       static_cast<mode_t>(mode));
-  if (fd < 0) {
-    *error = Errno("cannot write", tmp);
-    return false;
-  }
+  if (fd < 0) return Errno("cannot write", tmp);
   // The umask may have narrowed the mode; never widen it past `mode`.
-  bool ok = fchmod(fd, static_cast<mode_t>(mode)) == 0 && WriteAll(fd, contents) && fsync(fd) == 0;
-  if (!ok) *error = Errno("cannot write", tmp);
-  if (close(fd) != 0 && ok) {
-    *error = Errno("cannot write", tmp);
-    ok = false;
+  base::Status error;
+  if (fchmod(fd, static_cast<mode_t>(mode)) != 0 || !WriteAll(fd, contents) || fsync(fd) != 0) {
+    error = Errno("cannot write", tmp);
   }
-  if (ok && rename(tmp.c_str(), path.c_str()) != 0) {
-    *error = Errno("cannot replace", path);
-    ok = false;
-  }
-  if (!ok) {
+  if (close(fd) != 0 && error.ok()) error = Errno("cannot write", tmp);
+  if (error.ok() && rename(tmp.c_str(), path.c_str()) != 0) error = Errno("cannot replace", path);
+  if (!error.ok()) {
     unlink(tmp.c_str());
-    return false;
+    return error;
   }
   const size_t slash = path.rfind('/');
   SyncDir(slash == std::string::npos ? "" : path.substr(0, slash + 1));
-  return true;
+  return base::Status();
 }
 
-bool Worker::RemoveFile(const std::string& path, std::string* error) {
-  if (unlink(path.c_str()) == 0 || errno == ENOENT) return true;
-  *error = Errno("cannot delete", path);
-  return false;
+base::Status Worker::RemoveFile(const std::string& path) {
+  if (unlink(path.c_str()) == 0 || errno == ENOENT) return base::Status();
+  return Errno("cannot delete", path);
 }
 
 std::unique_ptr<Timer> Worker::NewTimer() { return std::make_unique<UvTimer>(&impl_->loop); }

@@ -34,14 +34,13 @@ class Worker : public Env {
   mcp::TimePoint Now() override;
   double UnixNow() override;
   void Post(std::function<void()> fn) override;
-  bool ReadFile(const std::string& path, std::string* contents, std::string* error) override;
-  bool ReadPrivateFile(const std::string& path, size_t max_bytes, std::string* contents,
-                       std::string* error) override;
+  base::Result<std::string> ReadFile(const std::string& path) override;
+  base::Result<std::string> ReadPrivateFile(const std::string& path, size_t max_bytes) override;
   bool FileExists(const std::string& path) override;
-  bool CreateDir(const std::string& path, int mode, std::string* error) override;
-  bool WriteFileAtomically(const std::string& path, std::string_view contents, int mode,
-                           std::string* error) override;
-  bool RemoveFile(const std::string& path, std::string* error) override;
+  base::Status CreateDir(const std::string& path, int mode) override;
+  base::Status WriteFileAtomically(const std::string& path, std::string_view contents,
+                                   int mode) override;
+  base::Status RemoveFile(const std::string& path) override;
   // Worker-thread only.
   std::unique_ptr<Timer> NewTimer() override;
   HttpClient& http() override;

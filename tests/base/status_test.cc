@@ -103,6 +103,8 @@ TEST_CASE("result: a value or an error", "[base][status]") {
   CHECK(*hello == "hello");
   Result<std::string> none = Greeting(false);
   CHECK(none.kind() == ErrorKind::kDenied);
+  CHECK(none.value_or("fallback") == "fallback");
+  CHECK(Greeting(true).value_or("fallback") == "hello");
   const Status taken = std::move(none).status();
   CHECK(taken.message() == "no greeting");
 }

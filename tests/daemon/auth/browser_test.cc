@@ -67,7 +67,9 @@ TEST_CASE("the launcher reports the program's outcome, never the URL", "[auth][b
     std::optional<std::pair<bool, std::string>> got;
     {
       ProgramLauncher launcher(&loop);
-      launcher.Launch(c.browser, url, [&](bool ok, const std::string& e) { got = {ok, e}; });
+      launcher.Launch(c.browser, url, [&](const base::Status& launched) {
+        got = {launched.ok(), launched.message()};
+      });
       for (int i = 0; i < 500 && !got; ++i) uv_run(&loop, UV_RUN_ONCE);
     }
     uv_run(&loop, UV_RUN_DEFAULT);

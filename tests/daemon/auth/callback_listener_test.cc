@@ -68,14 +68,13 @@ TEST_CASE("the callback's query reaches the handler and the browser gets its pag
   Loop l;
   std::string seen;
   CallbackListener listener(&l.loop);
-  std::string error;
-  const int port = listener.Open(
-      0,
-      [&](const std::string& query) {
-        seen = query;
-        return CallbackListener::Page{200, "done <b>\"x\" & y</b>"};
-      },
-      &error);
+  const int port = listener
+                       .Open(0,
+                             [&](const std::string& query) {
+                               seen = query;
+                               return CallbackListener::Page{200, "done <b>\"x\" & y</b>"};
+                             })
+                       .value_or(0);
   REQUIRE(port > 0);
   CHECK(RedirectUriFor(port) == "http://127.0.0.1:" + std::to_string(port) + "/callback");
   const std::string r =
@@ -90,14 +89,13 @@ TEST_CASE("other paths, methods and oversized requests are refused", "[auth][lis
   Loop l;
   int calls = 0;
   CallbackListener listener(&l.loop);
-  std::string error;
-  const int port = listener.Open(
-      0,
-      [&](const std::string&) {
-        ++calls;
-        return CallbackListener::Page{};
-      },
-      &error);
+  const int port = listener
+                       .Open(0,
+                             [&](const std::string&) {
+                               ++calls;
+                               return CallbackListener::Page{};
+                             })
+                       .value_or(0);
   REQUIRE(port > 0);
   CHECK(Exchange(&l.loop, port, "GET /favicon.ico HTTP/1.1\r\n\r\n").rfind("HTTP/1.1 404", 0) == 0);
   CHECK(Exchange(&l.loop, port, "POST /callback HTTP/1.1\r\n\r\n").rfind("HTTP/1.1 405", 0) == 0);
@@ -110,14 +108,13 @@ TEST_CASE("other paths, methods and oversized requests are refused", "[auth][lis
 TEST_CASE("a handler that closes the listener still answers its request", "[auth][listener]") {
   Loop l;
   CallbackListener listener(&l.loop);
-  std::string error;
-  const int port = listener.Open(
-      0,
-      [&](const std::string&) {
-        listener.Close();
-        return CallbackListener::Page{400, "denied"};
-      },
-      &error);
+  const int port = listener
+                       .Open(0,
+                             [&](const std::string&) {
+                               listener.Close();
+                               return CallbackListener::Page{400, "denied"};
+                             })
+                       .value_or(0);
   REQUIRE(port > 0);
   const std::string r = Exchange(&l.loop, port, "GET /callback?error=x HTTP/1.1\r\n\r\n");
   CHECK(r.rfind("HTTP/1.1 400", 0) == 0);
@@ -131,15 +128,14 @@ TEST_CASE("the preferred port is used when free, another one otherwise", "[auth]
   Loop l;
   auto page = [](const std::string&) { return CallbackListener::Page{}; };
   CallbackListener first(&l.loop), second(&l.loop);
-  std::string error;
-  const int port = first.Open(0, page, &error);
+  const int port = first.Open(0, page).value_or(0);
   REQUIRE(port > 0);
-  const int other = second.Open(port, page, &error);  // taken: any other port
+  const int other = second.Open(port, page).value_or(0);  // taken: any other port
   CHECK(other > 0);
   CHECK(other != port);
   second.Close();
-  CHECK(second.Open(other, page, &error) == other);  // free again: that one
-  CHECK(first.Open(0, page, &error) == port);        // already open: the same
+  CHECK(second.Open(other, page).value_or(0) == other);  // free again: that one
+  CHECK(first.Open(0, page).value_or(0) == port);        // already open: the same
 }
 
 }  // namespace

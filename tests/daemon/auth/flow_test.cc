@@ -76,7 +76,7 @@ struct Harness {
     start.discover_only = discover_only;
     return std::make_unique<AuthFlow>(
         std::move(start), [this](const std::string&) { return stored; },
-        [this](int port, std::string*) {
+        [this](int port) -> base::Result<std::string> {
           preferred_port = port;
           return std::string("http://127.0.0.1:5555/callback");
         });

@@ -185,12 +185,12 @@ TEST_CASE("refresh: one due during a login waits for it, then follows the new to
   ManagerRig rig;
   rig.as.ttl = 100;
   rig.Authorize();
-  const auth::LoginStarted started = rig.Login();
-  REQUIRE(started.ok);
+  const base::Result<auth::LoginStarted> started = rig.Login();
+  REQUIRE(started.ok());
   rig.world.Advance(seconds(80));
   CHECK(rig.as.Count("token_refresh") == 0);
   CHECK(rig.State() == "waiting for consent");
-  rig.Consent(started.url);
+  rig.Consent(started->url);
   CHECK(rig.State() == "authorized");
   rig.world.Advance(seconds(75) - milliseconds(1));
   CHECK(rig.as.Count("token_refresh") == 0);
@@ -204,7 +204,7 @@ TEST_CASE("refresh: logout during a refresh does not leave the session waiting",
   rig.Authorize();
   rig.as.token = "hang";
   rig.Ask();
-  rig.manager->Logout("prot", [](std::string, bool) {});
+  rig.manager->Logout("prot", [](const base::Status&) {});
   REQUIRE(rig.link.failures.size() == 1);
   CHECK(rig.link.failures[0] == auth::LoginRequiredReason("prot"));
   CHECK(rig.as.PendingToken() == nullptr);
@@ -294,8 +294,9 @@ TEST_CASE("shutdown: with nothing in flight it ends on the next turn and logins 
           "[auth][manager][refresh]") {
   ManagerRig rig;
   rig.Add();
-  const auth::LoginStarted started = rig.Login();
-  auto waiting = rig.WaitLogin(started.login);
+  const base::Result<auth::LoginStarted> started = rig.Login();
+  REQUIRE(started.ok());
+  auto waiting = rig.WaitLogin(started->login);
   bool done = false;
   rig.manager->Shutdown(seconds(3), [&] { done = true; });
   CHECK_FALSE(done);  // never inline
@@ -336,7 +337,7 @@ TEST_CASE("no token, code, verifier or client secret reaches a log line",
   rig.Ask();  // invalid_grant, new authorization
   rig.as.token = "500";
   rig.world.Advance(seconds(75));  // a failed refresh
-  rig.manager->Logout("prot", [](std::string, bool) {});
+  rig.manager->Logout("prot", [](const base::Status&) {});
   rig.world.Settle();
   const std::string text = log.text();
   REQUIRE(text.find("token refreshed") != std::string::npos);  // the log was captured

@@ -96,13 +96,13 @@ struct ManagerRig {
   auth::OAuthStatus Status() const { return manager->Status(1); }
   std::string State() const { return Status().state; }
 
-  // `mcpgw login prot`: the URL it prints, or the refusal (empty URL).
-  auth::LoginStarted Login() {
-    std::optional<auth::LoginStarted> started;
-    manager->Login("prot", [&](auth::LoginStarted s) { started = s; });
+  // `mcpgw login prot`: the URL it prints, or the refusal.
+  base::Result<auth::LoginStarted> Login() {
+    std::optional<base::Result<auth::LoginStarted>> started;
+    manager->Login("prot", [&](base::Result<auth::LoginStarted> s) { started = std::move(s); });
     world.Settle();
     REQUIRE(started);
-    return *started;
+    return *std::move(started);
   }
   // What `mcpgw login` waiting on `login` is told, if it is told yet.
   struct Waiting {
@@ -110,8 +110,8 @@ struct ManagerRig {
   };
   std::shared_ptr<Waiting> WaitLogin(uint64_t login) {
     auto w = std::make_shared<Waiting>();
-    manager->WaitLogin("prot", login, [w](bool ok, std::string error) {
-      w->outcome = {ok, std::move(error)};
+    manager->WaitLogin("prot", login, [w](const base::Status& ended) {
+      w->outcome = {ended.ok(), ended.message()};
     });
     return w;
   }
@@ -125,8 +125,7 @@ struct ManagerRig {
   // What the store holds for the server now.
   std::optional<auth::StoredGrant> Stored() {
     auth::TokenStore store(&env, kTokenDir);
-    std::string error;
-    return store.LoadGrant(FakeAuthServer::kMcpUrl, &error);
+    return store.LoadGrant(FakeAuthServer::kMcpUrl).value_or(std::nullopt);
   }
   std::string GrantPath() {
     return auth::TokenStore(&env, kTokenDir).GrantPath(FakeAuthServer::kMcpUrl);

@@ -80,14 +80,14 @@ TEST_CASE("manager: the status text follows the authorization step by step", "[a
   CHECK(rig.State() == "authorized");
   // Logged out, then a login that is refused by the user.
   std::optional<std::string> logout;
-  rig.manager->Logout("prot", [&](std::string e, bool) { logout = e; });
+  rig.manager->Logout("prot", [&](const base::Status& e) { logout = e.message(); });
   CHECK(logout == "");
   CHECK(rig.State() == "login required");
   rig.as.authorize = "deny";
-  const auth::LoginStarted started = rig.Login();
-  REQUIRE(started.ok);
+  const base::Result<auth::LoginStarted> started = rig.Login();
+  REQUIRE(started.ok());
   CHECK(rig.State() == "waiting for consent");
-  rig.Consent(started.url);
+  rig.Consent(started->url);
   CHECK(rig.State() == "failed");
   CHECK(rig.Status().error == "authorization denied: access_denied: the user said no");
 }
@@ -113,11 +113,11 @@ TEST_CASE("manager: at most three attempts until a login, a config change or a s
   rig.as.authorize = "ok";
 
   SECTION("mcpgw login starts over") {
-    const auth::LoginStarted started = rig.Login();
-    REQUIRE(started.ok);
+    const base::Result<auth::LoginStarted> started = rig.Login();
+    REQUIRE(started.ok());
     CHECK(rig.browser->opened.size() == 3);  // the user opens the URL, not the daemon
-    auto waiting = rig.WaitLogin(started.login);
-    rig.Consent(started.url);
+    auto waiting = rig.WaitLogin(started->login);
+    rig.Consent(started->url);
     REQUIRE(waiting->outcome);
     CHECK(waiting->outcome->first);
     CHECK(rig.State() == "authorized");
@@ -158,9 +158,9 @@ TEST_CASE("manager: without a browser the server asks for mcpgw login", "[auth][
   CHECK(rig.State() == "login required");
   CHECK(rig.Status().attempts == 0);  // no browser counts no attempt
   // mcpgw login needs no browser: it prints the URL.
-  const auth::LoginStarted started = rig.Login();
-  REQUIRE(started.ok);
-  rig.Consent(started.url);
+  const base::Result<auth::LoginStarted> started = rig.Login();
+  REQUIRE(started.ok());
+  rig.Consent(started->url);
   CHECK(rig.State() == "authorized");
 }
 
@@ -205,9 +205,9 @@ TEST_CASE("manager: a 401 from a server without OAuth is an error, never a login
   }
   SECTION("mcpgw login says there is nothing to log in to") {
     rig.Ask(401, "");
-    const auth::LoginStarted started = rig.Login();
-    CHECK_FALSE(started.ok);
-    CHECK(started.error ==
+    const base::Result<auth::LoginStarted> started = rig.Login();
+    CHECK_FALSE(started.ok());
+    CHECK(started.message() ==
           "cannot log in to \"prot\": the server offers no OAuth (no protected resource "
           "metadata, no authorization server metadata on its origin, and its 401 asked for no "
           "Bearer token); check the credentials in its entry in mcp.json");
@@ -243,9 +243,9 @@ TEST_CASE("manager: logout forgets and revokes the tokens, only a login authoriz
   rig.Authorize();
   const std::string refresh = rig.Stored()->tokens.refresh_token.Reveal();
   std::optional<std::string> err;
-  rig.manager->Logout("prot", [&](std::string e, bool known) {
-    CHECK(known);
-    err = e;
+  rig.manager->Logout("prot", [&](const base::Status& e) {
+    CHECK(e.ok());
+    err = e.message();
   });
   rig.world.Settle();
   CHECK(err == "");
@@ -259,7 +259,7 @@ TEST_CASE("manager: logout forgets and revokes the tokens, only a login authoriz
   CHECK(rig.browser->opened.size() == 1);
   CHECK(rig.State() == "login required");
   // A login authorizes again, with new tokens.
-  rig.Consent(rig.Login().url);
+  rig.Consent(rig.Login()->url);
   CHECK(rig.State() == "authorized");
   CHECK(rig.as.Count("register") == 1);  // the registration is reused
   CHECK(rig.Stored()->tokens.refresh_token.Reveal() != refresh);
@@ -269,26 +269,26 @@ TEST_CASE("manager: a newer login supersedes the first, whose redirect is refuse
           "[auth][manager]") {
   ManagerRig rig;
   rig.Add();
-  const auth::LoginStarted first = rig.Login();
-  REQUIRE(first.ok);
-  auto first_wait = rig.WaitLogin(first.login);
-  const auth::LoginStarted second = rig.Login();
-  REQUIRE(second.ok);
+  const base::Result<auth::LoginStarted> first = rig.Login();
+  REQUIRE(first.ok());
+  auto first_wait = rig.WaitLogin(first->login);
+  const base::Result<auth::LoginStarted> second = rig.Login();
+  REQUIRE(second.ok());
   REQUIRE(first_wait->outcome);
   CHECK(first_wait->outcome->second == "superseded by a newer login");
   // The first URL's redirect carries a stale state: refused, nothing changes.
-  rig.Consent(first.url);
+  rig.Consent(first->url);
   REQUIRE(rig.browser->pages.size() == 1);
   CHECK(rig.browser->pages[0].status == 400);
   CHECK(rig.as.Count("token_code") == 0);
   CHECK(rig.State() == "waiting for consent");
-  auto second_wait = rig.WaitLogin(second.login);
-  rig.Consent(second.url);
+  auto second_wait = rig.WaitLogin(second->login);
+  rig.Consent(second->url);
   REQUIRE(second_wait->outcome);
   CHECK(second_wait->outcome->first);
   CHECK(rig.as.Count("token_code") == 1);
   // Asking about a login that ended answers at once.
-  CHECK(rig.WaitLogin(second.login)->outcome == std::make_pair(true, std::string()));
+  CHECK(rig.WaitLogin(second->login)->outcome == std::make_pair(true, std::string()));
 }
 
 TEST_CASE("manager: a redirect with a wrong state changes nothing, consent times out in 5 min",
@@ -391,7 +391,7 @@ TEST_CASE("manager: a configured Authorization header turns OAuth off", "[auth][
         "in to it)");
   CHECK(rig.as.Count("prm") == 0);
   CHECK_FALSE(rig.Status().used);
-  CHECK_FALSE(rig.Login().ok);
+  CHECK_FALSE(rig.Login().ok());
 }
 
 }  // namespace

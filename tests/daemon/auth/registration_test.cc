@@ -84,31 +84,31 @@ TEST_CASE("the registration request is a native client with both grants", "[auth
 }
 
 TEST_CASE("registration responses are read or refused with a reason", "[auth][registration]") {
-  ClientIdentity c;
-  std::string error;
-  REQUIRE(ParseRegistration(
+  base::Result<ClientIdentity> c = ParseRegistration(
       201,
       R"({"client_id":"abc","client_secret":"s","token_endpoint_auth_method":"client_secret_post"})",
-      "none", "http://127.0.0.1:1/callback", "https://as", &c, &error));
-  CHECK(c.client_id == "abc");
-  CHECK(c.auth_method == "client_secret_post");
-  CHECK(c.client_secret.Reveal() == "s");
-  CHECK(c.issuer == "https://as");
-  REQUIRE(ParseRegistration(201, R"({"client_id":"abc","client_secret":"s"})", "none", "r", "i", &c,
-                            &error));
-  CHECK(c.auth_method == "none");
-  CHECK_FALSE(ParseRegistration(400,
-                                R"({"error":"invalid_redirect_uri","error_description":"nope"})",
-                                "none", "r", "i", &c, &error));
-  CHECK(error == "client registration refused (HTTP 400): invalid_redirect_uri: nope");
-  CHECK_FALSE(ParseRegistration(201, "<html>", "none", "r", "i", &c, &error));
-  CHECK_FALSE(
-      ParseRegistration(201, R"({"client_id":"a","token_endpoint_auth_method":"private_key_jwt"})",
-                        "none", "r", "i", &c, &error));
-  CHECK(error.find("private_key_jwt") != std::string::npos);
+      "none", "http://127.0.0.1:1/callback", "https://as");
+  REQUIRE(c.ok());
+  CHECK(c->client_id == "abc");
+  CHECK(c->auth_method == "client_secret_post");
+  CHECK(c->client_secret.Reveal() == "s");
+  CHECK(c->issuer == "https://as");
+  c = ParseRegistration(201, R"({"client_id":"abc","client_secret":"s"})", "none", "r", "i");
+  REQUIRE(c.ok());
+  CHECK(c->auth_method == "none");
+  c = ParseRegistration(400, R"({"error":"invalid_redirect_uri","error_description":"nope"})",
+                        "none", "r", "i");
+  CHECK_FALSE(c.ok());
+  CHECK(c.message() == "client registration refused (HTTP 400): invalid_redirect_uri: nope");
+  CHECK_FALSE(ParseRegistration(201, "<html>", "none", "r", "i").ok());
+  c = ParseRegistration(201, R"({"client_id":"a","token_endpoint_auth_method":"private_key_jwt"})",
+                        "none", "r", "i");
+  CHECK_FALSE(c.ok());
+  CHECK(c.message().find("private_key_jwt") != std::string::npos);
   CHECK_FALSE(ParseRegistration(
-      201, R"({"client_id":"a","token_endpoint_auth_method":"client_secret_basic"})", "none", "r",
-      "i", &c, &error));
+                  201, R"({"client_id":"a","token_endpoint_auth_method":"client_secret_basic"})",
+                  "none", "r", "i")
+                  .ok());
 }
 
 }  // namespace

@@ -81,16 +81,18 @@ TEST_CASE("grants survive a round trip in a private directory", "[auth][store]")
   const std::string dir = tmp.path + "/state/mcpgw/oauth";
   TokenStore store(&RealFiles(), dir);
   const std::string url = "https://mcp.example/mcp?key=SECRETKEY";
-  std::string error;
-  CHECK_FALSE(store.LoadGrant(url, &error));
-  CHECK(error.empty());
-  REQUIRE(store.SaveGrant(url, Grant()).empty());
+  const base::Result<std::optional<StoredGrant>> none = store.LoadGrant(url);
+  REQUIRE(none.ok());  // no file: no grant, and no error
+  CHECK_FALSE(*none);
+  REQUIRE(store.SaveGrant(url, Grant()).ok());
   CHECK(Mode(dir) == 0700);
   CHECK(Mode(tmp.path + "/state/mcpgw") == 0700);
   CHECK(Mode(store.GrantPath(url)) == 0600);
   // The file name never shows the url (it may hold a secret).
   for (const std::string& n : Names(dir)) CHECK(n.find("SECRETKEY") == std::string::npos);
-  std::optional<StoredGrant> g = store.LoadGrant(url, &error);
+  base::Result<std::optional<StoredGrant>> loaded = store.LoadGrant(url);
+  REQUIRE(loaded.ok());
+  const std::optional<StoredGrant>& g = *loaded;
   REQUIRE(g);
   CHECK(g->tokens.access_token.Reveal() == "access-1");
   CHECK(g->tokens.refresh_token.Reveal() == "refresh-1");
@@ -100,23 +102,26 @@ TEST_CASE("grants survive a round trip in a private directory", "[auth][store]")
   CHECK(g->client.auth_method == "client_secret_post");
   CHECK(g->token_endpoint == "https://as/token");
   // Another server's url has its own file.
-  CHECK_FALSE(store.LoadGrant("https://mcp.example/mcp", &error));
+  const base::Result<std::optional<StoredGrant>> other = store.LoadGrant("https://mcp.example/mcp");
+  REQUIRE(other.ok());
+  CHECK_FALSE(*other);
 }
 
 TEST_CASE("saving replaces the file atomically and leaves no temporary file", "[auth][store]") {
   TempDir tmp;
   TokenStore store(&RealFiles(), tmp.path + "/oauth");
   const std::string url = "https://mcp/x";
-  REQUIRE(store.SaveGrant(url, Grant()).empty());
+  REQUIRE(store.SaveGrant(url, Grant()).ok());
   StoredGrant next = Grant();
   next.tokens.refresh_token = Secret("refresh-2");
-  REQUIRE(store.SaveGrant(url, next).empty());
+  REQUIRE(store.SaveGrant(url, next).ok());
   CHECK(Names(tmp.path + "/oauth").size() == 1);
-  std::string error;
-  CHECK(store.LoadGrant(url, &error)->tokens.refresh_token.Reveal() == "refresh-2");
-  REQUIRE(store.DeleteGrant(url).empty());
+  const base::Result<std::optional<StoredGrant>> replaced = store.LoadGrant(url);
+  REQUIRE((replaced.ok() && *replaced));
+  CHECK((*replaced)->tokens.refresh_token.Reveal() == "refresh-2");
+  REQUIRE(store.DeleteGrant(url).ok());
   CHECK(Names(tmp.path + "/oauth").empty());
-  CHECK(store.DeleteGrant(url).empty());  // already gone: fine
+  CHECK(store.DeleteGrant(url).ok());  // already gone: fine
 }
 
 TEST_CASE("a directory others could read is made private", "[auth][store]") {
@@ -124,7 +129,7 @@ TEST_CASE("a directory others could read is made private", "[auth][store]") {
   const std::string dir = tmp.path + "/oauth";
   REQUIRE(mkdir(dir.c_str(), 0755) == 0);
   TokenStore store(&RealFiles(), dir);
-  REQUIRE(store.SaveGrant("https://mcp/x", Grant()).empty());
+  REQUIRE(store.SaveGrant("https://mcp/x", Grant()).ok());
   CHECK(Mode(dir) == 0700);
 }
 
@@ -135,8 +140,9 @@ TEST_CASE("a token directory that is a link is refused", "[auth][store]") {
   const std::string dir = tmp.path + "/oauth";
   REQUIRE(symlink(elsewhere.c_str(), dir.c_str()) == 0);
   TokenStore store(&RealFiles(), dir);
-  const std::string error = store.SaveGrant("https://mcp/x", Grant());
-  CHECK(error.find(dir + " is not a directory") == 0);
+  const base::Status error = store.SaveGrant("https://mcp/x", Grant());
+  CHECK(error.message().find(dir + " is not a directory") == 0);
+  CHECK(error.message().find("; refusing to keep tokens there") != std::string::npos);
   CHECK(Names(elsewhere).empty());
   CHECK(Mode(elsewhere) == 0755);  // untouched
 }
@@ -145,17 +151,17 @@ TEST_CASE("a damaged or foreign file is an error, not a crash", "[auth][store]")
   TempDir tmp;
   TokenStore store(&RealFiles(), tmp.path);
   const std::string url = "https://mcp/x";
-  REQUIRE(store.SaveGrant(url, Grant()).empty());
+  REQUIRE(store.SaveGrant(url, Grant()).ok());
   std::ofstream(store.GrantPath(url)) << "{not json";
-  std::string error;
-  CHECK_FALSE(store.LoadGrant(url, &error));
-  CHECK(error.find("is damaged") != std::string::npos);
-  CHECK(error.find("access-1") == std::string::npos);
+  const base::Result<std::optional<StoredGrant>> damaged = store.LoadGrant(url);
+  CHECK_FALSE(damaged.ok());
+  CHECK(damaged.message().find("is damaged") != std::string::npos);
+  CHECK(damaged.message().find("access-1") == std::string::npos);
   // A file holding another key (copied from another server) is refused too.
-  REQUIRE(store.SaveGrant("https://other/y", Grant()).empty());
+  REQUIRE(store.SaveGrant("https://other/y", Grant()).ok());
   REQUIRE(std::rename(store.GrantPath("https://other/y").c_str(), store.GrantPath(url).c_str()) ==
           0);
-  CHECK_FALSE(store.LoadGrant(url, &error));
+  CHECK_FALSE(store.LoadGrant(url).ok());
 }
 
 TEST_CASE("registrations are kept per issuer", "[auth][store]") {
@@ -167,15 +173,18 @@ TEST_CASE("registrations are kept per issuer", "[auth][store]") {
   c.auth_method = "client_secret_basic";
   c.redirect_uri = "http://127.0.0.1:5000/callback";
   c.issuer = "https://as/tenant";
-  REQUIRE(store.SaveClient(c).empty());
+  REQUIRE(store.SaveClient(c).ok());
   CHECK(Mode(store.ClientPath("https://as/tenant")) == 0600);
-  std::string error;
-  std::optional<ClientIdentity> back = store.LoadClient("https://as/tenant", &error);
+  base::Result<std::optional<ClientIdentity>> loaded = store.LoadClient("https://as/tenant");
+  REQUIRE(loaded.ok());
+  const std::optional<ClientIdentity>& back = *loaded;
   REQUIRE(back);
   CHECK(back->client_id == "reg");
   CHECK(back->client_secret.Reveal() == "regsecret");
   CHECK(back->redirect_uri == "http://127.0.0.1:5000/callback");
-  CHECK_FALSE(store.LoadClient("https://as", &error));
+  const base::Result<std::optional<ClientIdentity>> other = store.LoadClient("https://as");
+  REQUIRE(other.ok());
+  CHECK_FALSE(*other);
   CHECK(Slurp(store.ClientPath("https://as/tenant")).find("\"key\"") != std::string::npos);
 }
 

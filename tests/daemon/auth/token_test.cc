@@ -98,52 +98,54 @@ TEST_CASE("token requests authenticate the client the way it registered", "[auth
 }
 
 TEST_CASE("a token response becomes tokens with an expiry", "[auth][token]") {
-  Tokens t;
-  std::string error;
-  REQUIRE(
-      ParseTokenResponse(
-          200, "application/json; charset=utf-8",
-          R"({"access_token":"AT","token_type":"bearer","expires_in":3600,"refresh_token":"RT","scope":"a b"})",
-          1000, "x", nullptr, &t, &error) == TokenOutcome::kOk);
-  CHECK(t.access_token.Reveal() == "AT");
-  CHECK(t.refresh_token.Reveal() == "RT");
-  CHECK(t.expires_at == 4600);
-  CHECK(t.scope == "a b");
-  CHECK(t.obtained_at == 1000);
+  base::Result<Tokens> t = ParseTokenResponse(
+      200, "application/json; charset=utf-8",
+      R"({"access_token":"AT","token_type":"bearer","expires_in":3600,"refresh_token":"RT","scope":"a b"})",
+      1000, "x", nullptr);
+  REQUIRE(t.ok());
+  CHECK(t->access_token.Reveal() == "AT");
+  CHECK(t->refresh_token.Reveal() == "RT");
+  CHECK(t->expires_at == 4600);
+  CHECK(t->scope == "a b");
+  CHECK(t->obtained_at == 1000);
 
-  REQUIRE(ParseTokenResponse(200, "application/json", R"({"access_token":"AT2","expires_in":"60"})",
-                             2000, "asked", &t, &t, &error) == TokenOutcome::kOk);
-  CHECK(t.refresh_token.Reveal() == "RT");  // not rotated: the old one stays
-  CHECK(t.scope == "a b");
-  CHECK(t.expires_at == 2060);
+  t = ParseTokenResponse(200, "application/json", R"({"access_token":"AT2","expires_in":"60"})",
+                         2000, "asked", &*t);
+  REQUIRE(t.ok());
+  CHECK(t->refresh_token.Reveal() == "RT");  // not rotated: the old one stays
+  CHECK(t->scope == "a b");
+  CHECK(t->expires_at == 2060);
 }
 
 TEST_CASE("token endpoint failures have clear reasons", "[auth][token]") {
-  Tokens t;
-  std::string error;
-  CHECK(ParseTokenResponse(200, "text/html", "<html>login</html>", 0, "", nullptr, &t, &error) ==
-        TokenOutcome::kFailed);
-  CHECK(error == "token endpoint answered text/html, not a JSON object (HTTP 200)");
-  CHECK(ParseTokenResponse(500, "application/json", "{}", 0, "", nullptr, &t, &error) ==
-        TokenOutcome::kFailed);
-  CHECK(error == "token endpoint answered HTTP 500");
-  CHECK(ParseTokenResponse(500, "text/html", "<h1>oops</h1>", 0, "", nullptr, &t, &error) ==
-        TokenOutcome::kFailed);
-  CHECK(error == "token endpoint answered HTTP 500");
-  CHECK(
-      ParseTokenResponse(400, "application/json",
-                         R"({"error":"invalid_grant","error_description":"refresh token revoked"})",
-                         0, "", nullptr, &t, &error) == TokenOutcome::kInvalidGrant);
-  CHECK(error == "token endpoint refused: invalid_grant: refresh token revoked");
-  CHECK(ParseTokenResponse(401, "application/json", R"({"error":"invalid_client"})", 0, "", nullptr,
-                           &t, &error) == TokenOutcome::kFailed);
-  CHECK(error == "token endpoint refused: invalid_client");
-  CHECK(ParseTokenResponse(200, "application/json", R"({"token_type":"Bearer"})", 0, "", nullptr,
-                           &t, &error) == TokenOutcome::kFailed);
-  CHECK(error == "token endpoint answered no access_token");
-  CHECK(ParseTokenResponse(200, "application/json", R"({"access_token":"x","token_type":"DPoP"})",
-                           0, "", nullptr, &t, &error) == TokenOutcome::kFailed);
-  CHECK(error == "token endpoint issued a \"dpop\" token; mcpgw uses Bearer tokens only");
+  auto failure = [](int status, std::string_view type, std::string_view body) {
+    base::Result<Tokens> t = ParseTokenResponse(status, type, body, 0, "", nullptr);
+    CHECK_FALSE(t.ok());
+    return t.status();
+  };
+  base::Status e = failure(200, "text/html", "<html>login</html>");
+  CHECK(e.kind() == base::ErrorKind::kBackend);
+  CHECK(e.message() == "token endpoint answered text/html, not a JSON object (HTTP 200)");
+  e = failure(500, "application/json", "{}");
+  CHECK(e.kind() == base::ErrorKind::kBackend);
+  CHECK(e.message() == "token endpoint answered HTTP 500");
+  e = failure(500, "text/html", "<h1>oops</h1>");
+  CHECK(e.kind() == base::ErrorKind::kBackend);
+  CHECK(e.message() == "token endpoint answered HTTP 500");
+  // A dead grant is told apart: the caller authorizes anew.
+  e = failure(400, "application/json",
+              R"({"error":"invalid_grant","error_description":"refresh token revoked"})");
+  CHECK(e.kind() == base::ErrorKind::kDenied);
+  CHECK(e.message() == "token endpoint refused: invalid_grant: refresh token revoked");
+  e = failure(401, "application/json", R"({"error":"invalid_client"})");
+  CHECK(e.kind() == base::ErrorKind::kBackend);
+  CHECK(e.message() == "token endpoint refused: invalid_client");
+  e = failure(200, "application/json", R"({"token_type":"Bearer"})");
+  CHECK(e.kind() == base::ErrorKind::kBackend);
+  CHECK(e.message() == "token endpoint answered no access_token");
+  e = failure(200, "application/json", R"({"access_token":"x","token_type":"DPoP"})");
+  CHECK(e.kind() == base::ErrorKind::kBackend);
+  CHECK(e.message() == "token endpoint issued a \"dpop\" token; mcpgw uses Bearer tokens only");
 }
 
 TEST_CASE("the subject comes from a JWT's sub claim", "[auth][token]") {
@@ -158,11 +160,10 @@ TEST_CASE("the subject comes from a JWT's sub claim", "[auth][token]") {
   CHECK(JwtSubject("h." + base::Base64(R"({"sub":"bob"})") + ".s") == "bob");
   CHECK(JwtSubject("h.eyJzdWIiOiJib2IifQ$.s").empty());
   CHECK(JwtSubject("h.eyJzdWIi OiJib2IifQ.s").empty());
-  Tokens t;
-  std::string error;
-  REQUIRE(ParseTokenResponse(200, "application/json", "{\"access_token\":\"" + jwt + "\"}", 0, "",
-                             nullptr, &t, &error) == TokenOutcome::kOk);
-  CHECK(t.subject == "alice@example.com");
+  base::Result<Tokens> t = ParseTokenResponse(200, "application/json",
+                                              "{\"access_token\":\"" + jwt + "\"}", 0, "", nullptr);
+  REQUIRE(t.ok());
+  CHECK(t->subject == "alice@example.com");
 }
 
 }  // namespace

@@ -16,8 +16,8 @@ TEST_CASE("the open-file soft limit is raised to the hard limit", "[runtime]") {
   low.rlim_cur = 128;
   REQUIRE(setrlimit(RLIMIT_NOFILE, &low) == 0);
 
-  const FdLimit fds = RaiseFdLimit();
-  CHECK(fds.error.empty());
+  FdLimit fds;
+  CHECK(RaiseFdLimit(&fds).ok());
   CHECK(fds.before == 128);
   CHECK(fds.now == saved.rlim_max);
   rlimit now{};
@@ -25,8 +25,8 @@ TEST_CASE("the open-file soft limit is raised to the hard limit", "[runtime]") {
   CHECK(now.rlim_cur == saved.rlim_max);
 
   // At the hard limit already: nothing to do, nothing to say.
-  const FdLimit again = RaiseFdLimit();
-  CHECK(again.error.empty());
+  FdLimit again;
+  CHECK(RaiseFdLimit(&again).ok());
   CHECK(again.before == again.now);
   REQUIRE(setrlimit(RLIMIT_NOFILE, &saved) == 0);
 }

@@ -59,45 +59,45 @@ TEST_CASE("a socket passed by the service manager is taken once and made close-o
           "[runtime]") {
   PassedSocket passed;
   SetListenVariables(std::to_string(getpid()), "1");
-  const PassedFds fds = TakePassedFds();
-  CHECK(fds.error.empty());
-  CHECK(fds.count == 1);
+  const base::Result<int> fds = TakePassedFds();
+  REQUIRE(fds.ok());
+  CHECK(*fds == 1);
   CHECK((fcntl(kFirstPassedFd, F_GETFD) & FD_CLOEXEC) != 0);
   // The variables are gone: a program the daemon starts does not see them,
   // and asking again finds nothing.
   CHECK_FALSE(Set("LISTEN_PID"));
   CHECK_FALSE(Set("LISTEN_FDS"));
   CHECK_FALSE(Set("LISTEN_FDNAMES"));
-  CHECK(TakePassedFds().count == 0);
+  CHECK(*TakePassedFds() == 0);
 }
 
 TEST_CASE("variables meant for another process are left alone", "[runtime]") {
   PassedSocket passed;
   SetListenVariables(std::to_string(getpid() + 1), "1");
-  const PassedFds fds = TakePassedFds();
-  CHECK(fds.error.empty());
-  CHECK(fds.count == 0);
+  const base::Result<int> fds = TakePassedFds();
+  REQUIRE(fds.ok());
+  CHECK(*fds == 0);
   CHECK(Set("LISTEN_PID"));
   CHECK((fcntl(kFirstPassedFd, F_GETFD) & FD_CLOEXEC) == 0);
   unsetenv("LISTEN_PID");
   unsetenv("LISTEN_FDS");
   unsetenv("LISTEN_FDNAMES");
-  CHECK(TakePassedFds().count == 0);  // no variables: no service manager
+  CHECK(*TakePassedFds() == 0);  // no variables: no service manager
 }
 
 TEST_CASE("a count that cannot be read or a descriptor not open is an error", "[runtime]") {
   for (const char* bad : {"", "one", "1x", "-1", "99999999999"}) {
     SetListenVariables(std::to_string(getpid()), bad);
-    const PassedFds fds = TakePassedFds();
-    CHECK(fds.count == 0);
-    CHECK(fds.error == "LISTEN_FDS from the service manager is not a count of descriptors");
+    const base::Result<int> fds = TakePassedFds();
+    CHECK_FALSE(fds.ok());
+    CHECK(fds.message() == "LISTEN_FDS from the service manager is not a count of descriptors");
     CHECK_FALSE(Set("LISTEN_FDS"));
   }
   // Descriptors 3 .. 3 + 200 cannot all be open in a test process.
   SetListenVariables(std::to_string(getpid()), "200");
-  const PassedFds fds = TakePassedFds();
-  CHECK(fds.count == 0);
-  CHECK(fds.error.find("from the service manager is not open") != std::string::npos);
+  const base::Result<int> fds = TakePassedFds();
+  CHECK_FALSE(fds.ok());
+  CHECK(fds.message().find("from the service manager is not open") != std::string::npos);
 }
 
 // A datagram socket standing in for NOTIFY_SOCKET; `abstract`: in the

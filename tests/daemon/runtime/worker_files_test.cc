@@ -40,39 +40,40 @@ int ModeOf(const std::string& path) {
 TEST_CASE("A private file is read whole, within its bound", "[worker][files]") {
   Worker w("files");
   Dir dir;
-  std::string contents, error;
-  REQUIRE(w.WriteFileAtomically(dir / "grant.json", "{\"a\":1}", 0600, &error));
+  REQUIRE(w.WriteFileAtomically(dir / "grant.json", "{\"a\":1}", 0600).ok());
   CHECK(ModeOf(dir / "grant.json") == 0600);
-  REQUIRE(w.ReadPrivateFile(dir / "grant.json", 64, &contents, &error));
-  CHECK(contents == "{\"a\":1}");
+  const base::Result<std::string> contents = w.ReadPrivateFile(dir / "grant.json", 64);
+  REQUIRE(contents.ok());
+  CHECK(*contents == "{\"a\":1}");
 
-  // Over the bound: an error naming the bound, and no partial contents.
-  CHECK_FALSE(w.ReadPrivateFile(dir / "grant.json", 3, &contents, &error));
-  CHECK(contents.empty());
-  CHECK(error.find("larger than 3 bytes") != std::string::npos);
+  // Over the bound: an error naming the bound (and so no partial contents).
+  const base::Result<std::string> over = w.ReadPrivateFile(dir / "grant.json", 3);
+  CHECK_FALSE(over.ok());
+  CHECK(over.message().find("larger than 3 bytes") != std::string::npos);
 }
 
 TEST_CASE("A link in a private file's place is refused, and what it points to is not read",
           "[worker][files]") {
   Worker w("files");
   Dir dir;
-  std::string contents, error;
   { std::ofstream(dir / "elsewhere") << "someone else's text"; }
   REQUIRE(symlink((dir / "elsewhere").c_str(), (dir / "grant.json").c_str()) == 0);
-  CHECK_FALSE(w.ReadPrivateFile(dir / "grant.json", 1024, &contents, &error));
-  CHECK(contents.empty());
-  CHECK(error.find("is a link") != std::string::npos);
+  const base::Result<std::string> linked = w.ReadPrivateFile(dir / "grant.json", 1024);
+  CHECK_FALSE(linked.ok());
+  CHECK(linked.message().find("is a link") != std::string::npos);
   // The ordinary read follows links (a configuration may be one).
-  REQUIRE(w.ReadFile(dir / "grant.json", &contents, &error));
-  CHECK(contents == "someone else's text");
+  const base::Result<std::string> contents = w.ReadFile(dir / "grant.json");
+  REQUIRE(contents.ok());
+  CHECK(*contents == "someone else's text");
 }
 
 TEST_CASE("A missing private file is an error that names it", "[worker][files]") {
   Worker w("files");
   Dir dir;
-  std::string contents, error;
-  CHECK_FALSE(w.ReadPrivateFile(dir / "none.json", 1024, &contents, &error));
-  CHECK(error.find(dir / "none.json") != std::string::npos);
+  const base::Result<std::string> none = w.ReadPrivateFile(dir / "none.json", 1024);
+  CHECK(none.kind() == base::ErrorKind::kNotFound);
+  CHECK(none.message().find(dir / "none.json") != std::string::npos);
+  CHECK(w.ReadFile(dir / "none.json").kind() == base::ErrorKind::kNotFound);
   CHECK_FALSE(w.FileExists(dir / "none.json"));
 }
 
@@ -80,22 +81,22 @@ TEST_CASE("Directories are made with their mode, and a link in a directory's pla
           "[worker][files]") {
   Worker w("files");
   Dir dir;
-  std::string error;
-  REQUIRE(w.CreateDir(dir / "a/b/oauth", 0700, &error));
+  REQUIRE(w.CreateDir(dir / "a/b/oauth", 0700).ok());
   CHECK(ModeOf(dir / "a/b/oauth") == 0700);
   REQUIRE(symlink((dir / "a").c_str(), (dir / "linked").c_str()) == 0);
-  CHECK_FALSE(w.CreateDir(dir / "linked", 0700, &error));
-  CHECK_FALSE(error.empty());
+  const base::Status linked = w.CreateDir(dir / "linked", 0700);
+  CHECK_FALSE(linked.ok());
+  CHECK_FALSE(linked.message().empty());
 }
 
 TEST_CASE("An atomic write replaces the file whole and never widens its mode", "[worker][files]") {
   Worker w("files");
   Dir dir;
-  std::string contents, error;
-  REQUIRE(w.WriteFileAtomically(dir / "t.json", "old", 0600, &error));
-  REQUIRE(w.WriteFileAtomically(dir / "t.json", "new contents", 0600, &error));
-  REQUIRE(w.ReadFile(dir / "t.json", &contents, &error));
-  CHECK(contents == "new contents");
+  REQUIRE(w.WriteFileAtomically(dir / "t.json", "old", 0600).ok());
+  REQUIRE(w.WriteFileAtomically(dir / "t.json", "new contents", 0600).ok());
+  const base::Result<std::string> contents = w.ReadFile(dir / "t.json");
+  REQUIRE(contents.ok());
+  CHECK(*contents == "new contents");
   CHECK(ModeOf(dir / "t.json") == 0600);
   // Nothing is left beside it.
   int entries = 0;
@@ -104,9 +105,9 @@ TEST_CASE("An atomic write replaces the file whole and never widens its mode", "
     ++entries;
   }
   CHECK(entries == 1);
-  REQUIRE(w.RemoveFile(dir / "t.json", &error));
+  REQUIRE(w.RemoveFile(dir / "t.json").ok());
   CHECK_FALSE(w.FileExists(dir / "t.json"));
-  CHECK(w.RemoveFile(dir / "t.json", &error));  // already gone: not an error
+  CHECK(w.RemoveFile(dir / "t.json").ok());  // already gone: not an error
 }
 
 }  // namespace

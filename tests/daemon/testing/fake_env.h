@@ -240,22 +240,17 @@ class FakeEnv : public Env {
   mcp::TimePoint Now() override { return world_->now; }
   double UnixNow() override { return world_->UnixNow(); }
   void Post(std::function<void()> fn) override { posted_.push_back(std::move(fn)); }
-  bool ReadFile(const std::string& path, std::string* contents, std::string* error) override {
+  base::Result<std::string> ReadFile(const std::string& path) override {
     auto it = files.find(path);
     if (it == files.end()) {
-      *error = "cannot read " + path + ": No such file or directory";
-      return false;
+      return base::NotFound("cannot read " + path + ": No such file or directory");
     }
-    *contents = it->second;
-    return true;
+    return it->second;
   }
-  bool ReadPrivateFile(const std::string& path, size_t max_bytes, std::string* contents,
-                       std::string* error) override {
-    if (!ReadFile(path, contents, error)) return false;
-    if (contents->size() <= max_bytes) return true;
-    contents->clear();
-    *error = path + " is larger than " + std::to_string(max_bytes) + " bytes";
-    return false;
+  base::Result<std::string> ReadPrivateFile(const std::string& path, size_t max_bytes) override {
+    base::Result<std::string> contents = ReadFile(path);
+    if (!contents.ok() || contents->size() <= max_bytes) return contents;
+    return base::InvalidInput(path + " is larger than " + std::to_string(max_bytes) + " bytes");
   }
   std::unique_ptr<Timer> NewTimer() override {
     auto timer = std::make_unique<FakeTimer>();
@@ -266,34 +261,29 @@ class FakeEnv : public Env {
   bool FileExists(const std::string& path) override {
     return files.count(path) > 0 || dirs.count(path) > 0;
   }
-  bool CreateDir(const std::string& path, int mode, std::string* error) override {
-    if (files.count(path)) {
-      *error = path + " is not a directory";
-      return false;
-    }
+  base::Status CreateDir(const std::string& path, int mode) override {
+    if (files.count(path)) return base::InvalidInput(path + " is not a directory");
     for (size_t pos = 1; pos <= path.size(); ++pos) {
       if (pos == path.size() || path[pos] == '/') dirs.emplace(path.substr(0, pos), mode);
     }
     dirs[path] = mode;
-    return true;
+    return base::Status();
   }
-  bool WriteFileAtomically(const std::string& path, std::string_view contents, int mode,
-                           std::string* error) override {
+  base::Status WriteFileAtomically(const std::string& path, std::string_view contents,
+                                   int mode) override {
     const std::string dir = path.substr(0, path.rfind('/'));
-    if (!dirs.count(dir) || unwritable.count(path)) {
-      *error = "cannot write " + path + ": " +
-               (dirs.count(dir) ? "Permission denied" : "No such file or directory");
-      return false;
-    }
+    if (!dirs.count(dir))
+      return base::NotFound("cannot write " + path + ": No such file or directory");
+    if (unwritable.count(path))
+      return base::IoError("cannot write " + path + ": Permission denied");
     files[path] = std::string(contents);
     modes[path] = mode;
-    return true;
+    return base::Status();
   }
-  bool RemoveFile(const std::string& path, std::string* error) override {
-    (void)error;
+  base::Status RemoveFile(const std::string& path) override {
     files.erase(path);
     modes.erase(path);
-    return true;
+    return base::Status();
   }
   FakeHttp& http() override { return http_; }
 

@@ -232,11 +232,8 @@ class FakeAuthServer {
 // the redirect.
 class FakeCallback : public auth::CallbackEndpoint {
  public:
-  int Open(int preferred_port, Handler handler, std::string* error) override {
-    if (refuse) {
-      *error = "cannot listen on 127.0.0.1: address already in use";
-      return 0;
-    }
+  base::Result<int> Open(int preferred_port, Handler handler) override {
+    if (refuse) return base::IoError("cannot listen on 127.0.0.1: address already in use");
     handler_ = std::move(handler);
     if (port_ == 0) port_ = preferred_port > 0 ? preferred_port : 41234;
     ++opened;
@@ -280,10 +277,10 @@ class FakeBrowser : public auth::BrowserLauncher {
     opened.push_back(url);
     programs.push_back(browser.program);
     if (mode == Mode::kFail) {
-      env_->Post([done] { done(false, "the browser program exited with status 1"); });
+      env_->Post([done] { done(base::IoError("the browser program exited with status 1")); });
       return;
     }
-    env_->Post([done] { done(true, ""); });
+    env_->Post([done] { done(base::Status()); });
     if (mode == Mode::kFollow) env_->Post([this, url] { Follow(url); });
   }
 
