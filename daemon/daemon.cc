@@ -121,27 +121,29 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
 
   CallLog call_log;
   if (const CallLogSettings& log = options.options.call_log; !log.path.empty()) {
-    if (auto error = call_log.Open(log.path, log.max_bytes, log.keep)) {
-      return fatal("call log: " + *error);
+    if (base::Status opened = call_log.Open(log.path, log.max_bytes, log.keep); !opened.ok()) {
+      return fatal("call log: " + opened.message());
     }
   }
   // Record and replay (BEHAVIOR.md §14): a cassette that cannot be read,
   // or a recording that cannot be written, stops the start.
   std::unique_ptr<Cassette> replay;
   if (const std::string& path = options.options.replay_path; !path.empty()) {
-    Cassette::Loaded loaded = Cassette::Load(path);
-    if (!loaded.cassette) return fatal(loaded.error);
-    if (!loaded.warning.empty()) spdlog::warn("{}", loaded.warning);
+    base::Result<Cassette::Loaded> loaded = Cassette::Load(path);
+    if (!loaded.ok()) return fatal(loaded.message());
+    if (!loaded->warning.empty()) spdlog::warn("{}", loaded->warning);
     spdlog::info("replaying {}: {} servers, {} calls ({} different); misses {}", path,
-                 loaded.cassette->Namespaces().size(), loaded.cassette->calls(),
-                 loaded.cassette->digests(),
+                 loaded->cassette->Namespaces().size(), loaded->cassette->calls(),
+                 loaded->cassette->digests(),
                  options.options.replay_forward ? "go to the live servers" : "fail");
-    replay = std::move(loaded.cassette);
+    replay = std::move(loaded->cassette);
   }
   CassetteWriter recorder;
   if (const std::string& path = options.options.record_path; !path.empty()) {
     std::string notice;
-    if (auto error = recorder.Open(path, &notice)) return fatal(*error);
+    if (base::Status opened = recorder.Open(path, &notice); !opened.ok()) {
+      return fatal(opened.message());
+    }
     if (!notice.empty()) spdlog::warn("{}", notice);
     spdlog::info("recording calls and listings to {}", path);
   }

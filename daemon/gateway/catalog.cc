@@ -24,8 +24,8 @@ constexpr size_t kMaxEchoBytes = 200;
 // `query`: the longest query taken (a request, not a document).
 constexpr size_t kMaxQueryBytes = 1024;
 
-GatewayError Invalid(std::string message) {
-  return GatewayError{ErrorKind::kInvalidRequest, std::move(message)};
+base::Status Invalid(std::string message) {
+  return base::Status(ErrorKind::kInvalidRequest, std::move(message));
 }
 
 // A name as a JSON string literal: quotes, control characters and invalid
@@ -65,8 +65,7 @@ void Normalise(ServerView& view) {
 
 // An optional string parameter: absent or null is nullopt; any other
 // non-string value is an error.
-std::variant<std::optional<std::string_view>, GatewayError> StringParam(const Value& params,
-                                                                        const char* key) {
+base::Result<std::optional<std::string_view>> StringParam(const Value& params, const char* key) {
   auto it = params.FindMember(key);
   if (it == params.MemberEnd() || it->value.IsNull()) return std::optional<std::string_view>();
   if (!it->value.IsString()) return Invalid(std::string("\"") + key + "\" must be a string");
@@ -217,7 +216,7 @@ bool Catalog::Visible(const ServerView& server) const {
 }
 
 bool Catalog::Listed(const ServerView& server, const mcp::Tool& tool) const {
-  return !policy_ || !policy_->CheckTool(server.name, tool);
+  return !policy_ || policy_->CheckTool(server.name, tool).ok();
 }
 
 void Catalog::Render() const {
@@ -264,7 +263,7 @@ std::string Catalog::NamespaceAnswer(const ServerView& server) const {
   return out;
 }
 
-GatewayError Catalog::UnknownNamespace(std::string_view ns) const {
+base::Status Catalog::UnknownNamespace(std::string_view ns) const {
   std::string message = "unknown namespace " + Quote(ns);
   std::vector<const ServerView*> known;
   for (const auto& s : servers_) {
@@ -287,50 +286,45 @@ GatewayError Catalog::UnknownNamespace(std::string_view ns) const {
   return Invalid(std::move(message));
 }
 
-std::optional<GatewayError> Catalog::NotReady(const ServerView& server) const {
+base::Status Catalog::NotReady(const ServerView& server) const {
   const std::string ns = Quote(server.name);
   if (server.status == mcp::Status::kLoading) {
-    return GatewayError{ErrorKind::kNotReady, "server " + ns + " is loading; try again shortly"};
+    return base::Status(ErrorKind::kNotReady, "server " + ns + " is loading; try again shortly");
   }
   if (server.status == mcp::Status::kError && server.refused) {
-    return GatewayError{
+    return base::Status(
         ErrorKind::kNotReady,
         "server " + ns + " is in error: " + SafeText(server.reason) +
-            " (it is not retried: change its entry in the configuration to use it)"};
+            " (it is not retried: change its entry in the configuration to use it)");
   }
   if (server.status == mcp::Status::kError) {
-    return GatewayError{ErrorKind::kNotReady, "server " + ns +
+    return base::Status(ErrorKind::kNotReady, "server " + ns +
                                                   " is in error: " + SafeText(server.reason) +
-                                                  " (it keeps retrying in the background)"};
+                                                  " (it keeps retrying in the background)");
   }
-  return std::nullopt;
+  return base::Status();
 }
 
-std::variant<mcp::Tool, GatewayError> Catalog::Resolve(std::string_view ns,
-                                                       std::string_view tool) const {
+base::Result<mcp::Tool> Catalog::Resolve(std::string_view ns, std::string_view tool) const {
   const ServerView* server = Find(ns);
   if (server == nullptr) return UnknownNamespace(ns);
   if (policy_) {
-    if (auto reason = policy_->CheckNamespace(ns)) {
-      return GatewayError{ErrorKind::kDenied, *reason};
-    }
-    if (auto reason = policy_->CheckName(ns, tool)) {
-      return GatewayError{ErrorKind::kDenied, *reason};
-    }
+    if (base::Status denied = policy_->CheckNamespace(ns); !denied.ok()) return denied;
+    if (base::Status denied = policy_->CheckName(ns, tool); !denied.ok()) return denied;
   }
-  if (auto not_ready = NotReady(*server)) return *not_ready;
+  if (base::Status not_ready = NotReady(*server); !not_ready.ok()) return not_ready;
   const std::optional<mcp::Tool> found = FindTool(*server, tool);
   if (!found && server->pins && server->pins->Withholds(tool)) {
     const bool changed =
         std::binary_search(server->pins->changed.begin(), server->pins->changed.end(), tool);
     const std::string command = SafeText(server->name) + " " + SafeText(tool);
-    return GatewayError{
+    return base::Status(
         ErrorKind::kDenied,
         "tool " + Quote(tool) + " in namespace " + Quote(ns) +
             (changed ? " changed since it was pinned" : " is new and not approved yet") +
             ", so it is withheld until the user approves it: the user can review it with "
             "\"mcpgw diff " +
-            command + "\" and approve it with \"mcpgw approve " + command + "\""};
+            command + "\" and approve it with \"mcpgw approve " + command + "\"");
   }
   if (!found) {
     std::string list_args = "{\"namespace\":";
@@ -340,26 +334,24 @@ std::variant<mcp::Tool, GatewayError> Catalog::Resolve(std::string_view ns,
                    "; call get_dynamic_tools with " + list_args + " to list its tools");
   }
   if (policy_) {
-    if (auto reason = policy_->CheckTool(ns, *found)) {
-      return GatewayError{ErrorKind::kDenied, *reason};
-    }
+    if (base::Status denied = policy_->CheckTool(ns, *found); !denied.ok()) return denied;
   }
   return *found;
 }
 
-std::variant<std::string, GatewayError> Catalog::GetDynamicTools(const Value& params) const {
+base::Result<std::string> Catalog::GetDynamicTools(const Value& params) const {
   if (!params.IsObject()) {
     return Invalid(std::string("params must be an object, not ") + TypeName(params));
   }
   auto ns = StringParam(params, "namespace");
-  if (auto* e = std::get_if<GatewayError>(&ns)) return *e;
+  if (!ns.ok()) return ns.status();
   auto tool = StringParam(params, "toolName");
-  if (auto* e = std::get_if<GatewayError>(&tool)) return *e;
-  const auto& ns_value = std::get<0>(ns);
-  const auto& tool_value = std::get<0>(tool);
+  if (!tool.ok()) return tool.status();
+  const auto& ns_value = *ns;
+  const auto& tool_value = *tool;
   auto query = StringParam(params, "query");
-  if (auto* e = std::get_if<GatewayError>(&query)) return *e;
-  if (const auto& query_value = std::get<0>(query)) {
+  if (!query.ok()) return query.status();
+  if (const auto& query_value = *query) {
     if (tool_value) {
       return Invalid(
           "\"query\" and \"toolName\" do not go together: search with \"query\" (and "
@@ -381,24 +373,22 @@ std::variant<std::string, GatewayError> Catalog::GetDynamicTools(const Value& pa
     const ServerView* server = Find(*ns_value);
     if (server == nullptr) return UnknownNamespace(*ns_value);
     if (policy_) {
-      if (auto reason = policy_->CheckNamespace(*ns_value)) {
-        return GatewayError{ErrorKind::kDenied, *reason};
-      }
+      if (base::Status denied = policy_->CheckNamespace(*ns_value); !denied.ok()) return denied;
     }
     return NamespaceAnswer(*server);
   }
-  auto resolved = Resolve(*ns_value, *tool_value);
-  if (auto* e = std::get_if<GatewayError>(&resolved)) return *e;
+  base::Result<mcp::Tool> resolved = Resolve(*ns_value, *tool_value);
+  if (!resolved.ok()) return resolved.status();
   std::string out = "{\"namespace\":";
   base::AppendJsonString(&out, *ns_value);
   out += ",\"tool\":";
-  AppendTool(out, std::get<mcp::Tool>(resolved));
+  AppendTool(out, *resolved);
   out += '}';
   return out;
 }
 
-std::variant<std::string, GatewayError> Catalog::Query(const Value& params, std::string_view query,
-                                                       std::optional<std::string_view> ns) const {
+base::Result<std::string> Catalog::Query(const Value& params, std::string_view query,
+                                         std::optional<std::string_view> ns) const {
   if (query.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) {
     return Invalid(
         "\"query\" is empty: say in a few words what the tool should do, e.g. {\"query\":"
@@ -425,18 +415,16 @@ std::variant<std::string, GatewayError> Catalog::Query(const Value& params, std:
     const ServerView* server = Find(*ns);
     if (server == nullptr) return UnknownNamespace(*ns);
     if (policy_) {
-      if (auto reason = policy_->CheckNamespace(*ns)) {
-        return GatewayError{ErrorKind::kDenied, *reason};
-      }
+      if (base::Status denied = policy_->CheckNamespace(*ns); !denied.ok()) return denied;
     }
-    if (auto not_ready = NotReady(*server)) return *not_ready;
+    if (base::Status not_ready = NotReady(*server); !not_ready.ok()) return not_ready;
   }
   // Without a policy every ready tool may be answered: no filter, so the
   // index may prune.
   search::ToolIndex::Keep keep;
   if (policy_) {
     keep = [this](std::string_view server, const mcp::Tool& tool) {
-      return policy_->NamespaceVisible(server) && !policy_->CheckTool(server, tool);
+      return policy_->NamespaceVisible(server) && policy_->CheckTool(server, tool).ok();
     };
   }
   const std::vector<search::Hit> hits =
@@ -452,23 +440,23 @@ std::variant<std::string, GatewayError> Catalog::Query(const Value& params, std:
   return out;
 }
 
-std::variant<CallTarget, GatewayError> Catalog::PrepareCall(const Value& params,
-                                                            std::string_view params_text) const {
+base::Result<CallTarget> Catalog::PrepareCall(const Value& params,
+                                              std::string_view params_text) const {
   return PrepareCallWith(params, base::RawMember(params_text, {"arguments"}));
 }
 
-std::variant<CallTarget, GatewayError> Catalog::PrepareCallWith(const Value& params,
-                                                                std::optional<std::string_view> raw,
-                                                                bool from_checked_frame) const {
+base::Result<CallTarget> Catalog::PrepareCallWith(const Value& params,
+                                                  std::optional<std::string_view> raw,
+                                                  bool from_checked_frame) const {
   if (!params.IsObject()) {
     return Invalid(std::string("params must be an object, not ") + TypeName(params));
   }
   auto ns = StringParam(params, "namespace");
-  if (auto* e = std::get_if<GatewayError>(&ns)) return *e;
+  if (!ns.ok()) return ns.status();
   auto tool = StringParam(params, "toolName");
-  if (auto* e = std::get_if<GatewayError>(&tool)) return *e;
-  const auto& ns_value = std::get<0>(ns);
-  const auto& tool_value = std::get<0>(tool);
+  if (!tool.ok()) return tool.status();
+  const auto& ns_value = *ns;
+  const auto& tool_value = *tool;
   if (!ns_value) {
     return Invalid(
         "\"namespace\" is required: the server's name, as listed by get_dynamic_tools with no "
@@ -524,11 +512,11 @@ std::variant<CallTarget, GatewayError> Catalog::PrepareCallWith(const Value& par
     }
   }
 
-  auto resolved = Resolve(*ns_value, *tool_value);
-  if (auto* e = std::get_if<GatewayError>(&resolved)) return *e;
+  base::Result<mcp::Tool> resolved = Resolve(*ns_value, *tool_value);
+  if (!resolved.ok()) return resolved.status();
   target.ns = *ns_value;
   target.tool = *tool_value;
-  target.wire_tool = std::string(std::get<mcp::Tool>(resolved).wire_name);
+  target.wire_tool = std::string(resolved->wire_name);
   return target;
 }
 

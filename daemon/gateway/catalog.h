@@ -23,10 +23,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include <rapidjson/document.h>
+
+#include "base/status.h"
 
 #include "daemon/guard/pins.h"
 #include "daemon/guard/policy.h"
@@ -48,11 +49,6 @@ struct ServerView {
   // Its pins (BEHAVIOR.md §13): `tools` holds none of the tools they
   // withhold, and a lookup or call naming one is denied. Null: not pinned.
   std::shared_ptr<const PinReport> pins = nullptr;
-};
-
-struct GatewayError {
-  proto::ErrorKind kind;
-  std::string message;  // a message a model can act on
 };
 
 // The bound on a call's result text its client asked for (BEHAVIOR.md §11).
@@ -85,22 +81,25 @@ class Catalog {
   void Reset(std::vector<ServerView> servers);           // a (re)loaded configuration
   void Update(ServerView view);                          // one server changed; unknown name ignored
   void SetPolicy(std::shared_ptr<const Policy> policy);  // null = allow all
+  // Every error below is a base::Status whose kind is the one the host sees
+  // (BEHAVIOR.md §4) and whose message a model can act on.
+  //
   // get_dynamic_tools with its params object: the JSON text, or an error.
-  std::variant<std::string, GatewayError> GetDynamicTools(const rapidjson::Value& params) const;
+  base::Result<std::string> GetDynamicTools(const rapidjson::Value& params) const;
   const std::string& Listing() const;  // the no-argument answer, rendered if stale
   // call_dynamic_tool: validates params and readiness and policy; the target or an error.
   // `params_text` is the exact JSON text `params` was parsed from: the
   // arguments are taken from it byte for byte.
-  std::variant<CallTarget, GatewayError> PrepareCall(const rapidjson::Value& params,
-                                                     std::string_view params_text) const;
+  base::Result<CallTarget> PrepareCall(const rapidjson::Value& params,
+                                       std::string_view params_text) const;
   // The same, given the exact text of the "arguments" member instead
   // (nullopt when params has none): the gateway finds it once per call.
   // `from_checked_frame`: the text lies in a frame proto::DecodeMessage
   // accepted (UTF-8, nested within proto::kMaxJsonDepth), so only escapes
   // are left to check; otherwise the whole text is checked.
-  std::variant<CallTarget, GatewayError> PrepareCallWith(
-      const rapidjson::Value& params, std::optional<std::string_view> arguments_text,
-      bool from_checked_frame = false) const;
+  base::Result<CallTarget> PrepareCallWith(const rapidjson::Value& params,
+                                           std::optional<std::string_view> arguments_text,
+                                           bool from_checked_frame = false) const;
   const ServerView* Find(std::string_view name) const;
   const std::vector<ServerView>& servers() const;  // name order
   // Heap bytes of the search index behind `query`.
@@ -112,18 +111,17 @@ class Catalog {
   bool Listed(const ServerView& server, const mcp::Tool& tool) const;
   // The server and tool a lookup or call names, after policy and readiness.
   // The tool is a view into the server's list, valid until the next Reset or Update.
-  std::variant<mcp::Tool, GatewayError> Resolve(std::string_view ns, std::string_view tool) const;
+  base::Result<mcp::Tool> Resolve(std::string_view ns, std::string_view tool) const;
   std::string NamespaceAnswer(const ServerView& server) const;
-  // Why a server cannot serve a lookup or call now (loading, in error), if so.
-  std::optional<GatewayError> NotReady(const ServerView& server) const;
+  // Ok, or why a server cannot serve a lookup or call now (loading, in error).
+  base::Status NotReady(const ServerView& server) const;
   // get_dynamic_tools with `query` (BEHAVIOR.md §10).
-  std::variant<std::string, GatewayError> Query(const rapidjson::Value& params,
-                                                std::string_view query,
-                                                std::optional<std::string_view> ns) const;
+  base::Result<std::string> Query(const rapidjson::Value& params, std::string_view query,
+                                  std::optional<std::string_view> ns) const;
   // Keeps the search index to what is ready now: `before` is the server's
   // previous view (null when it is new).
   void Reindex(const ServerView* before, const ServerView& now);
-  GatewayError UnknownNamespace(std::string_view ns) const;
+  base::Status UnknownNamespace(std::string_view ns) const;
 
   std::vector<ServerView> servers_;  // sorted by name, names unique
   std::shared_ptr<const Policy> policy_;

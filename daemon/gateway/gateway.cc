@@ -129,6 +129,10 @@ void Gateway::ReplyError(Ticket ticket, proto::ErrorKind kind, std::string messa
   if (replies_) replies_->ReplyError(ticket, kind, Scrubbed(std::move(message)));
 }
 
+void Gateway::ReplyError(Ticket ticket, const base::Status& error) {
+  ReplyError(ticket, error.kind(), error.message());
+}
+
 // --- configuration ---
 
 void Gateway::Load(const config::Config& config) { Apply(config, /*reload=*/false); }
@@ -450,12 +454,11 @@ void Gateway::OnRequest(Ticket ticket, const Peer& peer, std::string_view method
       replies_->ReplyTextLiteral(ticket, listing_literal_);
       return;
     }
-    auto answer = catalog_.GetDynamicTools(params);
-    if (auto* text = std::get_if<std::string>(&answer)) {
-      replies_->ReplyText(ticket, *text);
+    base::Result<std::string> answer = catalog_.GetDynamicTools(params);
+    if (answer.ok()) {
+      replies_->ReplyText(ticket, *answer);
     } else {
-      auto& err = std::get<GatewayError>(answer);
-      ReplyError(ticket, err.kind, std::move(err.message));
+      ReplyError(ticket, answer.status());
     }
   } else if (method == proto::kCallDynamicTool) {
     HandleCall(ticket, peer, params, frame);
@@ -490,12 +493,13 @@ void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value
     Refuse(call, proto::ErrorKind::kTransport, "mcpgwd is shutting down");
     return;
   }
-  auto prepared = catalog_.PrepareCallWith(params, arguments_text, /*from_checked_frame=*/true);
-  if (auto* err = std::get_if<GatewayError>(&prepared)) {
-    Refuse(call, err->kind, std::move(err->message));
+  base::Result<CallTarget> prepared =
+      catalog_.PrepareCallWith(params, arguments_text, /*from_checked_frame=*/true);
+  if (!prepared.ok()) {
+    Refuse(call, prepared.kind(), prepared.message());
     return;
   }
-  CallTarget target = std::move(std::get<CallTarget>(prepared));
+  CallTarget target = *std::move(prepared);
   auto it = by_name_.find(target.ns);
   Server* found = it == by_name_.end() ? nullptr : it->second;
   ResultBound bound = Bound(target.bound);
@@ -636,7 +640,9 @@ void Gateway::LogCall(const PendingCall& call, std::string_view outcome,
     }
     r.result_file = result->kept_file;
   }
-  if (auto err = call_log_->Append(r)) spdlog::error("call log: {}", *err);
+  if (base::Status written = call_log_->Append(r); !written.ok()) {
+    spdlog::error("call log: {}", written.message());
+  }
 }
 
 // --- shutdown ---

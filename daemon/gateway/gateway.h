@@ -163,7 +163,8 @@ class Gateway : public IpcHandler, private HostEvents {
   void ReplyDiff(Ticket ticket, const Server& server, const std::optional<std::string>& tool);
   void Approve(Ticket ticket, const Server& server, const std::optional<std::string>& tool,
                bool all);
-  void ReplyApproval(Ticket ticket, const std::string& name, ServerPins::Approval approval);
+  void ReplyApproval(Ticket ticket, const std::string& name,
+                     base::Result<ServerPins::Approval> approval);
   PinningMode PinningFor(std::string_view name) const;
   std::string PinsStatusJson(const Server& server) const;
   class AuthLink;
@@ -204,6 +205,8 @@ class Gateway : public IpcHandler, private HostEvents {
   void Retire(Server& server);
   void MaybeFinishShutdown();
   void ReplyError(Ticket ticket, proto::ErrorKind kind, std::string message);
+  // The error as it is: its kind (BEHAVIOR.md §4) and its message, scrubbed.
+  void ReplyError(Ticket ticket, const base::Status& error);
   std::string Scrubbed(std::string text) const;
   void LogCall(const PendingCall& call, std::string_view outcome, const mcp::CallOutcome* result);
   template <typename F>

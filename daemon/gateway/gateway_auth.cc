@@ -60,7 +60,7 @@ void Gateway::HandleAuthRequest(Ticket ticket, std::string_view method,
   }
   if (method == proto::kLogin) {
     auth_->Login(ns, [this, ticket](base::Result<auth::LoginStarted> started) {
-      if (!started.ok()) return ReplyError(ticket, started.kind(), started.message());
+      if (!started.ok()) return ReplyError(ticket, started.status());
       std::string out = "{\"url\":";
       base::AppendJsonString(&out, started->url);
       out += ",\"login\":" + std::to_string(started->login) + "}";
@@ -73,12 +73,12 @@ void Gateway::HandleAuthRequest(Ticket ticket, std::string_view method,
                         "login_wait needs the number \"login\" that login answered");
     }
     auth_->WaitLogin(ns, it->value.GetUint64(), [this, ticket](const base::Status& ended) {
-      if (!ended.ok()) return ReplyError(ticket, ended.kind(), ended.message());
+      if (!ended.ok()) return ReplyError(ticket, ended);
       replies_->ReplyJson(ticket, "{}");
     });
   } else {
     auth_->Logout(ns, [this, ticket](const base::Status& done) {
-      if (!done.ok()) return ReplyError(ticket, done.kind(), done.message());
+      if (!done.ok()) return ReplyError(ticket, done);
       replies_->ReplyJson(ticket, "{}");
     });
   }

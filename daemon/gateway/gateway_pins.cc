@@ -265,17 +265,17 @@ void Gateway::Approve(Ticket ticket, const Server& server, const std::optional<s
   if (tool) tools.push_back(*tool);
   OnWorker(server.worker, [this, id = server.host, name = server.name, ticket,
                            tools = std::move(tools), all](HostTable& table) mutable {
-    table.Approve(id, std::move(tools), all, [this, name, ticket](ServerPins::Approval approval) {
-      ReplyApproval(ticket, name, std::move(approval));
-    });
+    table.Approve(id, std::move(tools), all,
+                  [this, name, ticket](base::Result<ServerPins::Approval> approval) {
+                    ReplyApproval(ticket, name, std::move(approval));
+                  });
   });
 }
 
-void Gateway::ReplyApproval(Ticket ticket, const std::string& name, ServerPins::Approval approval) {
-  if (!approval.error.empty()) {
-    ReplyError(ticket, proto::ErrorKind::kInvalidRequest, Scrubbed(std::move(approval.error)));
-    return;
-  }
+void Gateway::ReplyApproval(Ticket ticket, const std::string& name,
+                            base::Result<ServerPins::Approval> result) {
+  if (!result.ok()) return ReplyError(ticket, result.status());
+  ServerPins::Approval& approval = *result;
   std::string list;
   for (const std::string& t : approval.approved) list += (list.empty() ? "" : ", ") + t;
   if (!approval.approved.empty()) {

@@ -94,14 +94,18 @@ void Gateway::RecordCall(const PendingCall& call, const mcp::CallOutcome& outcom
       break;
   }
   line.duration_ms = static_cast<uint64_t>(ms);
-  if (auto error = recorder_->Append(FormatCallLine(line))) spdlog::error("{}", *error);
+  if (base::Status written = recorder_->Append(FormatCallLine(line)); !written.ok()) {
+    spdlog::error("{}", written.message());
+  }
 }
 
 void Gateway::RecordListing(const Server& server) {
   if (!server.view.tools) return;
   const std::string line =
       FormatListingLine(std::chrono::system_clock::now(), server.name, *server.view.tools);
-  if (auto error = recorder_->Append(line)) spdlog::error("{}", *error);
+  if (base::Status written = recorder_->Append(line); !written.ok()) {
+    spdlog::error("{}", written.message());
+  }
 }
 
 std::string Gateway::ReplayStatusJson() const {

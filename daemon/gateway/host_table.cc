@@ -97,14 +97,13 @@ void HostTable::AuthorizationFailed(HostId id, std::string reason) {
 }
 
 void HostTable::Approve(HostId id, std::vector<std::string> tools, bool all,
-                        std::function<void(ServerPins::Approval)> done) {
-  ServerPins::Approval approval;
+                        std::function<void(base::Result<ServerPins::Approval>)> done) {
   auto it = slots_.find(id);
-  if (it == slots_.end() || it->second->retiring) {
-    approval.error = "the server was removed or reloaded meanwhile; try again";
-  } else {
-    approval = it->second->host->Approve(tools, all);
-  }
+  base::Result<ServerPins::Approval> approval =
+      it == slots_.end() || it->second->retiring
+          ? base::Status(base::ErrorKind::kInvalidRequest,
+                         "the server was removed or reloaded meanwhile; try again")
+          : it->second->host->Approve(tools, all);
   main_->Post(
       [done = std::move(done), out = std::move(approval)]() mutable { done(std::move(out)); });
 }

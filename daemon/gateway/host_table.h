@@ -64,7 +64,7 @@ class HostTable {
   // Approves withheld tools (ServerHost::Approve); `done` runs on the main
   // loop after the host's new state was posted there.
   void Approve(HostId id, std::vector<std::string> tools, bool all,
-               std::function<void(ServerPins::Approval)> done);
+               std::function<void(base::Result<ServerPins::Approval>)> done);
   void SetPinning(HostId id, PinningMode mode);
   // Each tool of the server and its pin's state (ServerHost::DescribePins);
   // `done` runs on the main loop (with nothing for a host that is gone).

@@ -63,30 +63,19 @@ std::string FileTime(std::chrono::system_clock::time_point now) {
 
 // Creates `path` (one level) 0700, or checks that what is there is a folder
 // of ours, not a link, and makes it private.
-bool PrivateDir(const std::string& path, std::string* why) {
-  if (::mkdir(path.c_str(), 0700) == 0) return true;
-  if (errno != EEXIST) {
-    *why = "cannot create " + path + ": " + ErrnoText(errno);
-    return false;
-  }
+base::Status PrivateDir(const std::string& path) {
+  if (::mkdir(path.c_str(), 0700) == 0) return base::Status();
+  if (errno != EEXIST) return base::IoError("cannot create " + path + ": " + ErrnoText(errno));
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
-    *why = "cannot use " + path + ": " + ErrnoText(errno);
-    return false;
+    return base::IoError("cannot use " + path + ": " + ErrnoText(errno));
   }
-  if (!S_ISDIR(st.st_mode)) {
-    *why = path + " is not a folder";
-    return false;
-  }
-  if (st.st_uid != ::geteuid()) {
-    *why = path + " belongs to another user";
-    return false;
-  }
+  if (!S_ISDIR(st.st_mode)) return base::InvalidInput(path + " is not a folder");
+  if (st.st_uid != ::geteuid()) return base::InvalidInput(path + " belongs to another user");
   if ((st.st_mode & 07777) != 0700 && ::chmod(path.c_str(), 0700) != 0) {
-    *why = "cannot make " + path + " private: " + ErrnoText(errno);
-    return false;
+    return base::IoError("cannot make " + path + " private: " + ErrnoText(errno));
   }
-  return true;
+  return base::Status();
 }
 
 bool WriteAll(int fd, std::string_view text) {
@@ -118,21 +107,20 @@ void ResultSpill::SetMaxBytes(uint64_t max_bytes) {
   options_.max_bytes = max_bytes;
 }
 
-bool ResultSpill::EnsureDir(std::string* why) {
+base::Status ResultSpill::EnsureDir() {
   const std::string& dir = options_.dir;
-  if (dir.empty()) {
-    *why = "no folder for results is known";
-    return false;
-  }
+  if (dir.empty()) return base::InvalidInput("no folder for results is known");
   // The parent ($XDG_RUNTIME_DIR/mcpgw, or the socket's folder) is the
   // daemon's too: private as well.
   const size_t slash = dir.find_last_of('/');
   if (slash != std::string::npos && slash > 0) {
     const std::string parent = dir.substr(0, slash);
     struct stat st {};
-    if (::lstat(parent.c_str(), &st) != 0 && !PrivateDir(parent, why)) return false;
+    if (::lstat(parent.c_str(), &st) != 0) {
+      if (base::Status made = PrivateDir(parent); !made.ok()) return made;
+    }
   }
-  return PrivateDir(dir, why);
+  return PrivateDir(dir);
 }
 
 // Called with mu_ held. Lists the folder's files of ours, removes what has
@@ -194,23 +182,22 @@ std::string ResultBound::Digest() const {
   return RequestDigest(request->ns, request->tool, request->arguments_json).value_or("");
 }
 
-KeptResult ResultSpill::Keep(std::string_view digest, std::string_view text,
-                             std::chrono::system_clock::time_point now) {
+base::Result<std::string> ResultSpill::Keep(std::string_view digest, std::string_view text,
+                                            std::chrono::system_clock::time_point now) {
   std::lock_guard lock(mu_);
-  KeptResult out;
   if (text.size() > options_.max_bytes) {
-    out.why_not = "it is " + Mib(text.size()) + ", more than results.spill_max_mb allows (" +
-                  Mib(options_.max_bytes) + ")";
-    return out;
+    return base::InvalidInput("it is " + Mib(text.size()) +
+                              ", more than results.spill_max_mb allows (" +
+                              Mib(options_.max_bytes) + ")");
   }
-  if (!EnsureDir(&out.why_not)) return out;
+  if (base::Status dir = EnsureDir(); !dir.ok()) return dir;
   MakeRoom(now, text.size());
   struct statvfs fs {};
   if (::statvfs(options_.dir.c_str(), &fs) == 0) {
     const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
     if (free_bytes < text.size() + options_.keep_free_bytes) {
-      out.why_not = "only " + Mib(free_bytes) + " is free on the file system of " + options_.dir;
-      return out;
+      return base::IoError("only " + Mib(free_bytes) + " is free on the file system of " +
+                           options_.dir);
     }
   }
   std::string base = options_.dir + "/" + FileTime(now) + "-" +
@@ -224,29 +211,23 @@ KeptResult ResultSpill::Keep(std::string_view digest, std::string_view text,
     const int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
       if (errno == EEXIST) continue;
-      out.why_not = "cannot create a file in " + options_.dir + ": " + ErrnoText(errno);
-      return out;
+      return base::IoError("cannot create a file in " + options_.dir + ": " + ErrnoText(errno));
     }
     const bool wrote = WriteAll(fd, text);
     const int write_errno = errno;
     const bool closed = ::close(fd) == 0;
     if (!wrote || !closed) {
       ::unlink(part.c_str());
-      out.why_not = "cannot write " + path + ": " + ErrnoText(wrote ? errno : write_errno);
-      return out;
+      return base::IoError("cannot write " + path + ": " + ErrnoText(wrote ? errno : write_errno));
     }
     if (::rename(part.c_str(), path.c_str()) != 0) {
       const int err = errno;
       ::unlink(part.c_str());
-      out.why_not = "cannot write " + path + ": " + ErrnoText(err);
-      return out;
+      return base::IoError("cannot write " + path + ": " + ErrnoText(err));
     }
-    out.kept = true;
-    out.path = path;
-    return out;
+    return path;
   }
-  out.why_not = "too many results with the same request in one millisecond";
-  return out;
+  return base::IoError("too many results with the same request in one millisecond");
 }
 
 size_t CutLength(std::string_view text, uint64_t max_text_bytes, std::string_view notice) {
@@ -256,12 +237,12 @@ size_t CutLength(std::string_view text, uint64_t max_text_bytes, std::string_vie
   return base::Utf8PrefixWithin(text, room > text.size() ? text.size() : room);
 }
 
-std::string TruncationNotice(size_t total_bytes, const KeptResult& kept) {
+std::string TruncationNotice(size_t total_bytes, const base::Result<std::string>& kept) {
   std::string line = "[result truncated: " + std::to_string(total_bytes) + " bytes in total; ";
-  if (kept.kept) {
-    line += "the full text is in " + kept.path;
+  if (kept.ok()) {
+    line += "the full text is in " + *kept;
   } else {
-    line += "the full text could not be kept: " + kept.why_not;
+    line += "the full text could not be kept: " + kept.message();
   }
   line += ']';
   return line;
@@ -276,16 +257,13 @@ void FitResult(mcp::CallOutcome& outcome, const ResultBound& bound,
     bound.scrubber->ScrubInPlace(outcome.text);
     if (outcome.text.size() <= bound.max_text_bytes) return;
   }
-  KeptResult kept;
-  if (bound.spill != nullptr) {
-    kept = bound.spill->Keep(bound.Digest(), outcome.text, now);
-  } else {
-    kept.why_not = "no folder for results is set up";
-  }
+  const base::Result<std::string> kept =
+      bound.spill != nullptr ? bound.spill->Keep(bound.Digest(), outcome.text, now)
+                             : base::InvalidInput("no folder for results is set up");
   const std::string notice = TruncationNotice(outcome.text.size(), kept);
   const size_t keep = CutLength(outcome.text, bound.max_text_bytes, notice);
   outcome.full_text_bytes = outcome.text.size();
-  outcome.kept_file = kept.path;
+  outcome.kept_file = kept.value_or(std::string());
   outcome.text.resize(keep);
   outcome.text += "\n\n";
   outcome.text += notice;

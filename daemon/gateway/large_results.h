@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "daemon/mcp/session.h"
 
 namespace mcpgw {
@@ -46,13 +47,6 @@ struct ResultBound {
   std::string Digest() const;
 };
 
-// Where one result went.
-struct KeptResult {
-  bool kept = false;
-  std::string path;     // when kept
-  std::string why_not;  // when not: a sentence fragment ("no space left on device")
-};
-
 class ResultSpill {
  public:
   struct Options {
@@ -71,9 +65,11 @@ class ResultSpill {
 
   // Writes `text` to a new file named by the time and `digest` (hex), after
   // making room: expired files go, then the oldest until the new one fits.
-  // The file appears under its final name only once it is complete.
-  KeptResult Keep(std::string_view digest, std::string_view text,
-                  std::chrono::system_clock::time_point now);
+  // The file appears under its final name only once it is complete. Returns
+  // its path, or why it was not kept: a sentence fragment ("no space left on
+  // device").
+  base::Result<std::string> Keep(std::string_view digest, std::string_view text,
+                                 std::chrono::system_clock::time_point now);
   // Removes expired files (and abandoned partial ones) and the oldest past
   // the budget. Returns how many files it removed.
   size_t Sweep(std::chrono::system_clock::time_point now);
@@ -81,7 +77,7 @@ class ResultSpill {
  private:
   struct Entry;
   size_t MakeRoom(std::chrono::system_clock::time_point now, uint64_t incoming);
-  bool EnsureDir(std::string* why);
+  base::Status EnsureDir();
 
   std::mutex mu_;
   Options options_;
@@ -94,7 +90,7 @@ size_t CutLength(std::string_view text, uint64_t max_text_bytes, std::string_vie
 
 // The last line of a cut answer: `[result truncated: N bytes in total; the
 // full text is in PATH]`, or `...; the full text could not be kept: WHY]`.
-std::string TruncationNotice(size_t total_bytes, const KeptResult& kept);
+std::string TruncationNotice(size_t total_bytes, const base::Result<std::string>& kept);
 
 // Holds `outcome`'s text (a result or a tool's own error) to `bound`: below or
 // at the bound nothing changes; past it the whole text goes to the spill and

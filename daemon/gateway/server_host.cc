@@ -206,15 +206,15 @@ void ServerHost::PublishAttempts() {
   listener_->OnStateChanged(state);
 }
 
-ServerPins::Approval ServerHost::Approve(const std::vector<std::string>& tools, bool all) {
+base::Result<ServerPins::Approval> ServerHost::Approve(const std::vector<std::string>& tools,
+                                                       bool all) {
   if (!pins_) {
-    return ServerPins::Approval{
-        {},
-        "pinning is off for server \"" + session_.name() + "\": nothing waits for approval",
-        {}};
+    return base::Status(
+        base::ErrorKind::kInvalidRequest,
+        "pinning is off for server \"" + session_.name() + "\": nothing waits for approval");
   }
-  ServerPins::Approval approval = pins_->Approve(*env_, tools, all);
-  if (!approval.approved.empty() || all) PublishState(/*again=*/true);
+  base::Result<ServerPins::Approval> approval = pins_->Approve(*env_, tools, all);
+  if (approval.ok() && (!approval->approved.empty() || all)) PublishState(/*again=*/true);
   return approval;
 }
 

@@ -88,7 +88,7 @@ class ServerHost : private HttpSink {
   void Shutdown(mcp::Duration grace);
   // Approves withheld tools (`mcpgw approve`); they come back in the state
   // the listener hears before this returns.
-  ServerPins::Approval Approve(const std::vector<std::string>& tools, bool all);
+  base::Result<ServerPins::Approval> Approve(const std::vector<std::string>& tools, bool all);
   // The settings changed `pinning` (kOff: nothing withheld): the listing is
   // reviewed again.
   void SetPinning(PinningMode mode);

@@ -34,8 +34,12 @@ std::string Iso8601Utc(std::chrono::system_clock::time_point t) {
 
 namespace {
 
-std::string Errno(std::string_view what, const std::string& path) {
-  return "call log " + path + ": " + std::string(what) + ": " + std::strerror(errno);
+base::Status Errno(std::string_view what, const std::string& path) {
+  return base::ErrnoError("call log " + path + ": " + std::string(what), errno);
+}
+
+base::Status Unusable(const std::string& path, std::string_view why) {
+  return base::InvalidInput("call log " + path + ": " + std::string(why));
 }
 
 }  // namespace
@@ -77,7 +81,7 @@ void CallLog::Close() {
   fd_ = -1;
 }
 
-std::optional<std::string> CallLog::Open(const std::string& path, uint64_t max_bytes, int keep) {
+base::Status CallLog::Open(const std::string& path, uint64_t max_bytes, int keep) {
   Close();
   path_ = path;
   max_bytes_ = max_bytes;
@@ -86,13 +90,13 @@ std::optional<std::string> CallLog::Open(const std::string& path, uint64_t max_b
   return OpenFile();
 }
 
-std::optional<std::string> CallLog::OpenFile() {
+base::Status CallLog::OpenFile() {
   // A clear refusal for what is already there; the fstat below is the check
   // that counts, on the file actually opened.
   struct stat existing {};
   if (::lstat(path_.c_str(), &existing) == 0) {
-    if (S_ISLNK(existing.st_mode)) return "call log " + path_ + ": is a symbolic link";
-    if (!S_ISREG(existing.st_mode)) return "call log " + path_ + ": not a regular file";
+    if (S_ISLNK(existing.st_mode)) return Unusable(path_, "is a symbolic link");
+    if (!S_ISREG(existing.st_mode)) return Unusable(path_, "not a regular file");
   }
   // O_NOFOLLOW: a symlink planted at the path must not redirect the log.
   int fd = ::open(path_.c_str(),
@@ -106,7 +110,7 @@ std::optional<std::string> CallLog::OpenFile() {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return "call log " + path_ + ": not a regular file";
+    return Unusable(path_, "not a regular file");
   }
   if ((st.st_mode & 077) != 0 && ::fchmod(fd, 0600) != 0) {
     auto error = Errno("cannot make it private (0600)", path_);
@@ -118,10 +122,10 @@ std::optional<std::string> CallLog::OpenFile() {
   ::fcntl(fd, F_SETFL, O_APPEND);
   fd_ = fd;
   size_ = static_cast<uint64_t>(st.st_size);
-  return std::nullopt;
+  return base::Status();
 }
 
-std::optional<std::string> CallLog::Rotate() {
+base::Status CallLog::Rotate() {
   Close();
   if (keep_ == 0) {
     if (::unlink(path_.c_str()) != 0 && errno != ENOENT) return Errno("cannot remove", path_);
@@ -140,22 +144,22 @@ std::optional<std::string> CallLog::Rotate() {
   return OpenFile();
 }
 
-std::optional<std::string> CallLog::Report(std::string message) {
-  if (failing_) return std::nullopt;
+base::Status CallLog::Report(base::Status error) {
+  if (failing_) return base::Status();
   failing_ = true;
-  return message;
+  return error;
 }
 
-std::optional<std::string> CallLog::Append(const CallRecord& record) {
-  if (path_.empty()) return std::nullopt;  // never opened: the log is off
+base::Status CallLog::Append(const CallRecord& record) {
+  if (path_.empty()) return base::Status();  // never opened: the log is off
   std::string line = FormatCallRecord(record);
   line += '\n';
   if (fd_ >= 0 && size_ > 0 && size_ + line.size() > max_bytes_) {
-    if (auto error = Rotate()) return Report(*error);
+    if (base::Status error = Rotate(); !error.ok()) return Report(std::move(error));
   }
   if (fd_ < 0) {
     // A failed open or rotation: try again with this line.
-    if (auto error = OpenFile()) return Report(*error);
+    if (base::Status error = OpenFile(); !error.ok()) return Report(std::move(error));
   }
   size_t written = 0;
   while (written < line.size()) {
@@ -168,7 +172,7 @@ std::optional<std::string> CallLog::Append(const CallRecord& record) {
   }
   size_ += line.size();
   failing_ = false;
-  return std::nullopt;
+  return base::Status();
 }
 
 }  // namespace mcpgw

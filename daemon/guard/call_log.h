@@ -13,6 +13,8 @@
 
 #include <sys/types.h>
 
+#include "base/status.h"
+
 namespace mcpgw {
 
 struct CallRecord {
@@ -53,21 +55,22 @@ class CallLog {
 
   // Opens (creating with mode 0600) `path` for appending. Refuses a path that
   // is a symbolic link or not a regular file; an existing file readable by
-  // group or others is made 0600. Returns an error message naming the path,
-  // or nullopt. `max_bytes` bounds one file; `keep` rotated files are kept.
-  std::optional<std::string> Open(const std::string& path, uint64_t max_bytes, int keep);
+  // group or others is made 0600. An error names the path. `max_bytes`
+  // bounds one file; `keep` rotated files are kept.
+  base::Status Open(const std::string& path, uint64_t max_bytes, int keep);
   void Close();
   bool is_open() const { return fd_ >= 0; }
 
   // Writes one line, rotating first if the file would pass max_bytes. Never
-  // throws or aborts: a failure returns its message the first time it happens
-  // (and again only after a write has succeeded in between); otherwise nullopt.
-  std::optional<std::string> Append(const CallRecord& record);
+  // throws or aborts: a failure is returned the first time it happens (and
+  // again only after a write has succeeded in between); otherwise ok.
+  base::Status Append(const CallRecord& record);
 
  private:
-  std::optional<std::string> OpenFile();
-  std::optional<std::string> Rotate();
-  std::optional<std::string> Report(std::string message);
+  base::Status OpenFile();
+  base::Status Rotate();
+  // `error` if it is the first since the last success, else ok.
+  base::Status Report(base::Status error);
 
   std::string path_;
   uint64_t max_bytes_ = 0;

@@ -78,21 +78,23 @@ bool BoolMember(const Value& v, const char* name, bool fallback) {
   return m != v.MemberEnd() && m->value.IsBool() ? m->value.GetBool() : fallback;
 }
 
-// A tool of a listing line; "" on success, else what is wrong.
-std::string ReadTool(const Value& v, mcp::ToolList& tools) {
-  if (!v.IsObject()) return "a tool that is not an object";
+// A tool of a listing line, added to `tools`; an error says what is wrong.
+base::Status ReadTool(const Value& v, mcp::ToolList& tools) {
+  if (!v.IsObject()) return base::InvalidInput("a tool that is not an object");
   const auto name = StringMember(v, "name");
   const auto description = StringMember(v, "description");
   auto schema = v.FindMember("inputSchema");
-  if (!name || name->empty()) return "a tool without a name";
-  if (!description) return "tool \"" + std::string(*name) + "\" has no description";
+  if (!name || name->empty()) return base::InvalidInput("a tool without a name");
+  if (!description)
+    return base::InvalidInput("tool \"" + std::string(*name) + "\" has no description");
   if (schema == v.MemberEnd() || !schema->value.IsObject()) {
-    return "tool \"" + std::string(*name) + "\" has no inputSchema object";
+    return base::InvalidInput("tool \"" + std::string(*name) + "\" has no inputSchema object");
   }
   const std::string_view title = StringMember(v, "title").value_or("");
   const std::string_view wire = StringMember(v, "wireName").value_or("");
   if (title.size() > kMaxShortText || wire.size() > kMaxShortText) {
-    return "tool \"" + std::string(*name) + "\" has a title or wireName over 65535 bytes";
+    return base::InvalidInput("tool \"" + std::string(*name) +
+                              "\" has a title or wireName over 65535 bytes");
   }
   std::string annotations;
   if (auto a = v.FindMember("annotations"); a != v.MemberEnd() && a->value.IsObject()) {
@@ -112,7 +114,7 @@ std::string ReadTool(const Value& v, mcp::ToolList& tools) {
   extras.annotations_json = annotations;
   extras.described = BoolMember(v, "described", true);
   tools.CloseTool(BoolMember(v, "readOnlyHint", false), support, extras);
-  return "";
+  return base::Status();
 }
 
 bool KindFromName(std::string_view name, RecordedKind* kind) {
@@ -186,22 +188,18 @@ std::string FormatListingLine(std::chrono::system_clock::time_point time, std::s
   return line;
 }
 
-Cassette::Loaded Cassette::Load(const std::string& path) {
-  Loaded loaded;
+base::Result<Cassette::Loaded> Cassette::Load(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    loaded.error = "cassette " + path + ": cannot open: " + std::strerror(errno);
-    return loaded;
-  }
+  if (fd < 0) return base::ErrnoError("cassette " + path + ": cannot open", errno);
   std::string text;
   char buf[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      loaded.error = "cassette " + path + ": cannot read: " + std::strerror(errno);
+      base::Status error = base::ErrnoError("cassette " + path + ": cannot read", errno);
       ::close(fd);
-      return loaded;
+      return error;
     }
     if (n == 0) break;
     text.append(buf, static_cast<size_t>(n));
@@ -210,7 +208,7 @@ Cassette::Loaded Cassette::Load(const std::string& path) {
   return Parse(text, path);
 }
 
-Cassette::Loaded Cassette::Parse(std::string_view text, const std::string& path) {
+base::Result<Cassette::Loaded> Cassette::Parse(std::string_view text, const std::string& path) {
   Loaded loaded;
   auto cassette = std::make_unique<Cassette>();
   std::map<std::string, mcp::ToolList> listings;
@@ -228,9 +226,7 @@ Cassette::Loaded Cassette::Parse(std::string_view text, const std::string& path)
     const std::string_view line = text.substr(at, end - at);
     at = end + 1;
     auto fail = [&](const std::string& what) {
-      Loaded failed;
-      failed.error = "cassette " + path + ":" + std::to_string(line_no) + ": " + what;
-      return failed;
+      return base::InvalidInput("cassette " + path + ":" + std::to_string(line_no) + ": " + what);
     };
     if (line.empty()) continue;
     rapidjson::Document doc;
@@ -255,7 +251,7 @@ Cassette::Loaded Cassette::Parse(std::string_view text, const std::string& path)
       }
       mcp::ToolList list;
       for (const Value& tool : tools->value.GetArray()) {
-        if (std::string why = ReadTool(tool, list); !why.empty()) return fail(why);
+        if (base::Status read = ReadTool(tool, list); !read.ok()) return fail(read.message());
       }
       list.SortByName();
       list.DropLaterDuplicates();
@@ -313,19 +309,22 @@ CassetteWriter::~CassetteWriter() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-std::optional<std::string> CassetteWriter::Open(const std::string& path, std::string* notice) {
+base::Status CassetteWriter::Open(const std::string& path, std::string* notice) {
   path_ = path;
   auto fail = [&](std::string_view what) {
-    std::string message =
-        "cassette " + path + ": " + std::string(what) + ": " + std::strerror(errno);
+    base::Status error = base::ErrnoError("cassette " + path + ": " + std::string(what), errno);
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
-    return message;
+    return error;
   };
   struct stat existing {};
   if (::lstat(path.c_str(), &existing) == 0) {
-    if (S_ISLNK(existing.st_mode)) return "cassette " + path + ": is a symbolic link";
-    if (!S_ISREG(existing.st_mode)) return "cassette " + path + ": not a regular file";
+    if (S_ISLNK(existing.st_mode)) {
+      return base::InvalidInput("cassette " + path + ": is a symbolic link");
+    }
+    if (!S_ISREG(existing.st_mode)) {
+      return base::InvalidInput("cassette " + path + ": not a regular file");
+    }
   }
   fd_ =
       ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
@@ -335,7 +334,7 @@ std::optional<std::string> CassetteWriter::Open(const std::string& path, std::st
   if (!S_ISREG(st.st_mode)) {
     ::close(fd_);
     fd_ = -1;
-    return "cassette " + path + ": not a regular file";
+    return base::InvalidInput("cassette " + path + ": not a regular file");
   }
   if ((st.st_mode & 077) != 0 && ::fchmod(fd_, 0600) != 0) return fail("cannot make it private");
   ::fcntl(fd_, F_SETFL, O_APPEND);
@@ -344,7 +343,7 @@ std::optional<std::string> CassetteWriter::Open(const std::string& path, std::st
   off_t size = st.st_size;
   char last = '\n';
   if (::pread(fd_, &last, 1, size - 1) != 1) return fail("cannot read");
-  if (last == '\n') return std::nullopt;
+  if (last == '\n') return base::Status();
   char buf[4096];
   off_t keep = 0;
   for (off_t end = size; end > 0 && keep == 0;) {
@@ -366,11 +365,11 @@ std::optional<std::string> CassetteWriter::Open(const std::string& path, std::st
               std::to_string(size - keep) + " bytes)";
   }
   if (keep == 0) return Append(FormatHeaderLine());
-  return std::nullopt;
+  return base::Status();
 }
 
-std::optional<std::string> CassetteWriter::Append(std::string_view line) {
-  if (fd_ < 0) return std::nullopt;
+base::Status CassetteWriter::Append(std::string_view line) {
+  if (fd_ < 0) return base::Status();
   std::string out(line);
   out += '\n';
   size_t written = 0;
@@ -378,14 +377,14 @@ std::optional<std::string> CassetteWriter::Append(std::string_view line) {
     const ssize_t n = ::write(fd_, out.data() + written, out.size() - written);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      if (failing_) return std::nullopt;
+      if (failing_) return base::Status();
       failing_ = true;
-      return "cassette " + path_ + ": cannot write: " + std::strerror(errno);
+      return base::ErrnoError("cassette " + path_ + ": cannot write", errno);
     }
     written += static_cast<size_t>(n);
   }
   failing_ = false;
-  return std::nullopt;
+  return base::Status();
 }
 
 }  // namespace mcpgw

@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/status.h"
 #include "daemon/mcp/tool_list.h"
 
 namespace mcpgw {
@@ -61,18 +62,18 @@ std::string FormatListingLine(std::chrono::system_clock::time_point time, std::s
 class Cassette {
  public:
   struct Loaded {
-    std::unique_ptr<Cassette> cassette;  // null when the file cannot be used
-    std::string error;                   // why not: "cassette FILE:LINE: ..."
-    std::string warning;                 // set when the file was cut off mid-line
+    std::unique_ptr<Cassette> cassette;
+    std::string warning;  // set when the file was cut off mid-line
   };
 
-  // Reads and parses `path`.
-  static Loaded Load(const std::string& path);
+  // Reads and parses `path`. A file that cannot be used is an error saying
+  // why ("cassette FILE:LINE: ...").
+  static base::Result<Loaded> Load(const std::string& path);
   // `text` is the file's content; `path` only labels messages. Every whole
   // line must be a line a writer writes; a last line without its newline is
   // a recording cut short (the daemon was killed while writing it): it is
   // left out, and `warning` says so.
-  static Loaded Parse(std::string_view text, const std::string& path);
+  static base::Result<Loaded> Parse(std::string_view text, const std::string& path);
 
   // The tools of a server's last recorded listing, or null.
   std::shared_ptr<const mcp::ToolList> Listing(const std::string& ns) const;
@@ -109,14 +110,14 @@ class CassetteWriter {
   CassetteWriter(const CassetteWriter&) = delete;
   CassetteWriter& operator=(const CassetteWriter&) = delete;
 
-  // An error message naming the path, or nullopt. `notice` is set when a
-  // cut-off last line was removed.
-  std::optional<std::string> Open(const std::string& path, std::string* notice = nullptr);
+  // An error names the path. `notice` is set when a cut-off last line was
+  // removed.
+  base::Status Open(const std::string& path, std::string* notice = nullptr);
   bool is_open() const { return fd_ >= 0; }
   const std::string& path() const { return path_; }
-  // Writes `line` and a newline with one write. A failure returns its
-  // message the first time (and again only after a success in between).
-  std::optional<std::string> Append(std::string_view line);
+  // Writes `line` and a newline with one write. A failure is returned the
+  // first time (and again only after a success in between); otherwise ok.
+  base::Status Append(std::string_view line);
 
  private:
   std::string path_;

@@ -91,16 +91,14 @@ std::string FormatPinFile(const PinSet& pins) {
   return out;
 }
 
-bool ParsePinFile(std::string_view text, PinSet* pins, std::string* error) {
+base::Result<PinSet> ParsePinFile(std::string_view text) {
   rapidjson::Document doc;
   if (base::Status parsed = base::ParseBoundedJson(text, base::JsonLimits{}, doc); !parsed.ok()) {
-    *error = "not valid JSON (" + parsed.message() + ")";
-    return false;
+    return base::InvalidInput("not valid JSON (" + parsed.message() + ")");
   }
   if (!doc.IsObject() || !doc.HasMember("url") || !doc["url"].IsString() ||
       !doc.HasMember("tools") || !doc["tools"].IsObject()) {
-    *error = "not a pin file (it needs \"url\" and \"tools\")";
-    return false;
+    return base::InvalidInput("not a pin file (it needs \"url\" and \"tools\")");
   }
   PinSet out;
   out.url = std::string(Str(doc["url"]));
@@ -109,8 +107,8 @@ bool ParsePinFile(std::string_view text, PinSet* pins, std::string* error) {
     const rapidjson::Value& v = m.value;
     if (!v.IsObject() || !v.HasMember("sha256") || !v["sha256"].IsString() ||
         !v.HasMember("definition") || !v["definition"].IsObject()) {
-      *error = "the pin of tool \"" + name + "\" is not {\"sha256\", \"definition\"}";
-      return false;
+      return base::InvalidInput("the pin of tool \"" + name +
+                                "\" is not {\"sha256\", \"definition\"}");
     }
     ToolDefinition d;
     d.name = name;
@@ -119,13 +117,11 @@ bool ParsePinFile(std::string_view text, PinSet* pins, std::string* error) {
     const auto tool_name = v["definition"].FindMember("name");
     if (d.sha256 != Str(v["sha256"]) || tool_name == v["definition"].MemberEnd() ||
         !tool_name->value.IsString() || Str(tool_name->value) != name) {
-      *error = "the pin of tool \"" + name + "\" does not match its digest";
-      return false;
+      return base::InvalidInput("the pin of tool \"" + name + "\" does not match its digest");
     }
     out.tools[name] = std::move(d);
   }
-  *pins = std::move(out);
-  return true;
+  return out;
 }
 
 std::string PinFiles::PathFor(std::string_view url) const {
@@ -145,33 +141,22 @@ std::string PinFiles::PathFor(std::string_view url) const {
   return dir_ + "/" + label + "-" + base::Sha256Hex(url).substr(0, 16) + ".json";
 }
 
-PinFiles::Loaded PinFiles::Load(Env& env, std::string_view url) const {
-  Loaded loaded;
+base::Result<std::optional<PinSet>> PinFiles::Load(Env& env, std::string_view url) const {
   const std::string path = PathFor(url);
-  loaded.pins.url = std::string(url);
-  if (!env.FileExists(path)) return loaded;
-  loaded.exists = true;
+  if (!env.FileExists(path)) return std::optional<PinSet>();
   base::Result<std::string> text = env.ReadPrivateFile(path, kMaxPinFileBytes);
-  if (!text.ok()) {
-    loaded.error = text.message();
-    return loaded;
+  if (!text.ok()) return std::move(text).status();
+  base::Result<PinSet> pins = ParsePinFile(*text);
+  if (!pins.ok()) return std::move(pins).status().Prefixed(path + ": ");
+  if (pins->url != url) {
+    return base::InvalidInput(path + ": it pins " + pins->url + ", not " + std::string(url));
   }
-  std::string error;
-  if (!ParsePinFile(*text, &loaded.pins, &error)) {
-    loaded.error = path + ": " + error;
-    loaded.pins = PinSet{std::string(url), {}};
-    return loaded;
-  }
-  if (loaded.pins.url != url) {
-    loaded.error = path + ": it pins " + loaded.pins.url + ", not " + std::string(url);
-    loaded.pins = PinSet{std::string(url), {}};
-  }
-  return loaded;
+  return std::optional<PinSet>(*std::move(pins));
 }
 
-std::string PinFiles::Save(Env& env, const PinSet& pins) const {
-  if (base::Status made = env.CreateDir(dir_, 0700); !made.ok()) return made.message();
-  return env.WriteFileAtomically(PathFor(pins.url), FormatPinFile(pins), 0600).message();
+base::Status PinFiles::Save(Env& env, const PinSet& pins) const {
+  if (base::Status made = env.CreateDir(dir_, 0700); !made.ok()) return made;
+  return env.WriteFileAtomically(PathFor(pins.url), FormatPinFile(pins), 0600);
 }
 
 std::string DefaultPinsDir(std::string_view xdg_state_home, std::string_view home) {
@@ -202,26 +187,26 @@ ServerPins::ServerPins(PinFiles files, std::string name, std::string url, Pinnin
   MakeReport(nullptr);
 }
 
-PinFiles::Loaded ServerPins::Load(Env& env, const std::function<void(const std::string&)>& warn) {
-  PinFiles::Loaded loaded = files_.Load(env, url_);
-  if (loaded.error.empty()) {
+std::optional<PinSet> ServerPins::Load(Env& env,
+                                       const std::function<void(const std::string&)>& warn) {
+  base::Result<std::optional<PinSet>> loaded = files_.Load(env, url_);
+  if (loaded.ok()) {
     distrust_.clear();
-    return loaded;
+    return *std::move(loaded);
   }
   // Never half trusted: every tool waits until the user approves them all.
-  std::string distrust = "the pin file cannot be trusted (" + loaded.error +
+  std::string distrust = "the pin file cannot be trusted (" + loaded.message() +
                          "): every tool is withheld until \"mcpgw approve " + name_ + " --all\"";
   if (distrust != distrust_) warn(distrust);
   distrust_ = std::move(distrust);
-  return loaded;
+  return PinSet{url_, {}};
 }
 
-std::string ServerPins::Save(Env& env, const PinSet& pins) {
-  std::string error = files_.Save(env, pins);
-  if (!error.empty()) {
-    error = "the pins could not be saved (" + error + "); they are kept until mcpgwd stops";
-  }
-  return error;
+base::Status ServerPins::Save(Env& env, const PinSet& pins) {
+  base::Status saved = files_.Save(env, pins);
+  if (saved.ok()) return saved;
+  return base::Status(saved.kind(), "the pins could not be saved (" + saved.message() +
+                                        "); they are kept until mcpgwd stops");
 }
 
 void ServerPins::Review(Env& env, const mcp::ToolList& tools,
@@ -236,7 +221,9 @@ void ServerPins::Review(Env& env, const mcp::ToolList& tools,
     MakeReport(nullptr);
     return;
   }
-  PinFiles::Loaded loaded = Load(env, warn);
+  const std::optional<PinSet> file = Load(env, warn);
+  const bool exists = file.has_value();
+  PinSet pins = file ? *file : PinSet{url_, {}};
   std::vector<ToolDefinition> listing;
   listing.reserve(tools.size());
   for (const mcp::Tool tool : tools) {
@@ -246,18 +233,17 @@ void ServerPins::Review(Env& env, const mcp::ToolList& tools,
   }
   // A file that cannot be trusted pins nothing: its server's tools all wait.
   const bool trusted = distrust_.empty();
-  review_ =
-      ReviewListing(loaded.pins, loaded.exists, listing, trusted ? mode_ : PinningMode::kStrict);
-  if (trusted && (!review_.pinned.empty() || !loaded.exists)) {
-    const std::string error = Save(env, loaded.pins);
+  review_ = ReviewListing(pins, exists, listing, trusted ? mode_ : PinningMode::kStrict);
+  if (trusted && (!review_.pinned.empty() || !exists)) {
+    const std::string error = Save(env, pins).message();
     if (!error.empty() && error != save_error_) warn(error);
     save_error_ = error;
   }
-  pinned_ = loaded.pins.tools.size();
+  pinned_ = pins.tools.size();
   WarnOnce(review_.changed, "changed since it was pinned", warn);
   WarnOnce(review_.unapproved, "is new", warn);
   std::erase_if(warned_, [&](const auto& w) { return review_.pending.count(w.first) == 0; });
-  MakeReport(&loaded.pins);
+  MakeReport(&pins);
 }
 
 void ServerPins::WarnOnce(const std::vector<std::string>& tools, const char* what,
@@ -272,37 +258,35 @@ void ServerPins::WarnOnce(const std::vector<std::string>& tools, const char* wha
   }
 }
 
-ServerPins::Approval ServerPins::Approve(Env& env, const std::vector<std::string>& names,
-                                         bool all) {
-  Approval approval;
-  if (!distrust_.empty() && !all) {
-    approval.error = distrust_;
-    return approval;
-  }
+base::Result<ServerPins::Approval> ServerPins::Approve(Env& env,
+                                                       const std::vector<std::string>& names,
+                                                       bool all) {
+  auto refused = [](std::string why) {
+    return base::Status(base::ErrorKind::kInvalidRequest, std::move(why));
+  };
+  if (!distrust_.empty() && !all) return refused(distrust_);
   std::vector<std::string> chosen;
   if (all) {
     for (const auto& [tool, definition] : review_.pending) chosen.push_back(tool);
   } else {
     for (const std::string& tool : names) {
       if (review_.pending.find(tool) == review_.pending.end()) {
-        approval.error = "tool \"" + tool + "\" of \"" + name_ +
-                         "\" is not waiting for approval (\"mcpgw pins " + name_ +
-                         "\" lists the ones that are)";
-        return approval;
+        return refused("tool \"" + tool + "\" of \"" + name_ +
+                       "\" is not waiting for approval (\"mcpgw pins " + name_ +
+                       "\" lists the ones that are)");
       }
       chosen.push_back(tool);
     }
   }
   // The file as it is now; one that cannot be trusted is replaced only by
   // approving everything.
-  PinFiles::Loaded loaded = files_.Load(env, url_);
-  if (!loaded.error.empty() && !all) {
-    approval.error = "the pin file cannot be trusted (" + loaded.error +
-                     "): approve every tool with \"mcpgw approve " + name_ + " --all\"";
-    return approval;
+  base::Result<std::optional<PinSet>> loaded = files_.Load(env, url_);
+  if (!loaded.ok() && !all) {
+    return refused("the pin file cannot be trusted (" + loaded.message() +
+                   "): approve every tool with \"mcpgw approve " + name_ + " --all\"");
   }
-  PinSet& pins = loaded.pins;
-  if (!loaded.error.empty()) pins = PinSet{url_, {}};
+  PinSet pins = loaded.ok() && *loaded ? **std::move(loaded) : PinSet{url_, {}};
+  Approval approval;
   for (const std::string& tool : chosen) {
     auto node = review_.pending.extract(tool);
     if (node.empty()) continue;  // named twice
@@ -314,7 +298,7 @@ ServerPins::Approval ServerPins::Approve(Env& env, const std::vector<std::string
   }
   if (all) distrust_.clear();
   if (!approval.approved.empty() || all) {
-    save_error_ = Save(env, pins);
+    save_error_ = Save(env, pins).message();
     approval.warning = save_error_;
   }
   pinned_ = pins.tools.size();
@@ -337,8 +321,9 @@ std::vector<PinnedTool> ServerPins::Describe(Env& env, const mcp::ToolList* tool
     }
   }
   if (mode_ != PinningMode::kOff && distrust_.empty()) {
-    const PinFiles::Loaded loaded = files_.Load(env, url_);
-    for (const auto& [name, definition] : loaded.pins.tools) {
+    const std::optional<PinSet> file = files_.Load(env, url_).value_or(std::nullopt);
+    const std::map<std::string, ToolDefinition, std::less<>> none;
+    for (const auto& [name, definition] : file ? file->tools : none) {
       if (out.count(name)) continue;
       out[name] = PinnedTool{name, PinnedTool::State::kRemoved, false};
     }

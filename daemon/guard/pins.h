@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "config/settings.h"
 
 namespace mcpgw {
@@ -79,7 +80,7 @@ std::string FormatPinFile(const PinSet& pins);
 // Reads a pin file's text. A file that is not what FormatPinFile writes, or
 // whose digests do not match their definitions (edited, truncated), is an
 // error saying what is wrong; it is never half trusted.
-bool ParsePinFile(std::string_view text, PinSet* pins, std::string* error);
+base::Result<PinSet> ParsePinFile(std::string_view text);
 
 // The files under one folder ($XDG_STATE_HOME/mcpgw/pins, 0700), one per
 // server url, 0600, replaced atomically.
@@ -90,14 +91,12 @@ class PinFiles {
   // The file of the server at `url` (as shown): its host and a digest of the url.
   std::string PathFor(std::string_view url) const;
 
-  struct Loaded {
-    bool exists = false;  // false: the server's first sight
-    PinSet pins;
-    std::string error;  // unreadable or corrupt: nothing of it is trusted
-  };
-  Loaded Load(Env& env, std::string_view url) const;
-  // Writes the set; an error message naming the file, or "".
-  std::string Save(Env& env, const PinSet& pins) const;
+  // The server's pins; nullopt when it has no file (its first sight). A file
+  // that is unreadable or corrupt is an error naming it: nothing of it is
+  // trusted.
+  base::Result<std::optional<PinSet>> Load(Env& env, std::string_view url) const;
+  // Writes the set; an error names the file.
+  base::Status Save(Env& env, const PinSet& pins) const;
 
  private:
   std::string dir_;
@@ -162,13 +161,13 @@ class ServerPins {
   void Review(Env& env, const mcp::ToolList& tools,
               const std::function<void(const std::string&)>& warn);
   // Approves withheld tools: `names`, or with `all` every one. A name that is
-  // not withheld is an error and approves nothing.
+  // not withheld is an error (invalid_request, as the host sees it) and
+  // approves nothing.
   struct Approval {
     std::vector<std::string> approved;
-    std::string error;    // nothing was approved
     std::string warning;  // approved, but the pins could not be saved
   };
-  Approval Approve(Env& env, const std::vector<std::string>& names, bool all);
+  base::Result<Approval> Approve(Env& env, const std::vector<std::string>& names, bool all);
   // Every tool of the latest listing (`tools`, may be null) and every pinned
   // one, by name, with its state.
   std::vector<PinnedTool> Describe(Env& env, const mcp::ToolList* tools) const;
@@ -180,10 +179,11 @@ class ServerPins {
   std::shared_ptr<const PinReport> shared_report() const { return report_; }
 
  private:
-  // The file's pins; an unreadable or corrupt file sets distrust_ (warned
-  // when it first happens) and pins nothing.
-  PinFiles::Loaded Load(Env& env, const std::function<void(const std::string&)>& warn);
-  std::string Save(Env& env, const PinSet& pins);
+  // The file's pins (nullopt: no file yet); an unreadable or corrupt file
+  // sets distrust_ (warned when it first happens) and pins nothing.
+  std::optional<PinSet> Load(Env& env, const std::function<void(const std::string&)>& warn);
+  // Ok, or why the pins could not be saved, as said to the user.
+  base::Status Save(Env& env, const PinSet& pins);
   void WarnOnce(const std::vector<std::string>& tools, const char* what,
                 const std::function<void(const std::string&)>& warn);
   // `pins`: the file's pins, for the withheld tools' pinned definitions.

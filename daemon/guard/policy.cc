@@ -50,48 +50,52 @@ std::string Target(std::string_view ns, std::string_view tool) {
   return s;
 }
 
+base::Status Denied(std::string reason) {
+  return base::Status(base::ErrorKind::kDenied, std::move(reason));
+}
+
 }  // namespace
 
 Policy::Policy(PolicySettings settings) : settings_(std::move(settings)) {}
 
-bool Policy::NamespaceVisible(std::string_view ns) const { return !CheckNamespace(ns); }
+bool Policy::NamespaceVisible(std::string_view ns) const { return CheckNamespace(ns).ok(); }
 
-std::optional<std::string> Policy::CheckNamespace(std::string_view ns) const {
+base::Status Policy::CheckNamespace(std::string_view ns) const {
   for (const auto& p : settings_.deny) {
     if (IsNamespacePattern(p) && GlobMatch(p, ns)) {
-      return "policy denies namespace " + Quote(ns) + " (deny rule " + Quote(p) + ")";
+      return Denied("policy denies namespace " + Quote(ns) + " (deny rule " + Quote(p) + ")");
     }
   }
-  if (settings_.allow.empty()) return std::nullopt;
+  if (settings_.allow.empty()) return base::Status();
   for (const auto& p : settings_.allow) {
-    if (PatternCoversNamespace(p, ns)) return std::nullopt;
+    if (PatternCoversNamespace(p, ns)) return base::Status();
   }
-  return "policy denies namespace " + Quote(ns) + " (no allow rule matches it)";
+  return Denied("policy denies namespace " + Quote(ns) + " (no allow rule matches it)");
 }
 
-std::optional<std::string> Policy::CheckName(std::string_view ns, std::string_view tool) const {
+base::Status Policy::CheckName(std::string_view ns, std::string_view tool) const {
   for (const auto& p : settings_.deny) {
     if (PatternMatchesTool(p, ns, tool)) {
-      return "policy denies " + Target(ns, tool) + " (deny rule " + Quote(p) + ")";
+      return Denied("policy denies " + Target(ns, tool) + " (deny rule " + Quote(p) + ")");
     }
   }
-  if (settings_.allow.empty()) return std::nullopt;
+  if (settings_.allow.empty()) return base::Status();
   for (const auto& p : settings_.allow) {
-    if (PatternMatchesTool(p, ns, tool)) return std::nullopt;
+    if (PatternMatchesTool(p, ns, tool)) return base::Status();
   }
-  return "policy denies " + Target(ns, tool) + " (no allow rule matches it)";
+  return Denied("policy denies " + Target(ns, tool) + " (no allow rule matches it)");
 }
 
-std::optional<std::string> Policy::CheckTool(std::string_view ns, const mcp::Tool& tool) const {
-  if (auto reason = CheckName(ns, tool.name)) return reason;
-  if (tool.read_only_hint) return std::nullopt;
+base::Status Policy::CheckTool(std::string_view ns, const mcp::Tool& tool) const {
+  if (base::Status named = CheckName(ns, tool.name); !named.ok()) return named;
+  if (tool.read_only_hint) return base::Status();
   for (const auto& p : settings_.read_only) {
     if (GlobMatch(p, ns)) {
-      return "policy denies " + Target(ns, tool.name) + " (read_only rule " + Quote(p) +
-             ": the server does not mark this tool readOnlyHint)";
+      return Denied("policy denies " + Target(ns, tool.name) + " (read_only rule " + Quote(p) +
+                    ": the server does not mark this tool readOnlyHint)");
     }
   }
-  return std::nullopt;
+  return base::Status();
 }
 
 bool Policy::AllowsAll() const {

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "config/settings.h"
 #include "daemon/mcp/session.h"
 
@@ -29,15 +30,18 @@ class Policy {
   // matches it) or when a non-empty allow list cannot admit any of its tools.
   // A namespace that is not visible is left out of every listing.
   bool NamespaceVisible(std::string_view ns) const;
-  // The same rule with its reason: why `ns` is hidden, or nullopt if visible.
-  std::optional<std::string> CheckNamespace(std::string_view ns) const;
+  // The checks below answer ok when allowed, else a denial (kind denied, as
+  // a host sees it) whose message names the rule.
+  //
+  // The same rule as NamespaceVisible, with its reason.
+  base::Status CheckNamespace(std::string_view ns) const;
 
-  // The deny/allow rules, which need only the names: a denial reason naming
-  // the rule, or nullopt. Usable before the server has listed its tools.
-  std::optional<std::string> CheckName(std::string_view ns, std::string_view tool) const;
+  // The deny/allow rules, which need only the names. Usable before the server
+  // has listed its tools.
+  base::Status CheckName(std::string_view ns, std::string_view tool) const;
 
-  // Every rule, read_only included: a denial reason, or nullopt when allowed.
-  std::optional<std::string> CheckTool(std::string_view ns, const mcp::Tool& tool) const;
+  // Every rule, read_only included.
+  base::Status CheckTool(std::string_view ns, const mcp::Tool& tool) const;
 
   // True when no rule is set: everything is allowed.
   bool AllowsAll() const;

@@ -61,9 +61,9 @@ size_t OneCall(const Catalog& catalog, bool sse, mcp::RpcId id) {
       R"({"namespace":"s0","toolName":"echo","arguments":{"text":"hello"}})";
   rapidjson::Document params;
   params.Parse(kParams);
-  auto target = catalog.PrepareCall(params, kParams);
-  if (!std::holds_alternative<CallTarget>(target)) std::abort();
-  const CallTarget& t = std::get<CallTarget>(target);
+  base::Result<CallTarget> target = catalog.PrepareCall(params, kParams);
+  if (!target.ok()) std::abort();
+  const CallTarget& t = *target;
   std::string request =
       mcp::BuildRequest(id, "tools/call", mcp::BuildToolsCallParams(t.tool, t.arguments_json));
 

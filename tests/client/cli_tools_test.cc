@@ -209,9 +209,9 @@ TEST_CASE("hints in the gateway's messages become CLI commands", "[cli][hints]")
   const auto error = [&](const char* params) {
     rapidjson::Document doc;
     doc.Parse(params);
-    auto r = catalog.PrepareCall(doc, params);
-    REQUIRE(std::holds_alternative<GatewayError>(r));
-    return std::get<GatewayError>(r).message;
+    base::Result<CallTarget> r = catalog.PrepareCall(doc, params);
+    REQUIRE_FALSE(r.ok());
+    return r.message();
   };
   const std::string unknown_tool = error(R"({"namespace":"demo","toolName":"nope"})");
   REQUIRE(unknown_tool.find("get_dynamic_tools") != std::string::npos);

@@ -54,30 +54,30 @@ rapidjson::Document Params(const char* json) {
 
 std::string Answer(const Catalog& c, const char* params) {
   auto doc = Params(params);
-  auto result = c.GetDynamicTools(doc);
-  if (auto* e = std::get_if<GatewayError>(&result)) FAIL("unexpected error: " << e->message);
-  return std::get<std::string>(result);
+  base::Result<std::string> result = c.GetDynamicTools(doc);
+  if (!result.ok()) FAIL("unexpected error: " << result.message());
+  return *std::move(result);
 }
 
-GatewayError LookupError(const Catalog& c, const char* params) {
+base::Status LookupError(const Catalog& c, const char* params) {
   auto doc = Params(params);
-  auto result = c.GetDynamicTools(doc);
-  REQUIRE(std::holds_alternative<GatewayError>(result));
-  return std::get<GatewayError>(result);
+  base::Result<std::string> result = c.GetDynamicTools(doc);
+  REQUIRE_FALSE(result.ok());
+  return std::move(result).status();
 }
 
 CallTarget Target(const Catalog& c, const char* params) {
   auto doc = Params(params);
-  auto result = c.PrepareCall(doc, params);
-  if (auto* e = std::get_if<GatewayError>(&result)) FAIL("unexpected error: " << e->message);
-  return std::get<CallTarget>(result);
+  base::Result<CallTarget> result = c.PrepareCall(doc, params);
+  if (!result.ok()) FAIL("unexpected error: " << result.message());
+  return *std::move(result);
 }
 
-GatewayError CallError(const Catalog& c, const char* params) {
+base::Status CallError(const Catalog& c, const char* params) {
   auto doc = Params(params);
-  auto result = c.PrepareCall(doc, params);
-  REQUIRE(std::holds_alternative<GatewayError>(result));
-  return std::get<GatewayError>(result);
+  base::Result<CallTarget> result = c.PrepareCall(doc, params);
+  REQUIRE_FALSE(result.ok());
+  return std::move(result).status();
 }
 
 // Parses with UTF-8 validation: the answer must be valid JSON a script can decode.
@@ -163,12 +163,13 @@ TEST_CASE("one-tool form on a server not ready is not_ready with status and reas
   Catalog c;
   ThreeServers(c);
   auto loading = LookupError(c, R"({"namespace":"beta","toolName":"x"})");
-  CHECK(loading.kind == proto::ErrorKind::kNotReady);
-  CHECK(loading.message == "server \"beta\" is loading; try again shortly");
+  CHECK(loading.kind() == proto::ErrorKind::kNotReady);
+  CHECK(loading.message() == "server \"beta\" is loading; try again shortly");
   auto failed = LookupError(c, R"({"namespace":"gamma","toolName":"x"})");
-  CHECK(failed.kind == proto::ErrorKind::kNotReady);
-  CHECK_THAT(failed.message, Catch::StartsWith("server \"gamma\" is in error: connection refused"));
-  CHECK_THAT(failed.message, Catch::Contains("keeps retrying"));
+  CHECK(failed.kind() == proto::ErrorKind::kNotReady);
+  CHECK_THAT(failed.message(),
+             Catch::StartsWith("server \"gamma\" is in error: connection refused"));
+  CHECK_THAT(failed.message(), Catch::Contains("keeps retrying"));
 }
 
 TEST_CASE("a refused entry's not_ready says to change the entry, not that it retries",
@@ -179,12 +180,12 @@ TEST_CASE("a refused entry's not_ready says to change the entry, not that it ret
   for (const char* params :
        {R"({"namespace":"local","toolName":"x"})", R"({"namespace":"off","toolName":"x"})"}) {
     auto e = LookupError(c, params);
-    CHECK(e.kind == proto::ErrorKind::kNotReady);
-    CHECK_THAT(e.message, Catch::Contains("change its entry in the configuration"));
-    CHECK_THAT(e.message, !Catch::Contains("retrying"));
+    CHECK(e.kind() == proto::ErrorKind::kNotReady);
+    CHECK_THAT(e.message(), Catch::Contains("change its entry in the configuration"));
+    CHECK_THAT(e.message(), !Catch::Contains("retrying"));
   }
   auto e = LookupError(c, R"({"namespace":"off","toolName":"x"})");
-  CHECK(e.message ==
+  CHECK(e.message() ==
         "server \"off\" is in error: disabled in the configuration (it is not retried: change "
         "its entry in the configuration to use it)");
 }
@@ -194,30 +195,30 @@ TEST_CASE("lookup errors tell the model what to do", "[catalog]") {
   ThreeServers(c);
   SECTION("unknown namespace lists the known ones") {
     auto e = LookupError(c, R"({"namespace":"Alpha"})");
-    CHECK(e.kind == proto::ErrorKind::kInvalidRequest);
-    CHECK_THAT(e.message, Catch::Contains("unknown namespace \"Alpha\""));
-    CHECK_THAT(e.message, Catch::Contains("\"alpha\", \"beta\", \"gamma\""));
+    CHECK(e.kind() == proto::ErrorKind::kInvalidRequest);
+    CHECK_THAT(e.message(), Catch::Contains("unknown namespace \"Alpha\""));
+    CHECK_THAT(e.message(), Catch::Contains("\"alpha\", \"beta\", \"gamma\""));
   }
   SECTION("unknown tool says how to list tools") {
     auto e = LookupError(c, R"({"namespace":"alpha","toolName":"sub"})");
-    CHECK(e.kind == proto::ErrorKind::kInvalidRequest);
-    CHECK_THAT(e.message, Catch::Contains("unknown tool \"sub\""));
-    CHECK_THAT(e.message, Catch::Contains(R"(get_dynamic_tools with {"namespace":"alpha"})"));
+    CHECK(e.kind() == proto::ErrorKind::kInvalidRequest);
+    CHECK_THAT(e.message(), Catch::Contains("unknown tool \"sub\""));
+    CHECK_THAT(e.message(), Catch::Contains(R"(get_dynamic_tools with {"namespace":"alpha"})"));
   }
   SECTION("toolName without namespace") {
     auto e = LookupError(c, R"({"toolName":"add"})");
-    CHECK(e.kind == proto::ErrorKind::kInvalidRequest);
-    CHECK_THAT(e.message, Catch::Contains("\"toolName\" needs \"namespace\""));
+    CHECK(e.kind() == proto::ErrorKind::kInvalidRequest);
+    CHECK_THAT(e.message(), Catch::Contains("\"toolName\" needs \"namespace\""));
   }
   SECTION("non-string namespace or toolName") {
-    CHECK(LookupError(c, R"({"namespace":1})").message == "\"namespace\" must be a string");
-    CHECK(LookupError(c, R"({"namespace":"alpha","toolName":["add"]})").message ==
+    CHECK(LookupError(c, R"({"namespace":1})").message() == "\"namespace\" must be a string");
+    CHECK(LookupError(c, R"({"namespace":"alpha","toolName":["add"]})").message() ==
           "\"toolName\" must be a string");
   }
   SECTION("params not an object") {
     auto e = LookupError(c, R"(["alpha"])");
-    CHECK(e.kind == proto::ErrorKind::kInvalidRequest);
-    CHECK(e.message == "params must be an object, not an array");
+    CHECK(e.kind() == proto::ErrorKind::kInvalidRequest);
+    CHECK(e.message() == "params must be an object, not an array");
   }
 }
 
@@ -227,15 +228,15 @@ TEST_CASE("unknown-namespace message is bounded", "[catalog]") {
   Catalog c;
   c.Reset(std::move(many));
   auto e = LookupError(c, R"({"namespace":"nope"})");
-  CHECK_THAT(e.message, Catch::Contains("\"ns1049\" and 70 more"));
-  CHECK_THAT(e.message, !Catch::Contains("ns1050"));
+  CHECK_THAT(e.message(), Catch::Contains("\"ns1049\" and 70 more"));
+  CHECK_THAT(e.message(), !Catch::Contains("ns1050"));
   // An echoed name is cut short too.
   std::string huge = "{\"namespace\":\"" + std::string(100000, 'x') + "\"}";
   auto big = LookupError(c, huge.c_str());
-  CHECK(big.message.size() < 2000);
+  CHECK(big.message().size() < 2000);
 
   Catalog empty;
-  CHECK_THAT(LookupError(empty, R"({"namespace":"a"})").message,
+  CHECK_THAT(LookupError(empty, R"({"namespace":"a"})").message(),
              Catch::Contains("no namespaces are configured"));
 }
 
@@ -285,8 +286,8 @@ TEST_CASE("hostile server strings always give valid JSON with the same text", "[
 
   // Error messages quote names without raw control characters.
   auto e = LookupError(c, R"({"namespace":"f","toolName":"x"})");
-  for (char ch : e.message) CHECK(static_cast<unsigned char>(ch) >= 0x20);
-  CHECK_THAT(e.message, Catch::Contains("boom"));
+  for (char ch : e.message()) CHECK(static_cast<unsigned char>(ch) >= 0x20);
+  CHECK_THAT(e.message(), Catch::Contains("boom"));
 }
 
 TEST_CASE("call_dynamic_tool resolves a target with the arguments as sent", "[catalog]") {
@@ -326,16 +327,17 @@ TEST_CASE("call_dynamic_tool's max_text_bytes: a number, \"stdio\" or absent", "
         R"({"namespace":"alpha","toolName":"add","max_text_bytes":[100]})",
         R"({"namespace":"alpha","toolName":"add","max_text_bytes":18014398509481984})"}) {
     CAPTURE(bad);
-    const GatewayError e = CallError(c, bad);
-    CHECK(e.kind == proto::ErrorKind::kInvalidRequest);
-    CHECK_THAT(e.message, Catch::StartsWith("\"max_text_bytes\" must be a whole number of bytes"));
+    const base::Status e = CallError(c, bad);
+    CHECK(e.kind() == proto::ErrorKind::kInvalidRequest);
+    CHECK_THAT(e.message(),
+               Catch::StartsWith("\"max_text_bytes\" must be a whole number of bytes"));
   }
 }
 
 TEST_CASE("call_dynamic_tool errors", "[catalog]") {
   Catalog c;
   ThreeServers(c);
-  auto kind = [&](const char* p) { return CallError(c, p).kind; };
+  auto kind = [&](const char* p) { return CallError(c, p).kind(); };
   using proto::ErrorKind;
   CHECK(kind(R"({"toolName":"add"})") == ErrorKind::kInvalidRequest);
   CHECK(kind(R"({"namespace":"alpha"})") == ErrorKind::kInvalidRequest);
@@ -344,21 +346,21 @@ TEST_CASE("call_dynamic_tool errors", "[catalog]") {
   CHECK(kind(R"({"namespace":"nope","toolName":"add"})") == ErrorKind::kInvalidRequest);
 
   auto not_object = CallError(c, R"({"namespace":"alpha","toolName":"add","arguments":[1]})");
-  CHECK(not_object.kind == ErrorKind::kInvalidRequest);
-  CHECK_THAT(not_object.message, Catch::Contains("\"arguments\" must be a JSON object"));
+  CHECK(not_object.kind() == ErrorKind::kInvalidRequest);
+  CHECK_THAT(not_object.message(), Catch::Contains("\"arguments\" must be a JSON object"));
   CHECK(kind(R"({"namespace":"alpha","toolName":"add","arguments":"{}"})") ==
         ErrorKind::kInvalidRequest);
 
   auto unknown_tool = CallError(c, R"({"namespace":"alpha","toolName":"mul"})");
-  CHECK(unknown_tool.kind == ErrorKind::kInvalidRequest);
-  CHECK_THAT(unknown_tool.message, Catch::Contains(R"({"namespace":"alpha"})"));
+  CHECK(unknown_tool.kind() == ErrorKind::kInvalidRequest);
+  CHECK_THAT(unknown_tool.message(), Catch::Contains(R"({"namespace":"alpha"})"));
 
   auto loading = CallError(c, R"({"namespace":"beta","toolName":"x"})");
-  CHECK(loading.kind == ErrorKind::kNotReady);
-  CHECK_THAT(loading.message, Catch::Contains("loading"));
+  CHECK(loading.kind() == ErrorKind::kNotReady);
+  CHECK_THAT(loading.message(), Catch::Contains("loading"));
   auto failed = CallError(c, R"({"namespace":"gamma","toolName":"x"})");
-  CHECK(failed.kind == ErrorKind::kNotReady);
-  CHECK_THAT(failed.message, Catch::Contains("in error: connection refused"));
+  CHECK(failed.kind() == ErrorKind::kNotReady);
+  CHECK_THAT(failed.message(), Catch::Contains("in error: connection refused"));
 }
 
 TEST_CASE("arguments holding invalid UTF-8 are refused, not forwarded", "[catalog]") {
@@ -369,9 +371,9 @@ TEST_CASE("arguments holding invalid UTF-8 are refused, not forwarded", "[catalo
   rapidjson::Document doc;  // parsed without validation, as a lenient reader would
   doc.Parse(text);
   REQUIRE_FALSE(doc.HasParseError());
-  auto result = c.PrepareCall(doc, text);
-  REQUIRE(std::holds_alternative<GatewayError>(result));
-  CHECK(std::get<GatewayError>(result).kind == proto::ErrorKind::kInvalidRequest);
+  base::Result<CallTarget> result = c.PrepareCall(doc, text);
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.kind() == proto::ErrorKind::kInvalidRequest);
 }
 
 TEST_CASE("arguments are forwarded byte for byte, never written again", "[catalog]") {
@@ -387,10 +389,10 @@ TEST_CASE("arguments are forwarded byte for byte, never written again", "[catalo
 TEST_CASE("arguments with an unpaired surrogate escape are refused", "[catalog]") {
   Catalog c;
   ThreeServers(c);
-  GatewayError e =
+  base::Status e =
       CallError(c, R"({"namespace":"alpha","toolName":"add","arguments":{"s":"\udc00"}})");
-  CHECK(e.kind == proto::ErrorKind::kInvalidRequest);
-  CHECK_THAT(e.message, Catch::Contains("unpaired UTF-16 surrogate"));
+  CHECK(e.kind() == proto::ErrorKind::kInvalidRequest);
+  CHECK_THAT(e.message(), Catch::Contains("unpaired UTF-16 surrogate"));
 }
 
 TEST_CASE("arguments from a checked frame still have their escapes checked", "[catalog]") {
@@ -402,16 +404,16 @@ TEST_CASE("arguments from a checked frame still have their escapes checked", "[c
                              /*from_checked_frame=*/true);
   };
   auto lone = prepare(R"({"namespace":"alpha","toolName":"add","arguments":{"s":"\udc00"}})");
-  REQUIRE(std::holds_alternative<GatewayError>(lone));
-  CHECK(std::get<GatewayError>(lone).kind == proto::ErrorKind::kInvalidRequest);
-  CHECK_THAT(std::get<GatewayError>(lone).message, Catch::Contains("unpaired UTF-16 surrogate"));
+  REQUIRE_FALSE(lone.ok());
+  CHECK(lone.kind() == proto::ErrorKind::kInvalidRequest);
+  CHECK_THAT(lone.message(), Catch::Contains("unpaired UTF-16 surrogate"));
   auto paired =
       prepare(R"({"namespace":"alpha","toolName":"add","arguments":{"s":"\ud83d\ude00"}})");
-  REQUIRE(std::holds_alternative<CallTarget>(paired));
-  CHECK(std::get<CallTarget>(paired).arguments_json == R"({"s":"\ud83d\ude00"})");
+  REQUIRE(paired.ok());
+  CHECK(paired->arguments_json == R"({"s":"\ud83d\ude00"})");
   auto plain = prepare(R"({"namespace":"alpha","toolName":"add","arguments":{ "a": 1.50 }})");
-  REQUIRE(std::holds_alternative<CallTarget>(plain));
-  CHECK(std::get<CallTarget>(plain).arguments_json == R"({ "a": 1.50 })");
+  REQUIRE(plain.ok());
+  CHECK(plain->arguments_json == R"({ "a": 1.50 })");
 }
 
 std::shared_ptr<const Policy> MakePolicy(PolicySettings s) {
@@ -426,13 +428,13 @@ TEST_CASE("denied tools are not listed and their calls are denied", "[catalog][p
              Catch::Contains(R"({"namespace":"alpha","status":"ready","tools":["add"]})"));
   CHECK_THAT(Answer(c, R"({"namespace":"alpha"})"), !Catch::Contains("echo"));
   auto lookup = LookupError(c, R"({"namespace":"alpha","toolName":"echo"})");
-  CHECK(lookup.kind == proto::ErrorKind::kDenied);
+  CHECK(lookup.kind() == proto::ErrorKind::kDenied);
   auto call = CallError(c, R"({"namespace":"alpha","toolName":"echo","arguments":{}})");
-  CHECK(call.kind == proto::ErrorKind::kDenied);
-  CHECK_THAT(call.message, Catch::Contains("deny rule \"alpha/echo\""));
+  CHECK(call.kind() == proto::ErrorKind::kDenied);
+  CHECK_THAT(call.message(), Catch::Contains("deny rule \"alpha/echo\""));
   // Denial comes before readiness: a denied tool of a loading server is denied.
   c.SetPolicy(MakePolicy({{}, {"*/x"}, {}}));
-  CHECK(CallError(c, R"({"namespace":"beta","toolName":"x"})").kind == proto::ErrorKind::kDenied);
+  CHECK(CallError(c, R"({"namespace":"beta","toolName":"x"})").kind() == proto::ErrorKind::kDenied);
   // Clearing the policy lists everything again.
   c.SetPolicy(nullptr);
   CHECK_THAT(c.Listing(), Catch::Contains(R"("tools":["add","echo"])"));
@@ -443,10 +445,11 @@ TEST_CASE("a namespace denied entirely is hidden", "[catalog][policy]") {
   ThreeServers(c);
   c.SetPolicy(MakePolicy({{}, {"gamma"}, {}}));
   CHECK_THAT(c.Listing(), !Catch::Contains("gamma"));
-  CHECK(LookupError(c, R"({"namespace":"gamma"})").kind == proto::ErrorKind::kDenied);
-  CHECK(CallError(c, R"({"namespace":"gamma","toolName":"x"})").kind == proto::ErrorKind::kDenied);
+  CHECK(LookupError(c, R"({"namespace":"gamma"})").kind() == proto::ErrorKind::kDenied);
+  CHECK(CallError(c, R"({"namespace":"gamma","toolName":"x"})").kind() ==
+        proto::ErrorKind::kDenied);
   // Not offered as a known namespace either.
-  CHECK_THAT(LookupError(c, R"({"namespace":"zz"})").message, !Catch::Contains("gamma"));
+  CHECK_THAT(LookupError(c, R"({"namespace":"zz"})").message(), !Catch::Contains("gamma"));
 }
 
 TEST_CASE("allow lists and read_only shape what is offered", "[catalog][policy]") {
@@ -457,7 +460,7 @@ TEST_CASE("allow lists and read_only shape what is offered", "[catalog][policy]"
     c.SetPolicy(MakePolicy({{"gh/get_*"}, {}, {}}));
     CHECK(c.Listing() ==
           R"({"servers":[{"namespace":"gh","status":"ready","tools":["get_issue"]}]})");
-    CHECK(CallError(c, R"({"namespace":"gh","toolName":"delete_repo"})").kind ==
+    CHECK(CallError(c, R"({"namespace":"gh","toolName":"delete_repo"})").kind() ==
           proto::ErrorKind::kDenied);
     CHECK(Target(c, R"({"namespace":"gh","toolName":"get_issue"})").tool == "get_issue");
   }
@@ -467,8 +470,8 @@ TEST_CASE("allow lists and read_only shape what is offered", "[catalog][policy]"
                Catch::Contains(R"({"namespace":"gh","status":"ready","tools":["get_issue"]})"));
     CHECK_THAT(c.Listing(), Catch::Contains(R"("tools":["post"])"));
     auto e = CallError(c, R"({"namespace":"gh","toolName":"delete_repo"})");
-    CHECK(e.kind == proto::ErrorKind::kDenied);
-    CHECK_THAT(e.message, Catch::Contains("read_only"));
+    CHECK(e.kind() == proto::ErrorKind::kDenied);
+    CHECK_THAT(e.message(), Catch::Contains("read_only"));
   }
 }
 
@@ -551,7 +554,8 @@ TEST_CASE("query answers only what the policy offers", "[catalog][query][policy]
   c.SetPolicy(MakePolicy({{}, {"github/create_issue", "browser"}, {}}));
   const auto ranked = Ranked(c, R"({"query":"create issue screenshot","limit":50})");
   CHECK(ranked == std::vector<std::string>{"github/list_issues"});
-  CHECK(LookupError(c, R"({"query":"x","namespace":"browser"})").kind == proto::ErrorKind::kDenied);
+  CHECK(LookupError(c, R"({"query":"x","namespace":"browser"})").kind() ==
+        proto::ErrorKind::kDenied);
 }
 
 TEST_CASE("query: bad input is invalid_request with a message that says what to do",
@@ -559,9 +563,9 @@ TEST_CASE("query: bad input is invalid_request with a message that says what to 
   Catalog c;
   SearchServers(c);
   const auto invalid = [&](const char* params) {
-    const GatewayError e = LookupError(c, params);
-    CHECK(e.kind == proto::ErrorKind::kInvalidRequest);
-    return e.message;
+    const base::Status e = LookupError(c, params);
+    CHECK(e.kind() == proto::ErrorKind::kInvalidRequest);
+    return e.message();
   };
   CHECK_THAT(invalid(R"({"query":"issue","namespace":"github","toolName":"create_issue"})"),
              Catch::Contains("do not go together"));
@@ -578,9 +582,9 @@ TEST_CASE("query: bad input is invalid_request with a message that says what to 
   CHECK_THAT(invalid(("{\"query\":\"" + std::string(2000, 'x') + "\"}").c_str()),
              Catch::Contains("too long"));
   // A server that is not ready says so, as a lookup of one of its tools would.
-  const GatewayError loading = LookupError(c, R"({"query":"issue","namespace":"jira"})");
-  CHECK(loading.kind == proto::ErrorKind::kNotReady);
-  CHECK_THAT(loading.message, Catch::Contains("loading"));
+  const base::Status loading = LookupError(c, R"({"query":"issue","namespace":"jira"})");
+  CHECK(loading.kind() == proto::ErrorKind::kNotReady);
+  CHECK_THAT(loading.message(), Catch::Contains("loading"));
   // limit without query changes nothing: the listing, byte for byte.
   CHECK(Answer(c, R"({"limit":3})") == c.Listing());
   CHECK(Answer(c, R"({"limit":"junk","namespace":"browser"})") ==

@@ -100,11 +100,11 @@ TEST_CASE("a cut never ends inside a character, and the answer fits the bound", 
 }
 
 TEST_CASE("the notice names the file or says why there is none", "[results]") {
-  KeptResult kept{true, "/run/user/1/mcpgw/results/a.txt", ""};
+  const base::Result<std::string> kept = std::string("/run/user/1/mcpgw/results/a.txt");
   CHECK(TruncationNotice(5000000, kept) ==
         "[result truncated: 5000000 bytes in total; the full text is in "
         "/run/user/1/mcpgw/results/a.txt]");
-  KeptResult lost{false, "", "no space left on device"};
+  const base::Result<std::string> lost = base::IoError("no space left on device");
   CHECK(TruncationNotice(12, lost) ==
         "[result truncated: 12 bytes in total; the full text could not be kept: no space left "
         "on device]");
@@ -200,40 +200,40 @@ TEST_CASE("files expire after a day and the oldest go past the budget", "[result
   ResultSpill spill(options);
   const Clock::time_point t0 = Clock::now();
   const std::string k = std::string(1000, 'k');
-  KeptResult a = spill.Keep("aaaa", k, t0);
-  KeptResult b = spill.Keep("bbbb", k, t0 + std::chrono::seconds(1));
-  KeptResult c = spill.Keep("cccc", k, t0 + std::chrono::seconds(2));
-  REQUIRE((a.kept && b.kept && c.kept));
+  const base::Result<std::string> a = spill.Keep("aaaa", k, t0);
+  const base::Result<std::string> b = spill.Keep("bbbb", k, t0 + std::chrono::seconds(1));
+  const base::Result<std::string> c = spill.Keep("cccc", k, t0 + std::chrono::seconds(2));
+  REQUIRE((a.ok() && b.ok() && c.ok()));
   // Modification times decide the order: make them what the names say.
   auto age = [](const std::string& path, Clock::time_point t) {
     fs::last_write_time(
         path, fs::file_time_type::clock::now() -
                   std::chrono::duration_cast<fs::file_time_type::duration>(Clock::now() - t));
   };
-  age(a.path, t0);
-  age(b.path, t0 + std::chrono::seconds(1));
-  age(c.path, t0 + std::chrono::seconds(2));
+  age(*a, t0);
+  age(*b, t0 + std::chrono::seconds(1));
+  age(*c, t0 + std::chrono::seconds(2));
 
   // A fourth does not fit 3000 bytes: the oldest goes, the others stay.
-  KeptResult d = spill.Keep("dddd", k, t0 + std::chrono::seconds(3));
-  REQUIRE(d.kept);
-  age(d.path, t0 + std::chrono::seconds(3));
-  CHECK_FALSE(fs::exists(a.path));
-  CHECK(fs::exists(b.path));
-  CHECK(fs::exists(c.path));
+  const base::Result<std::string> d = spill.Keep("dddd", k, t0 + std::chrono::seconds(3));
+  REQUIRE(d.ok());
+  age(*d, t0 + std::chrono::seconds(3));
+  CHECK_FALSE(fs::exists(*a));
+  CHECK(fs::exists(*b));
+  CHECK(fs::exists(*c));
 
   // A day later a sweep removes everything older than 24 hours.
-  age(b.path, t0 - std::chrono::hours(25));
+  age(*b, t0 - std::chrono::hours(25));
   CHECK(spill.Sweep(Clock::now()) == 1);
-  CHECK_FALSE(fs::exists(b.path));
-  CHECK(fs::exists(c.path));
+  CHECK_FALSE(fs::exists(*b));
+  CHECK(fs::exists(*c));
 
   // A smaller budget (a reload) applies at the next sweep; files not ours stay.
   std::ofstream(dir + "/notes.md") << "mine";
   spill.SetMaxBytes(1000);
   CHECK(spill.Sweep(Clock::now()) == 1);
   CHECK(Files(dir).size() == 2);  // d and notes.md
-  CHECK(fs::exists(d.path));
+  CHECK(fs::exists(*d));
 }
 
 TEST_CASE("a text larger than the whole budget is not kept, and says so", "[results]") {
@@ -255,17 +255,17 @@ TEST_CASE("a folder that cannot be made or used is reported, never trusted", "[r
   // A file where the folder should be.
   std::ofstream(tmp.path + "/results") << "x";
   ResultSpill blocked({tmp.path + "/results"});
-  KeptResult r = blocked.Keep("abcd", "text", Clock::now());
-  CHECK_FALSE(r.kept);
-  CHECK(r.why_not == tmp.path + "/results is not a folder");
+  base::Result<std::string> r = blocked.Keep("abcd", "text", Clock::now());
+  CHECK_FALSE(r.ok());
+  CHECK(r.message() == tmp.path + "/results is not a folder");
 
   // A link in its place is not followed.
   fs::create_directory(tmp.path + "/elsewhere");
   fs::create_directory_symlink(tmp.path + "/elsewhere", tmp.path + "/linked");
   ResultSpill linked({tmp.path + "/linked"});
   r = linked.Keep("abcd", "text", Clock::now());
-  CHECK_FALSE(r.kept);
-  CHECK(r.why_not == tmp.path + "/linked is not a folder");
+  CHECK_FALSE(r.ok());
+  CHECK(r.message() == tmp.path + "/linked is not a folder");
   CHECK(fs::is_empty(tmp.path + "/elsewhere"));
 
   // An existing folder open to others is made private before use.
@@ -273,7 +273,7 @@ TEST_CASE("a folder that cannot be made or used is reported, never trusted", "[r
   fs::permissions(tmp.path + "/open", fs::perms::all);
   ResultSpill open({tmp.path + "/open"});
   r = open.Keep("abcd", "text", Clock::now());
-  CHECK(r.kept);
+  CHECK(r.ok());
   struct stat st {};
   REQUIRE(::stat((tmp.path + "/open").c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0700);
@@ -283,7 +283,7 @@ TEST_CASE("abandoned partial files are swept, fresh ones left to their writer", 
   TempDir tmp;
   const std::string dir = tmp.path + "/results";
   ResultSpill spill({dir});
-  REQUIRE(spill.Keep("abcd", "x", Clock::now()).kept);
+  REQUIRE(spill.Keep("abcd", "x", Clock::now()).ok());
   std::ofstream(dir + "/old.txt.part") << "half";
   std::ofstream(dir + "/new.txt.part") << "half";
   fs::last_write_time(dir + "/old.txt.part",

@@ -75,11 +75,12 @@ TEST_CASE(
     "cassette: what is written reads back: listings byte for byte, calls in order, then "
     "the last again",
     "[cassette]") {
-  Cassette::Loaded loaded = Cassette::Parse(Cassette3(), "/t.jsonl");
-  INFO(loaded.error);
-  REQUIRE(loaded.cassette);
-  CHECK(loaded.warning.empty());
-  Cassette& c = *loaded.cassette;
+  base::Result<Cassette::Loaded> loaded = Cassette::Parse(Cassette3(), "/t.jsonl");
+  INFO(loaded.message());
+  REQUIRE(loaded.ok());
+  REQUIRE(loaded->cassette);
+  CHECK(loaded->warning.empty());
+  Cassette& c = *loaded->cassette;
   CHECK(c.calls() == 3);
   CHECK(c.digests() == 2);
   REQUIRE(c.Listing("gh"));
@@ -105,17 +106,18 @@ TEST_CASE("cassette: a server recorded with several listings uses the last", "[c
   later.Add("only", "The one tool left.", R"({"type":"object"})", false);
   const auto t = std::chrono::system_clock::now();
   auto loaded = Cassette::Parse(Cassette3(FormatListingLine(t, "gh", later) + "\n"), "/t");
-  REQUIRE(loaded.cassette);
-  REQUIRE(loaded.cassette->Listing("gh")->size() == 1);
-  CHECK((*loaded.cassette->Listing("gh"))[0].name == "only");
+  REQUIRE(loaded.ok());
+  REQUIRE(loaded->cassette);
+  REQUIRE(loaded->cassette->Listing("gh")->size() == 1);
+  CHECK((*loaded->cassette->Listing("gh"))[0].name == "only");
 }
 
 TEST_CASE("cassette: a line that cannot be read is an error naming the file and line",
           "[cassette]") {
   auto error = [](const std::string& bad) {
     auto loaded = Cassette::Parse(Cassette3(bad + "\n"), "/t.jsonl");
-    CHECK_FALSE(loaded.cassette);
-    return loaded.error;
+    CHECK_FALSE(loaded.ok());
+    return loaded.message();
   };
   CHECK_THAT(error("not json"), Catch::StartsWith("cassette /t.jsonl:6: invalid JSON"));
   CHECK(error("[1]") == "cassette /t.jsonl:6: not a cassette line (an object with a \"type\")");
@@ -135,15 +137,17 @@ TEST_CASE("cassette: a line that cannot be read is an error naming the file and 
 TEST_CASE("cassette: a last line cut off mid-line is left out, and said", "[cassette]") {
   const std::string whole = Cassette3();
   auto loaded = Cassette::Parse(whole + R"({"type":"call","digest":")", "/t.jsonl");
-  REQUIRE(loaded.cassette);
-  CHECK(loaded.cassette->calls() == 3);
-  CHECK(loaded.warning ==
+  REQUIRE(loaded.ok());
+  REQUIRE(loaded->cassette);
+  CHECK(loaded->cassette->calls() == 3);
+  CHECK(loaded->warning ==
         "cassette /t.jsonl: line 6 is cut off (the recording daemon stopped while writing it); "
         "loaded the 5 whole lines before it");
   // An empty file is an empty cassette, no warning.
   auto empty = Cassette::Parse("", "/t.jsonl");
-  REQUIRE(empty.cassette);
-  CHECK(empty.warning.empty());
+  REQUIRE(empty.ok());
+  REQUIRE(empty->cassette);
+  CHECK(empty->warning.empty());
 }
 
 TEST_CASE("cassette writer: a private file with its header first, and a cut-off line cut back",
@@ -153,8 +157,8 @@ TEST_CASE("cassette writer: a private file with its header first, and a cut-off 
   const std::string path = std::string(tmpl) + "/tape.jsonl";
   {
     CassetteWriter w;
-    REQUIRE_FALSE(w.Open(path));
-    REQUIRE_FALSE(w.Append(FormatCallLine(Call("search", RecordedKind::kOk, "one"))));
+    REQUIRE(w.Open(path).ok());
+    REQUIRE(w.Append(FormatCallLine(Call("search", RecordedKind::kOk, "one"))).ok());
   }
   struct stat st {};
   REQUIRE(stat(path.c_str(), &st) == 0);
@@ -166,25 +170,26 @@ TEST_CASE("cassette writer: a private file with its header first, and a cut-off 
   {
     CassetteWriter w;
     std::string notice;
-    REQUIRE_FALSE(w.Open(path, &notice));
+    REQUIRE(w.Open(path, &notice).ok());
     CHECK_THAT(notice, Catch::Contains("removed its last line, cut off mid-line (19 bytes)"));
-    REQUIRE_FALSE(w.Append(FormatCallLine(Call("search", RecordedKind::kOk, "two"))));
+    REQUIRE(w.Append(FormatCallLine(Call("search", RecordedKind::kOk, "two"))).ok());
   }
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   auto loaded = Cassette::Parse(text.str(), path);
-  INFO(loaded.error);
-  REQUIRE(loaded.cassette);
-  CHECK(loaded.warning.empty());
-  CHECK(loaded.cassette->calls() == 2);
-  CHECK(loaded.cassette->Next(Digest("search"))->text == "one");
-  CHECK(loaded.cassette->Next(Digest("search"))->text == "two");
+  INFO(loaded.message());
+  REQUIRE(loaded.ok());
+  REQUIRE(loaded->cassette);
+  CHECK(loaded->warning.empty());
+  CHECK(loaded->cassette->calls() == 2);
+  CHECK(loaded->cassette->Next(Digest("search"))->text == "one");
+  CHECK(loaded->cassette->Next(Digest("search"))->text == "two");
   // A symbolic link is refused.
   const std::string link = std::string(tmpl) + "/link.jsonl";
   REQUIRE(symlink(path.c_str(), link.c_str()) == 0);
   CassetteWriter w;
-  CHECK(w.Open(link) == "cassette " + link + ": is a symbolic link");
+  CHECK(w.Open(link).message() == "cassette " + link + ": is a symbolic link");
   std::system(("rm -rf " + std::string(tmpl)).c_str());
 }
 

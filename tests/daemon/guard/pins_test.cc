@@ -83,9 +83,9 @@ TEST_CASE("pins: the file round-trips and a corrupt one is refused", "[pins]") {
   ReviewListing(pins, false, {Def("a", "A \"quoted\"\n"), Def("b", "\xE4\xB8\xAD")},
                 PinningMode::kBlock);
   const std::string text = FormatPinFile(pins);
-  PinSet back;
-  std::string error;
-  REQUIRE(ParsePinFile(text, &back, &error));
+  base::Result<PinSet> parsed = ParsePinFile(text);
+  REQUIRE(parsed.ok());
+  PinSet& back = *parsed;
   CHECK(back.url == pins.url);
   REQUIRE(back.tools.size() == 2);
   CHECK(back.tools["a"].sha256 == pins.tools["a"].sha256);
@@ -94,12 +94,12 @@ TEST_CASE("pins: the file round-trips and a corrupt one is refused", "[pins]") {
   // An edited description without a new digest, a truncated file, a wrong shape.
   std::string edited = text;
   edited.replace(edited.find("A \\\"quoted"), 1, "Z");
-  CHECK_FALSE(ParsePinFile(edited, &back, &error));
-  CHECK(error == "the pin of tool \"a\" does not match its digest");
-  CHECK_FALSE(ParsePinFile(text.substr(0, text.size() / 2), &back, &error));
-  CHECK_THAT(error, Catch::StartsWith("not valid JSON"));
-  CHECK_FALSE(ParsePinFile(R"({"tools":{}})", &back, &error));
-  CHECK_FALSE(ParsePinFile(R"({"url":"u","tools":{"a":{"sha256":"00"}}})", &back, &error));
+  CHECK(ParsePinFile(edited).message() == "the pin of tool \"a\" does not match its digest");
+  const base::Result<PinSet> truncated = ParsePinFile(text.substr(0, text.size() / 2));
+  CHECK_FALSE(truncated.ok());
+  CHECK_THAT(truncated.message(), Catch::StartsWith("not valid JSON"));
+  CHECK_FALSE(ParsePinFile(R"({"tools":{}})").ok());
+  CHECK_FALSE(ParsePinFile(R"({"url":"u","tools":{"a":{"sha256":"00"}}})").ok());
 }
 
 TEST_CASE("pins: files are per url, private, and a bad one is never trusted", "[pins]") {
@@ -112,29 +112,30 @@ TEST_CASE("pins: files are per url, private, and a bad one is never trusted", "[
   CHECK_THAT(files.PathFor("http://127.0.0.1:8080/x?k=1"),
              Catch::StartsWith("/state/mcpgw/pins/127.0.0.1_8080-"));
 
-  PinFiles::Loaded none = files.Load(env, url);
-  CHECK_FALSE(none.exists);
-  CHECK(none.error.empty());
+  const base::Result<std::optional<PinSet>> none = files.Load(env, url);
+  REQUIRE(none.ok());  // no file: the first sight, not an error
+  CHECK_FALSE(*none);
 
   PinSet pins{url, {}};
   ReviewListing(pins, false, {Def("a", "A")}, PinningMode::kBlock);
-  CHECK(files.Save(env, pins).empty());
+  CHECK(files.Save(env, pins).ok());
   CHECK(env.dirs["/state/mcpgw/pins"] == 0700);
   CHECK(env.modes[files.PathFor(url)] == 0600);
-  PinFiles::Loaded loaded = files.Load(env, url);
-  CHECK(loaded.exists);
-  CHECK(loaded.error.empty());
-  CHECK(loaded.pins.tools.count("a") == 1);
+  const base::Result<std::optional<PinSet>> loaded = files.Load(env, url);
+  REQUIRE(loaded.ok());
+  REQUIRE(*loaded);
+  CHECK((*loaded)->tools.count("a") == 1);
 
+  // A corrupt file is an error, and none of its pins comes back.
   env.files[files.PathFor(url)] = "{\"url\":";
-  PinFiles::Loaded corrupt = files.Load(env, url);
-  CHECK(corrupt.exists);
-  CHECK_THAT(corrupt.error, Catch::StartsWith(files.PathFor(url) + ": not valid JSON"));
-  CHECK(corrupt.pins.tools.empty());
+  const base::Result<std::optional<PinSet>> corrupt = files.Load(env, url);
+  CHECK_FALSE(corrupt.ok());
+  CHECK_THAT(corrupt.message(), Catch::StartsWith(files.PathFor(url) + ": not valid JSON"));
 
   // A folder that cannot be written: the error names the file.
   env.unwritable.insert(files.PathFor(url));
-  CHECK_THAT(files.Save(env, pins), Catch::StartsWith("cannot write " + files.PathFor(url)));
+  CHECK_THAT(files.Save(env, pins).message(),
+             Catch::StartsWith("cannot write " + files.PathFor(url)));
 }
 
 TEST_CASE("pins: modes by name, and the default folder", "[pins]") {

@@ -17,7 +17,7 @@ mcp::ToolList T(std::string_view name, bool read_only = false) {
 }
 
 bool Allowed(const Policy& p, std::string_view ns, std::string_view tool, bool read_only = false) {
-  return !p.CheckTool(ns, T(tool, read_only)[0]).has_value();
+  return p.CheckTool(ns, T(tool, read_only)[0]).ok();
 }
 
 TEST_CASE("glob matching", "[policy][glob]") {
@@ -55,7 +55,7 @@ TEST_CASE("deny patterns", "[policy]") {
   Policy p(PolicySettings{{}, {"internal", "*/delete_*", "github/merge_pr"}, {}});
   CHECK_FALSE(p.AllowsAll());
   CHECK_FALSE(p.NamespaceVisible("internal"));
-  CHECK(p.CheckNamespace("internal").value() ==
+  CHECK(p.CheckNamespace("internal").message() ==
         "policy denies namespace \"internal\" (deny rule \"internal\")");
   CHECK(p.NamespaceVisible("internal2"));
   CHECK_FALSE(Allowed(p, "internal", "read", true));
@@ -64,7 +64,7 @@ TEST_CASE("deny patterns", "[policy]") {
   CHECK_FALSE(Allowed(p, "github", "merge_pr"));
   CHECK(Allowed(p, "github", "get_issue"));
   CHECK(Allowed(p, "github", "undelete_repo"));
-  CHECK(p.CheckName("github", "delete_repo").value() ==
+  CHECK(p.CheckName("github", "delete_repo").message() ==
         "policy denies \"github\"/\"delete_repo\" (deny rule \"*/delete_*\")");
   // A tool pattern denies tools, not the namespace: it stays visible.
   CHECK(p.NamespaceVisible("github"));
@@ -80,7 +80,7 @@ TEST_CASE("a non-empty allow list admits only what it matches, deny wins", "[pol
   CHECK(p.NamespaceVisible("github"));
   CHECK(p.NamespaceVisible("docs"));
   CHECK_FALSE(p.NamespaceVisible("slack"));
-  CHECK(p.CheckName("github", "create_issue").value() ==
+  CHECK(p.CheckName("github", "create_issue").message() ==
         "policy denies \"github\"/\"create_issue\" (no allow rule matches it)");
 }
 
@@ -90,9 +90,9 @@ TEST_CASE("read_only namespaces admit only tools marked readOnlyHint", "[policy]
   CHECK_FALSE(Allowed(p, "prod-db", "drop_table", false));
   CHECK(Allowed(p, "staging-db", "drop_table", false));
   // read_only needs the tool's annotations: names alone pass it.
-  CHECK_FALSE(p.CheckName("prod-db", "drop_table").has_value());
+  CHECK(p.CheckName("prod-db", "drop_table").ok());
   CHECK(p.NamespaceVisible("prod-db"));
-  CHECK_THAT(p.CheckTool("prod-db", T("drop_table")[0]).value(),
+  CHECK_THAT(p.CheckTool("prod-db", T("drop_table")[0]).message(),
              Catch::Contains("read_only rule \"prod-*\""));
 }
 
@@ -105,10 +105,11 @@ TEST_CASE("namespaces holding a slash are matched by tool patterns", "[policy]")
 
 TEST_CASE("denial reasons quote hostile names safely", "[policy]") {
   Policy p(PolicySettings{{}, {"*"}, {}});
-  auto reason = p.CheckTool("ns\n\x1B", T("t\"x")[0]);
-  REQUIRE(reason);
-  for (char c : *reason) CHECK(static_cast<unsigned char>(c) >= 0x20);
-  CHECK_THAT(*reason, Catch::Contains("\\n"));
+  const base::Status reason = p.CheckTool("ns\n\x1B", T("t\"x")[0]);
+  REQUIRE_FALSE(reason.ok());
+  CHECK(reason.kind() == base::ErrorKind::kDenied);
+  for (char c : reason.message()) CHECK(static_cast<unsigned char>(c) >= 0x20);
+  CHECK_THAT(reason.message(), Catch::Contains("\\n"));
 }
 
 TEST_CASE("pattern validation", "[policy]") {
