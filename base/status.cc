@@ -2,6 +2,8 @@
 #include "base/status.h"
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace mcpgw::base {
@@ -56,6 +58,13 @@ const std::string& Status::message() const {
 Status Status::Prefixed(std::string_view prefix) && {
   if (rep_) rep_->message.insert(0, prefix);
   return std::move(*this);
+}
+
+void ValueOfError(const Status& status) {
+  // The kind only: a message may quote what a server or a file said.
+  std::fprintf(stderr, "mcpgw: internal error: the value of an error (%s) was read\n",
+               std::string(KindName(status.kind())).c_str());
+  std::abort();
 }
 
 Status InvalidInput(std::string message) {

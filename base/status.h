@@ -81,9 +81,12 @@ Status IoError(std::string message);
 // "`what`: strerror(err)" as an IoError, or NotFound for ENOENT.
 Status ErrnoError(std::string_view what, int err);
 
+// Ends the program, saying which error's value was read.
+[[noreturn]] void ValueOfError(const Status& status);
+
 // A T, or a Status that is not ok. Built implicitly from either, so a
 // function returning Result<T> says `return value;` or `return status;`.
-// Reading the value of an error is a bug (an assertion in debug builds).
+// Reading the value of an error is a bug: the program ends there.
 template <typename T>
 class [[nodiscard]] Result {
  public:
@@ -131,7 +134,11 @@ class [[nodiscard]] Result {
   }
 
  private:
-  void Checked() const { assert(value_.has_value() && "the value of an error was read"); }
+  // Reading the value of an error is a bug: stop there rather than read
+  // what is not there.
+  void Checked() const {
+    if (!value_.has_value()) ValueOfError(status_);
+  }
 
   Status status_;
   std::optional<T> value_;
