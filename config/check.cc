@@ -25,20 +25,21 @@ std::string EntryLine(const Entry& entry) {
 }  // namespace
 
 std::string FormatCheckReport(const ParseResult& result, std::string_view path) {
-  if (!result.ok) {
-    return std::string(path) + ": unusable configuration\n" + result.error + "\n";
+  if (!result.ok()) {
+    return std::string(path) + ": unusable configuration\n" + result.message() + "\n";
   }
+  const Config& config = *result;
   size_t accepted = 0;
-  for (const Entry& entry : result.config.entries) accepted += entry.accepted() ? 1 : 0;
-  const size_t total = result.config.entries.size();
+  for (const Entry& entry : config.entries) accepted += entry.accepted() ? 1 : 0;
+  const size_t total = config.entries.size();
   std::string report = std::string(path) + ": " + Count(total, "server") + ": " +
                        std::to_string(accepted) + " accepted, " + std::to_string(total - accepted) +
                        " refused\n";
-  for (const Note& note : result.config.notes) report += "note: " + note.text + "\n";
-  for (const Entry& entry : result.config.entries) report += EntryLine(entry);
+  for (const Note& note : config.notes) report += "note: " + note.text + "\n";
+  for (const Entry& entry : config.entries) report += EntryLine(entry);
   return report;
 }
 
-int CheckExitCode(const ParseResult& result) { return result.ok ? 0 : 1; }
+int CheckExitCode(const ParseResult& result) { return result.ok() ? 0 : 1; }
 
 }  // namespace mcpgw::config

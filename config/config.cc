@@ -43,13 +43,12 @@ std::vector<Secret> UniqueSecrets(std::vector<std::string> values) {
   return secrets;
 }
 
-ParseResult Fail(std::string error) {
-  ParseResult result;
-  result.error = std::move(error);
-  return result;
-}
-
 std::string ErrnoText(int err) { return std::error_code(err, std::generic_category()).message(); }
+
+base::Status Unreadable(const std::string& path, int err) {
+  return base::Status(err == ENOENT ? base::ErrorKind::kNotFound : base::ErrorKind::kIo,
+                      "cannot read " + path + ": " + ErrnoText(err));
+}
 
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
@@ -57,31 +56,29 @@ struct FileCloser {
 
 // Reads at most kMaxConfigBytes + 1 bytes, so an oversized file is caught by
 // the size check without reading all of it.
-std::string ReadFile(const std::string& path, std::string& text) {
+base::Status ReadFile(const std::string& path, std::string& text) {
   std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
-  if (!file) return "cannot read " + path + ": " + ErrnoText(errno);
+  if (!file) return Unreadable(path, errno);
   char buf[65536];
   while (text.size() <= kMaxConfigBytes) {
     size_t n = std::fread(buf, 1, sizeof buf, file.get());
     text.append(buf, n);
     if (n < sizeof buf) break;
   }
-  if (std::ferror(file.get())) return "cannot read " + path + ": " + ErrnoText(errno);
-  return "";
+  if (std::ferror(file.get())) return Unreadable(path, errno);
+  return base::Status();
 }
 
 }  // namespace
 
 ParseResult Parse(std::string_view text, std::string_view path, const ParseEnv& env) {
   rapidjson::Document doc;
-  std::string error = ParseJsonDocument(text, path, doc);
-  if (!error.empty()) return Fail(std::move(error));
+  if (base::Status parsed = ParseJsonDocument(text, path, doc); !parsed.ok()) return parsed;
   if (!doc.IsObject()) {
-    return Fail(std::string(path) + ": the top level must be a JSON object (got " + TypeName(doc) +
-                ")");
+    return base::InvalidInput(std::string(path) + ": the top level must be a JSON object (got " +
+                              TypeName(doc) + ")");
   }
-  ParseResult result;
-  result.ok = true;
+  Config config;
   // `mcpServers`; VS Code's `servers` only when `mcpServers` is absent.
   const char* key = "mcpServers";
   const Value* servers = FindLast(doc, key);
@@ -90,25 +87,24 @@ ParseResult Parse(std::string_view text, std::string_view path, const ParseEnv& 
     key = "servers";
     servers = vscode;
   } else if (servers != nullptr && vscode != nullptr) {
-    result.config.notes.push_back({"\"servers\" is ignored: \"mcpServers\" is present"});
+    config.notes.push_back({"\"servers\" is ignored: \"mcpServers\" is present"});
   }
-  if (servers == nullptr || servers->IsNull()) return result;
+  if (servers == nullptr || servers->IsNull()) return config;
   if (!servers->IsObject()) {
-    return Fail(std::string(path) + ": \"" + key + "\" must be an object (got " +
-                TypeName(*servers) + ")");
+    return base::InvalidInput(std::string(path) + ": \"" + key + "\" must be an object (got " +
+                              TypeName(*servers) + ")");
   }
   std::vector<std::string> secrets;
   for (auto& [name, value] : UniqueServers(*servers)) {
-    result.config.entries.push_back(ParseEntry(std::move(name), *value, env, secrets));
+    config.entries.push_back(ParseEntry(std::move(name), *value, env, secrets));
   }
-  result.config.secrets = UniqueSecrets(std::move(secrets));
-  return result;
+  config.secrets = UniqueSecrets(std::move(secrets));
+  return config;
 }
 
 ParseResult ParseFile(const std::string& path, const ParseEnv& env) {
   std::string text;
-  std::string error = ReadFile(path, text);
-  if (!error.empty()) return Fail(std::move(error));
+  if (base::Status read = ReadFile(path, text); !read.ok()) return read;
   return Parse(text, path, env);
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "config/secret.h"
 
 namespace mcpgw::config {
@@ -83,11 +84,9 @@ struct Config {
   std::vector<Secret> secrets;
 };
 
-struct ParseResult {
-  bool ok = false;
-  std::string error;  // when !ok: names the file, and line:column for JSON errors
-  Config config;
-};
+// The parsed file, or why it cannot be used (invalid_input, not_found, io):
+// the message names the file, and line:column for JSON errors.
+using ParseResult = base::Result<Config>;
 
 // Parses `text` (the contents of `path`; the path only labels messages).
 ParseResult Parse(std::string_view text, std::string_view path, const ParseEnv& env);

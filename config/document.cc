@@ -34,22 +34,22 @@ LineColumn LineColumnAt(std::string_view text, size_t offset) {
   return lc;
 }
 
-std::string ParseJsonDocument(std::string_view text, std::string_view path,
-                              rapidjson::Document& doc) {
+base::Status ParseJsonDocument(std::string_view text, std::string_view path,
+                               rapidjson::Document& doc) {
   if (text.size() > kMaxConfigBytes) {
-    return std::string(path) + ": file is too large (" + std::to_string(text.size()) +
-           " bytes; the limit is 64 MiB)";
+    return base::InvalidInput(std::string(path) + ": file is too large (" +
+                              std::to_string(text.size()) + " bytes; the limit is 64 MiB)");
   }
   if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
   // RapidJSON would take a raw NUL as the end of the text; JSON never allows one.
   size_t nul = text.find('\0');
   if (nul != std::string_view::npos) {
-    return At(path, text, nul) + ": invalid JSON: NUL byte in the text";
+    return base::InvalidInput(At(path, text, nul) + ": invalid JSON: NUL byte in the text");
   }
   doc.Parse<kParseFlags>(text.data(), text.size());
-  if (!doc.HasParseError()) return "";
-  return At(path, text, doc.GetErrorOffset()) +
-         ": invalid JSON: " + rapidjson::GetParseError_En(doc.GetParseError());
+  if (!doc.HasParseError()) return base::Status();
+  return base::InvalidInput(At(path, text, doc.GetErrorOffset()) +
+                            ": invalid JSON: " + rapidjson::GetParseError_En(doc.GetParseError()));
 }
 
 const rapidjson::Value* FindLast(const rapidjson::Value& object, std::string_view key) {

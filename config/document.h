@@ -10,6 +10,8 @@
 
 #include <rapidjson/document.h>
 
+#include "base/status.h"
+
 namespace mcpgw::config {
 
 // A larger mcp.json is refused before parsing.
@@ -25,11 +27,11 @@ LineColumn LineColumnAt(std::string_view text, size_t offset);
 
 // Parses `text` (a leading UTF-8 byte order mark is skipped; comments and
 // trailing commas are allowed, as in VS Code's JSONC) into `doc`.
-// Returns "" on success, else an error naming `path`, with line:column when
-// the text is not valid JSON. Invalid UTF-8 and NUL bytes are errors.
-// Nesting depth is not limited and cannot exhaust the stack.
-std::string ParseJsonDocument(std::string_view text, std::string_view path,
-                              rapidjson::Document& doc);
+// An error (invalid_input) names `path`, with line:column when the text is
+// not valid JSON. Invalid UTF-8 and NUL bytes are errors. Nesting depth is
+// not limited and cannot exhaust the stack.
+base::Status ParseJsonDocument(std::string_view text, std::string_view path,
+                               rapidjson::Document& doc);
 
 // The value of the last member named `key` (as JSON.parse keeps the last of
 // duplicate keys), or nullptr. `object` must be an object.

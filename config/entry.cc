@@ -36,24 +36,24 @@ std::string Quoted(std::string_view key) { return "\"" + std::string(key) + "\""
 
 // "disabled": true or "enabled": false. A value that is not a boolean refuses
 // the entry too: a server the user meant to switch off is never contacted.
-std::string DisabledRefusal(const Value& entry) {
+base::Status DisabledRefusal(const Value& entry) {
   for (auto [key, off] : {std::pair{"disabled", true}, std::pair{"enabled", false}}) {
     const Value* v = FindLast(entry, key);
     if (v == nullptr || v->IsNull()) continue;
-    if (!v->IsBool()) return Quoted(key) + " must be true or false" + Got(*v);
-    if (v->GetBool() == off) return std::string(kDisabledRefusal);
+    if (!v->IsBool()) return base::InvalidInput(Quoted(key) + " must be true or false" + Got(*v));
+    if (v->GetBool() == off) return base::InvalidInput(std::string(kDisabledRefusal));
   }
-  return "";
+  return base::Status();
 }
 
 // The url key the entry uses (nullptr when none); a second one is an error.
-const char* UrlKey(const Value& entry, std::string& refusal) {
+base::Result<const char*> UrlKey(const Value& entry) {
   const char* found = nullptr;
   for (std::string_view key : kUrlKeys) {
     if (FindLast(entry, key) == nullptr) continue;
     if (found != nullptr) {
-      refusal = "entry has both " + Quoted(found) + " and " + Quoted(key) + "; keep one";
-      return nullptr;
+      return base::InvalidInput("entry has both " + Quoted(found) + " and " + Quoted(key) +
+                                "; keep one");
     }
     found = key.data();
   }
@@ -62,45 +62,47 @@ const char* UrlKey(const Value& entry, std::string& refusal) {
 
 // "type" or "transport": "sse" (any case) is the legacy transport and refused;
 // values mcpgw does not know become notes.
-std::string TransportRefusal(const Value& entry, std::string_view key, std::vector<Note>& notes) {
+base::Status TransportRefusal(const Value& entry, std::string_view key, std::vector<Note>& notes) {
   const Value* v = FindLast(entry, key);
-  if (v == nullptr) return "";
+  if (v == nullptr) return base::Status();
   if (!v->IsString()) {
     notes.push_back({Quoted(key) + " is not a string" + Got(*v) + "; ignored"});
-    return "";
+    return base::Status();
   }
   std::string_view value = StringOf(*v);
-  if (base::EqualsIgnoreCase(value, "sse")) return SseRefusal(key);
+  if (base::EqualsIgnoreCase(value, "sse")) return base::InvalidInput(SseRefusal(key));
   for (std::string_view known : kHttpTypes) {
-    if (base::EqualsIgnoreCase(value, known)) return "";
+    if (base::EqualsIgnoreCase(value, known)) return base::Status();
   }
   notes.push_back({std::string(key) + " " + JsonQuote(value) +
                    " is not a transport mcpgw knows; the entry is read as Streamable HTTP"});
-  return "";
+  return base::Status();
 }
 
 // The checks every entry goes through before its remote fields are read.
 // Sets `url_key` for a remote entry.
-std::string ShapeRefusal(const Value& entry, const char*& url_key, std::vector<Note>& notes) {
-  if (!entry.IsObject()) return "entry must be an object" + Got(entry);
-  std::string refusal = DisabledRefusal(entry);
-  if (!refusal.empty()) return refusal;
-  url_key = UrlKey(entry, refusal);
-  if (!refusal.empty()) return refusal;
+base::Status ShapeRefusal(const Value& entry, const char*& url_key, std::vector<Note>& notes) {
+  if (!entry.IsObject()) return base::InvalidInput("entry must be an object" + Got(entry));
+  if (base::Status disabled = DisabledRefusal(entry); !disabled.ok()) return disabled;
+  base::Result<const char*> key = UrlKey(entry);
+  if (!key.ok()) return key.status();
+  url_key = *key;
   bool has_command = FindLast(entry, "command") != nullptr;
   if (url_key != nullptr && has_command) {
-    return "entry has both " + Quoted(url_key) +
-           " and \"command\"; a server is either remote (url) or local (command)";
+    return base::InvalidInput(
+        "entry has both " + Quoted(url_key) +
+        " and \"command\"; a server is either remote (url) or local (command)");
   }
   if (url_key == nullptr && !has_command) {
-    return "entry has neither \"url\" (remote server) nor \"command\" (local server)";
+    return base::InvalidInput(
+        "entry has neither \"url\" (remote server) nor \"command\" (local server)");
   }
-  if (has_command) return std::string(kLocalRefusal);
-  for (std::string_view key : {"type", "transport"}) {
-    refusal = TransportRefusal(entry, key, notes);
-    if (!refusal.empty()) return refusal;
+  if (has_command) return base::InvalidInput(std::string(kLocalRefusal));
+  for (std::string_view transport_key : {"type", "transport"}) {
+    base::Status refused = TransportRefusal(entry, transport_key, notes);
+    if (!refused.ok()) return refused;
   }
-  return "";
+  return base::Status();
 }
 
 // A note per other host's variable form in the string at `key`.
@@ -129,17 +131,18 @@ void NoteIgnoredKeys(const Value& entry, std::vector<Note>& notes) {
   if (count > 0) notes.push_back({"ignored keys: " + ignored});
 }
 
-std::string ParseUrl(std::string_view key, const Value& url, const ParseEnv& env,
-                     std::vector<std::string>& secrets, RemoteServer& out,
-                     std::vector<Note>& notes) {
-  if (!url.IsString()) return Quoted(key) + " must be a string" + Got(url);
+base::Status ParseUrl(std::string_view key, const Value& url, const ParseEnv& env,
+                      std::vector<std::string>& secrets, RemoteServer& out,
+                      std::vector<Note>& notes) {
+  if (!url.IsString()) return base::InvalidInput(Quoted(key) + " must be a string" + Got(url));
   NoteHostForms(key, StringOf(url), notes);
-  Interpolated expanded = Interpolate(StringOf(url), env);
+  Interpolated expanded;
+  base::Status interpolated = Interpolate(StringOf(url), env, &expanded);
   Keep(expanded.env_values, secrets);
-  if (!expanded.ok()) return std::string(key) + ": " + expanded.error;
+  if (!interpolated.ok()) return std::move(interpolated).Prefixed(std::string(key) + ": ");
   const std::optional<base::Url> parsed = base::ParseUrl(expanded.value);
   if (!parsed) {
-    return std::string(key) + ": not an http:// or https:// URL with a host";
+    return base::InvalidInput(std::string(key) + ": not an http:// or https:// URL with a host");
   }
   // A password written in the url is as secret as an interpolated value: kept
   // for the scrubber (with the user name, and alone) and never shown.
@@ -152,51 +155,54 @@ std::string ParseUrl(std::string_view key, const Value& url, const ParseEnv& env
   }
   out.url = Secret(std::move(expanded.value));
   out.url_redacted = base::ReplaceUserinfo(expanded.redacted, Secret::kRedacted);
-  return "";
+  return base::Status();
 }
 
-std::string ParseHeader(std::string_view name, const Value& value, const ParseEnv& env,
-                        std::vector<std::string>& secrets, std::unordered_set<std::string>& seen,
-                        std::vector<Header>& out, std::vector<Note>& notes) {
+base::Status ParseHeader(std::string_view name, const Value& value, const ParseEnv& env,
+                         std::vector<std::string>& secrets, std::unordered_set<std::string>& seen,
+                         std::vector<Header>& out, std::vector<Note>& notes) {
   std::string key = "headers." + DisplayName(name);
-  if (!base::IsHttpToken(name)) return key + ": not a valid HTTP header name";
+  if (!base::IsHttpToken(name)) return base::InvalidInput(key + ": not a valid HTTP header name");
   if (IsClientOwnedHeader(name))
-    return key + ": the client sets this header; it cannot be configured";
+    return base::InvalidInput(key + ": the client sets this header; it cannot be configured");
   std::string lower(name);
   for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   if (!seen.insert(lower).second)
-    return key + ": duplicate header name (names are case-insensitive)";
-  if (!value.IsString()) return key + ": value must be a string" + Got(value);
+    return base::InvalidInput(key + ": duplicate header name (names are case-insensitive)");
+  if (!value.IsString()) return base::InvalidInput(key + ": value must be a string" + Got(value));
   NoteHostForms(key, StringOf(value), notes);
-  Interpolated expanded = Interpolate(StringOf(value), env);
+  Interpolated expanded;
+  base::Status interpolated = Interpolate(StringOf(value), env, &expanded);
   Keep(expanded.env_values, secrets);
-  if (!expanded.ok()) return key + ": " + expanded.error;
+  if (!interpolated.ok()) return std::move(interpolated).Prefixed(key + ": ");
   secrets.push_back(expanded.value);
-  if (HasForbiddenHeaderByte(expanded.value)) return key + ": value contains CR, LF or NUL";
+  if (HasForbiddenHeaderByte(expanded.value))
+    return base::InvalidInput(key + ": value contains CR, LF or NUL");
   out.push_back(Header{std::string(name), Secret(std::move(expanded.value))});
-  return "";
+  return base::Status();
 }
 
-std::string ParseHeaders(const Value* headers, const ParseEnv& env,
-                         std::vector<std::string>& secrets, std::vector<Header>& out,
-                         std::vector<Note>& notes) {
-  if (headers == nullptr || headers->IsNull()) return "";
-  if (!headers->IsObject()) return "\"headers\" must be an object" + Got(*headers);
+base::Status ParseHeaders(const Value* headers, const ParseEnv& env,
+                          std::vector<std::string>& secrets, std::vector<Header>& out,
+                          std::vector<Note>& notes) {
+  if (headers == nullptr || headers->IsNull()) return base::Status();
+  if (!headers->IsObject())
+    return base::InvalidInput("\"headers\" must be an object" + Got(*headers));
   std::unordered_set<std::string> seen;
   for (const auto& member : headers->GetObject()) {
-    std::string refusal =
+    base::Status refused =
         ParseHeader(StringOf(member.name), member.value, env, secrets, seen, out, notes);
-    if (!refusal.empty()) return refusal;
+    if (!refused.ok()) return refused;
   }
-  return "";
+  return base::Status();
 }
 
 // `oauth`: {"clientId", "clientSecret", "clientMetadataUrl"}, strings, each
 // optional; unknown keys are ignored like unknown entry fields.
-std::string ParseOAuth(const Value* oauth, const ParseEnv& env, std::vector<std::string>& secrets,
-                       OAuthClient& out, std::vector<Note>& notes) {
-  if (oauth == nullptr || oauth->IsNull()) return "";
-  if (!oauth->IsObject()) return "\"oauth\" must be an object" + Got(*oauth);
+base::Status ParseOAuth(const Value* oauth, const ParseEnv& env, std::vector<std::string>& secrets,
+                        OAuthClient& out, std::vector<Note>& notes) {
+  if (oauth == nullptr || oauth->IsNull()) return base::Status();
+  if (!oauth->IsObject()) return base::InvalidInput("\"oauth\" must be an object" + Got(*oauth));
   struct Field {
     const char* key;
     std::string* value;
@@ -207,24 +213,25 @@ std::string ParseOAuth(const Value* oauth, const ParseEnv& env, std::vector<std:
     const Value* v = FindLast(*oauth, f.key);
     if (v == nullptr || v->IsNull()) continue;
     const std::string key = std::string("oauth.") + f.key;
-    if (!v->IsString()) return key + ": must be a string" + Got(*v);
+    if (!v->IsString()) return base::InvalidInput(key + ": must be a string" + Got(*v));
     NoteHostForms(key, StringOf(*v), notes);
-    Interpolated expanded = Interpolate(StringOf(*v), env);
+    Interpolated expanded;
+    base::Status interpolated = Interpolate(StringOf(*v), env, &expanded);
     Keep(expanded.env_values, secrets);
-    if (!expanded.ok()) return key + ": " + expanded.error;
+    if (!interpolated.ok()) return std::move(interpolated).Prefixed(key + ": ");
     if (f.value == &secret) secrets.push_back(expanded.value);
     *f.value = std::move(expanded.value);
   }
   out.client_secret = Secret(std::move(secret));
   if (!out.client_secret.empty() && out.client_id.empty()) {
-    return "oauth.clientSecret: needs oauth.clientId";
+    return base::InvalidInput("oauth.clientSecret: needs oauth.clientId");
   }
   const std::string& cimd = out.client_metadata_url;
   const std::optional<base::Url> cimd_url = base::ParseUrl(cimd);
   if (!cimd.empty() && (!cimd_url || cimd_url->scheme != "https" || cimd_url->path == "/")) {
-    return "oauth.clientMetadataUrl: must be an https:// URL with a path";
+    return base::InvalidInput("oauth.clientMetadataUrl: must be an https:// URL with a path");
   }
-  return "";
+  return base::Status();
 }
 
 }  // namespace
@@ -234,22 +241,28 @@ Entry ParseEntry(std::string name, const Value& value, const ParseEnv& env,
   Entry entry;
   entry.name = std::move(name);
   const char* url_key = nullptr;
-  entry.refusal = ShapeRefusal(value, url_key, entry.notes);
-  if (!entry.refusal.empty()) return entry;
+  if (base::Status shape = ShapeRefusal(value, url_key, entry.notes); !shape.ok()) {
+    entry.refusal = shape.message();
+    return entry;
+  }
   NoteIgnoredKeys(value, entry.notes);
   RemoteServer remote;
-  entry.refusal = ParseUrl(url_key, *FindLast(value, url_key), env, secrets, remote, entry.notes);
-  if (entry.refusal.empty()) {
-    entry.refusal =
-        ParseHeaders(FindLast(value, "headers"), env, secrets, remote.headers, entry.notes);
+  base::Status refused =
+      ParseUrl(url_key, *FindLast(value, url_key), env, secrets, remote, entry.notes);
+  if (refused.ok()) {
+    refused = ParseHeaders(FindLast(value, "headers"), env, secrets, remote.headers, entry.notes);
   }
-  if (entry.refusal.empty()) {
-    entry.refusal = ParseOAuth(FindLast(value, "oauth"), env, secrets, remote.oauth, entry.notes);
+  if (refused.ok()) {
+    refused = ParseOAuth(FindLast(value, "oauth"), env, secrets, remote.oauth, entry.notes);
   }
   for (const Header& h : remote.headers) {
     if (base::EqualsIgnoreCase(h.name, "authorization")) remote.oauth_allowed = false;
   }
-  if (entry.refusal.empty()) entry.remote = std::move(remote);
+  if (refused.ok()) {
+    entry.remote = std::move(remote);
+  } else {
+    entry.refusal = refused.message();
+  }
   return entry;
 }
 

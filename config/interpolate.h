@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "config/config.h"
 
 namespace mcpgw::config {
@@ -16,17 +17,15 @@ struct Interpolated {
   std::string value;                    // the expanded text; may hold secrets
   std::string redacted;                 // the same, with every ${env:..} value as "<redacted>"
   std::vector<std::string> env_values;  // every value read from the environment
-  // When set, the value cannot be expanded: a reason naming the variable,
-  // never a value (e.g. "environment variable GH_TOKEN is not set").
-  std::string error;
-
-  bool ok() const { return error.empty(); }
 };
 
-// Expands `text` left to right in one pass: `${env:NAME}` becomes the value of
-// NAME (unset or empty NAME is an error), `${userHome}` becomes env.home, any
-// other `${...}` and an unterminated `${` stay as written. Expanded values are
-// never scanned again.
-Interpolated Interpolate(std::string_view text, const ParseEnv& env);
+// Expands `text` left to right in one pass into `*out`: `${env:NAME}` becomes
+// the value of NAME (unset or empty NAME is an error), `${userHome}` becomes
+// env.home, any other `${...}` and an unterminated `${` stay as written.
+// Expanded values are never scanned again. An error is a reason naming the
+// variable, never a value ("environment variable GH_TOKEN is not set"); then
+// `out` has no value, but its env_values still hold what was read before it,
+// for the scrubber.
+base::Status Interpolate(std::string_view text, const ParseEnv& env, Interpolated* out);
 
 }  // namespace mcpgw::config

@@ -104,7 +104,7 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
   OptionsResult options = LoadOptions(command_line, get_env);
   if (NamedSettingsMissing(command_line, options, get_env)) return kExitMisuse;
   const config::ParseResult parsed = ReadConfig(command_line.config_path);
-  if (!parsed.ok) return fatal(parsed.error);
+  if (!parsed.ok()) return fatal(parsed.message());
   if (!options.ok()) return fatal(options.error());
 
   // Tokens and secrets live in this process's memory: no core dumps, no
@@ -112,8 +112,8 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
   const base::Status no_dumps = ForbidCoreDumps();
   SetUpLogging(command_line.log_level);
   if (!no_dumps.ok()) spdlog::warn("{}", no_dumps.message());
-  LogNotes(parsed.config);
-  LogFdLimit(options.options, parsed.config.entries.size());
+  LogNotes(*parsed);
+  LogFdLimit(options.options, parsed->entries.size());
   std::signal(SIGPIPE, SIG_IGN);
   // A file past the process's size limit (ulimit -f) is a failed write the
   // daemon reports (a result it could not keep), not a reason to die.
@@ -152,7 +152,7 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
   sources.config = [path = command_line.config_path] { return ReadConfig(path); };
   sources.options = [command_line, get_env] { return LoadOptions(command_line, get_env); };
   Supervisor supervisor(std::move(options.options), std::move(sources));
-  return supervisor.Run(parsed.config, listen_fd, call_log.is_open() ? &call_log : nullptr,
+  return supervisor.Run(*parsed, listen_fd, call_log.is_open() ? &call_log : nullptr,
                         recorder.is_open() ? &recorder : nullptr, replay.get());
 }
 

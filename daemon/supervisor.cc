@@ -287,14 +287,14 @@ void Supervisor::ApplyTrust(std::string_view why, std::shared_ptr<const http::Tl
 }
 
 void Supervisor::ApplyConfig(std::string_view why, const config::ParseResult& parsed) {
-  if (!parsed.ok) {
-    spdlog::error("reload ({}): keeping the previous configuration: {}", why, parsed.error);
-    gateway_->ReloadFailed(parsed.error);
+  if (!parsed.ok()) {
+    spdlog::error("reload ({}): keeping the previous configuration: {}", why, parsed.message());
+    gateway_->ReloadFailed(parsed.message());
     return;
   }
-  ExtendScrubber(parsed.config.secrets);  // before anything of the new configuration can log
-  spdlog::info("reload ({}): {} servers", why, parsed.config.entries.size());
-  gateway_->Reload(parsed.config);
+  ExtendScrubber(parsed->secrets);  // before anything of the new configuration can log
+  spdlog::info("reload ({}): {} servers", why, parsed->entries.size());
+  gateway_->Reload(*parsed);
 }
 
 // The first SIGTERM or SIGINT stops gracefully: no new connections, calls in

@@ -99,15 +99,16 @@ void FileChecks(const SetupEnv& env, const Value* d, std::vector<Check>& checks)
   if (settings.empty()) settings = DefaultSettingsPath(env.get_env, env.home);
   const config::ParseResult parsed = config::ParseFile(config, config::SystemParseEnv());
   const std::string reload_error = d != nullptr ? Str(*d, "reload_error") : "";
-  if (!parsed.ok) {
-    checks.push_back({false, "config: " + parsed.error, "mcpgwd --config " + config + " --check"});
+  if (!parsed.ok()) {
+    checks.push_back(
+        {false, "config: " + parsed.message(), "mcpgwd --config " + config + " --check"});
   } else if (!reload_error.empty()) {
     checks.push_back({false, "config: the daemon refused its last reload: " + reload_error,
                       "mcpgwd --config " + config + " --check"});
   } else {
     checks.push_back({true,
                       "config: " + ShortPath(config, env) + " is usable (" +
-                          std::to_string(parsed.config.entries.size()) + " servers)",
+                          std::to_string(parsed->entries.size()) + " servers)",
                       ""});
   }
   const SettingsResult s = LoadSettingsFile(settings);

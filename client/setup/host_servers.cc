@@ -182,7 +182,7 @@ HostRead ReadHostServers(const HostFile& file, const FileText& text, const HostC
   }
   if (!text.exists()) return read;
   rapidjson::Document doc;
-  read.error = config::ParseJsonDocument(text.text, file.path, doc);
+  read.error = config::ParseJsonDocument(text.text, file.path, doc).message();
   if (!read.error.empty()) return read;
   if (!doc.IsObject()) {
     read.error = file.path + ": the top level is not an object";
@@ -217,7 +217,7 @@ HostContext MakeHostContext(const HostRead* claude, std::string_view gemini_enab
   HostContext context;
   if (claude != nullptr && claude->text.exists()) {
     rapidjson::Document doc;
-    if (config::ParseJsonDocument(claude->text.text, claude->file.path, doc).empty() &&
+    if (config::ParseJsonDocument(claude->text.text, claude->file.path, doc).ok() &&
         doc.IsObject()) {
       if (const Value* projects = FindLast(doc, "projects");
           projects != nullptr && projects->IsObject()) {
@@ -232,8 +232,7 @@ HostContext MakeHostContext(const HostRead* claude, std::string_view gemini_enab
   }
   rapidjson::Document enablement;
   if (!gemini_enablement.empty() &&
-      config::ParseJsonDocument(gemini_enablement, "", enablement).empty() &&
-      enablement.IsObject()) {
+      config::ParseJsonDocument(gemini_enablement, "", enablement).ok() && enablement.IsObject()) {
     for (const auto& m : enablement.GetObject()) {
       if (m.value.IsObject() && IsFalse(FindLast(m.value, "enabled"))) {
         context.gemini_disabled.insert(ListName(Host::kGemini, StringOf(m.name)));

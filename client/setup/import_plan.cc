@@ -36,7 +36,7 @@ std::string ReadExisting(const std::string& text, const std::string& path,
                          std::vector<Existing>& out) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) return "";
   rapidjson::Document doc;
-  std::string error = config::ParseJsonDocument(text, path, doc);
+  std::string error = config::ParseJsonDocument(text, path, doc).message();
   if (!error.empty()) return error;
   if (!doc.IsObject()) return path + ": the top level is not an object";
   const Value* servers = config::FindLast(doc, "mcpServers");

@@ -70,7 +70,7 @@ bool SameFile(const std::string& a, const std::string& b) {
 // The servers object mcpgwd reads in this file: mcpServers, else VS Code's servers.
 std::string ServersObject(const std::string& text) {
   rapidjson::Document doc;
-  if (config::ParseJsonDocument(text, "", doc).empty() && doc.IsObject() &&
+  if (config::ParseJsonDocument(text, "", doc).ok() && doc.IsObject() &&
       config::FindLast(doc, "mcpServers") == nullptr &&
       config::FindLast(doc, "servers") != nullptr) {
     return "servers";

@@ -217,7 +217,7 @@ std::string Parse(std::string_view text, rapidjson::Document& doc) {
     doc.SetObject();
     return "";
   }
-  return config::ParseJsonDocument(text, "the file", doc);
+  return config::ParseJsonDocument(text, "the file", doc).message();
 }
 
 Value* Walk(rapidjson::Document& doc, const std::vector<std::string>& path, bool create) {

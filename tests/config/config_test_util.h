@@ -31,9 +31,9 @@ inline ParseResult ParseEntryJson(std::string_view entry_json, const ParseEnv& e
 // The single entry of ParseEntryJson; fails the test when there is not one.
 inline Entry OnlyEntry(std::string_view entry_json, const ParseEnv& env = FakeEnv()) {
   ParseResult result = ParseEntryJson(entry_json, env);
-  if (!result.ok || result.config.entries.size() != 1)
-    return Entry{"<parse failed>", {}, result.error, {}};
-  return result.config.entries[0];
+  if (!result.ok() || result->entries.size() != 1)
+    return Entry{"<parse failed>", {}, result.message(), {}};
+  return result->entries[0];
 }
 
 }  // namespace mcpgw::config::testing

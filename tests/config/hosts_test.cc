@@ -26,31 +26,31 @@ std::vector<std::string> NoteTexts(const std::vector<Note>& notes) {
 TEST_CASE("VS Code's servers object is read when mcpServers is absent", "[config][hosts]") {
   ParseResult r = P(R"({"inputs": [], "servers": {"gh": {"type": "http", "url": "https://h/mcp"},
                         "fs": {"type": "stdio", "command": "npx"}}})");
-  REQUIRE(r.ok);
-  REQUIRE(r.config.entries.size() == 2);
-  CHECK(r.config.entries[0].name == "gh");
-  CHECK(r.config.entries[0].accepted());
-  CHECK(r.config.entries[1].refusal == kLocalRefusal);
-  CHECK(r.config.notes.empty());
+  REQUIRE(r.ok());
+  REQUIRE(r->entries.size() == 2);
+  CHECK(r->entries[0].name == "gh");
+  CHECK(r->entries[0].accepted());
+  CHECK(r->entries[1].refusal == kLocalRefusal);
+  CHECK(r->notes.empty());
 }
 
 TEST_CASE("mcpServers wins over servers, with a note", "[config][hosts]") {
   ParseResult r =
       P(R"({"mcpServers": {"a": {"url": "http://a"}}, "servers": {"b": {"url": "http://b"}}})");
-  REQUIRE(r.ok);
-  REQUIRE(r.config.entries.size() == 1);
-  CHECK(r.config.entries[0].name == "a");
-  CHECK(NoteTexts(r.config.notes) ==
+  REQUIRE(r.ok());
+  REQUIRE(r->entries.size() == 1);
+  CHECK(r->entries[0].name == "a");
+  CHECK(NoteTexts(r->notes) ==
         std::vector<std::string>{"\"servers\" is ignored: \"mcpServers\" is present"});
   // mcpServers: null still means no servers, even beside servers.
-  CHECK(P(R"({"mcpServers": null, "servers": {"b": {"url": "http://b"}}})").config.entries.empty());
+  CHECK(P(R"({"mcpServers": null, "servers": {"b": {"url": "http://b"}}})")->entries.empty());
 }
 
 TEST_CASE("servers that is not an object makes the file unusable, naming servers",
           "[config][hosts]") {
   ParseResult r = P(R"({"servers": []})");
-  CHECK_FALSE(r.ok);
-  CHECK(r.error == "/p/mcp.json: \"servers\" must be an object (got array)");
+  CHECK_FALSE(r.ok());
+  CHECK(r.message() == "/p/mcp.json: \"servers\" must be an object (got array)");
 }
 
 TEST_CASE("JSONC: comments and trailing commas, errors still at the right line and column",
@@ -63,9 +63,9 @@ TEST_CASE("JSONC: comments and trailing commas, errors still at the right line a
         "    \"gh\": {\"url\": \"https://h/mcp\", }, // trailing comma\n"
         "  },\n"
         "}\n");
-  REQUIRE(ok.ok);
-  CHECK(ok.config.entries.size() == 1);
-  CHECK(ok.config.entries[0].accepted());
+  REQUIRE(ok.ok());
+  CHECK(ok->entries.size() == 1);
+  CHECK(ok->entries[0].accepted());
 
   ParseResult bad =
       P("// a comment\n"
@@ -74,11 +74,11 @@ TEST_CASE("JSONC: comments and trailing commas, errors still at the right line a
         "    \"gh\": {\"url\" \"https://h/mcp\"}\n"
         "  }\n"
         "}\n");
-  REQUIRE_FALSE(bad.ok);
-  CHECK(bad.error.rfind("/p/mcp.json:4:18: invalid JSON: ", 0) == 0);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.message().rfind("/p/mcp.json:4:18: invalid JSON: ", 0) == 0);
   ParseResult unterminated = P("{\n  /* never closed\n}");
-  REQUIRE_FALSE(unterminated.ok);
-  CHECK(unterminated.error.rfind("/p/mcp.json:", 0) == 0);
+  REQUIRE_FALSE(unterminated.ok());
+  CHECK(unterminated.message().rfind("/p/mcp.json:", 0) == 0);
 }
 
 TEST_CASE("serverUrl (Windsurf) and httpUrl (Gemini CLI) are read as url", "[config][hosts]") {

@@ -24,12 +24,12 @@ TEST_CASE("a 5 MB file with 10,000 entries is parsed whole", "[config][limits]")
   text += "}}";
   REQUIRE(text.size() > 5'000'000);
   ParseResult r = P(text);
-  REQUIRE(r.ok);
-  REQUIRE(r.config.entries.size() == 10000);
-  CHECK(r.config.entries[9999].name == "server-9999");
-  CHECK(r.config.entries[9999].accepted());
-  CHECK(r.config.entries[9999].remote->url_redacted == "https://host-9999.example/mcp");
-  CHECK(r.config.secrets.size() == 1);  // the one filler value, deduplicated
+  REQUIRE(r.ok());
+  REQUIRE(r->entries.size() == 10000);
+  CHECK(r->entries[9999].name == "server-9999");
+  CHECK(r->entries[9999].accepted());
+  CHECK(r->entries[9999].remote->url_redacted == "https://host-9999.example/mcp");
+  CHECK(r->secrets.size() == 1);  // the one filler value, deduplicated
 }
 
 TEST_CASE("10,000 nested arrays in an unknown field do not crash", "[config][limits]") {
@@ -38,15 +38,15 @@ TEST_CASE("10,000 nested arrays in an unknown field do not crash", "[config][lim
       ", \"mcpServers\": {\"a\": {\"url\": \"http://a\", \"x\": " + std::string(10000, '[') +
       std::string(10000, ']') + "}}}";
   ParseResult r = P(text);
-  REQUIRE(r.ok);
-  REQUIRE(r.config.entries.size() == 1);
-  CHECK(r.config.entries[0].accepted());
+  REQUIRE(r.ok());
+  REQUIRE(r->entries.size() == 1);
+  CHECK(r->entries[0].accepted());
 }
 
 TEST_CASE("1,000,000 unclosed nested arrays are an error, not a crash", "[config][limits]") {
   ParseResult r = P("{\"mcpServers\": " + std::string(1'000'000, '['));
-  CHECK_FALSE(r.ok);
-  CHECK(r.error.rfind("mcp.json:1:", 0) == 0);
+  CHECK_FALSE(r.ok());
+  CHECK(r.message().rfind("mcp.json:1:", 0) == 0);
 }
 
 TEST_CASE("a text over 64 MiB is refused with a clear error", "[config][limits]") {
@@ -54,63 +54,63 @@ TEST_CASE("a text over 64 MiB is refused with a clear error", "[config][limits]"
   text[0] = '{';
   text[text.size() - 1] = '}';
   ParseResult r = P(text);
-  REQUIRE_FALSE(r.ok);
-  CHECK(r.error == "mcp.json: file is too large (67108865 bytes; the limit is 64 MiB)");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.message() == "mcp.json: file is too large (67108865 bytes; the limit is 64 MiB)");
 }
 
 TEST_CASE("a text of exactly 64 MiB is still parsed", "[config][limits]") {
   std::string text(kMaxConfigBytes, ' ');
   text[0] = '{';
   text[text.size() - 1] = '}';
-  CHECK(P(text).ok);
+  CHECK(P(text).ok());
 }
 
 TEST_CASE("invalid UTF-8 in a string rejects the file with line:column", "[config][limits]") {
   ParseResult r = P("{\"mcpServers\": {\n\"bad\xC3\x28\": {\"url\": \"http://x\"}}}");
-  REQUIRE_FALSE(r.ok);
-  CHECK(r.error.rfind("mcp.json:2:", 0) == 0);
-  CHECK(r.error.find("invalid JSON") != std::string::npos);
-  CHECK(r.error.find("encoding") != std::string::npos);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.message().rfind("mcp.json:2:", 0) == 0);
+  CHECK(r.message().find("invalid JSON") != std::string::npos);
+  CHECK(r.message().find("encoding") != std::string::npos);
 }
 
 TEST_CASE("invalid UTF-8 in an unknown field still rejects the file", "[config][limits]") {
   ParseResult r = P("{\"note\": \"\xFF\xFE\", \"mcpServers\": {}}");
-  CHECK_FALSE(r.ok);
+  CHECK_FALSE(r.ok());
 }
 
 TEST_CASE("an overlong UTF-8 encoding is rejected", "[config][limits]") {
-  CHECK_FALSE(P("{\"note\": \"\xC0\xAF\"}").ok);
+  CHECK_FALSE(P("{\"note\": \"\xC0\xAF\"}").ok());
 }
 
 TEST_CASE("a UTF-8 byte order mark at the start is accepted", "[config][limits]") {
   ParseResult r = P("\xEF\xBB\xBF{\"mcpServers\": {\"a\": {\"url\": \"http://a\"}}}");
-  REQUIRE(r.ok);
-  CHECK(r.config.entries.size() == 1);
+  REQUIRE(r.ok());
+  CHECK(r->entries.size() == 1);
 }
 
 TEST_CASE("line:column ignores the byte order mark", "[config][limits]") {
   ParseResult r = P("\xEF\xBB\xBF{,}");
-  REQUIRE_FALSE(r.ok);
-  CHECK(r.error.rfind("mcp.json:1:2: ", 0) == 0);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.message().rfind("mcp.json:1:2: ", 0) == 0);
 }
 
 TEST_CASE("a byte order mark anywhere else is invalid JSON", "[config][limits]") {
-  CHECK_FALSE(P(" \xEF\xBB\xBF{}").ok);
+  CHECK_FALSE(P(" \xEF\xBB\xBF{}").ok());
 }
 
 TEST_CASE("a raw NUL byte is invalid JSON even after a complete object", "[config][limits]") {
   ParseResult r = P(std::string("{\"mcpServers\": {}}\0{\"x\"", 23));
-  REQUIRE_FALSE(r.ok);
-  CHECK(r.error == "mcp.json:1:19: invalid JSON: NUL byte in the text");
-  CHECK_FALSE(P(std::string("{\"a\0\": 1}", 9)).ok);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.message() == "mcp.json:1:19: invalid JSON: NUL byte in the text");
+  CHECK_FALSE(P(std::string("{\"a\0\": 1}", 9)).ok());
 }
 
 TEST_CASE("comments and trailing commas are accepted (JSONC)", "[config][limits]") {
-  CHECK(P("{// c\n\"mcpServers\": {}}").ok);
-  CHECK(P("{\"mcpServers\": {},}").ok);
-  CHECK(P("/* a */ {} // the end, no newline").ok);
-  CHECK_FALSE(P("{\"mcpServers\": {},,}").ok);
-  CHECK_FALSE(P("{/* unterminated }").ok);
+  CHECK(P("{// c\n\"mcpServers\": {}}").ok());
+  CHECK(P("{\"mcpServers\": {},}").ok());
+  CHECK(P("/* a */ {} // the end, no newline").ok());
+  CHECK_FALSE(P("{\"mcpServers\": {},,}").ok());
+  CHECK_FALSE(P("{/* unterminated }").ok());
 }
 
 }  // namespace

@@ -17,24 +17,24 @@ TEST_CASE("the oauth object is read, its secret interpolated and kept secret", "
       R"({"url":"https://x/mcp","oauth":{"clientId":"my-app","clientSecret":"${env:APP_SECRET}",
           "clientMetadataUrl":"https://app.example/client.json","other":1}})",
       FakeEnv({{"APP_SECRET", "s3cret-value"}}));
-  REQUIRE(r.ok);
-  const Entry& e = r.config.entries[0];
+  REQUIRE(r.ok());
+  const Entry& e = r->entries[0];
   REQUIRE(e.accepted());
   CHECK(e.remote->oauth.client_id == "my-app");
   CHECK(e.remote->oauth.client_secret.Reveal() == "s3cret-value");
   CHECK(e.remote->oauth.client_metadata_url == "https://app.example/client.json");
   CHECK(e.remote->oauth_allowed);
   bool known = false;
-  for (const Secret& s : r.config.secrets) known |= s.Reveal() == "s3cret-value";
+  for (const Secret& s : r->secrets) known |= s.Reveal() == "s3cret-value";
   CHECK(known);
 }
 
 TEST_CASE("a literal client secret is a secret too", "[config][oauth]") {
   ParseResult r = ParseEntryJson(
       R"({"url":"https://x","oauth":{"clientId":"a","clientSecret":"literal-secret"}})");
-  REQUIRE(r.ok);
+  REQUIRE(r.ok());
   bool known = false;
-  for (const Secret& s : r.config.secrets) known |= s.Reveal() == "literal-secret";
+  for (const Secret& s : r->secrets) known |= s.Reveal() == "literal-secret";
   CHECK(known);
 }
 

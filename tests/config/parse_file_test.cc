@@ -56,32 +56,32 @@ TEST_CASE("ParseFile reads and parses a file", "[config][file]") {
   TempDir dir;
   std::string file = dir.Write("mcp.json", R"({"mcpServers": {"a": {"url": "http://a"}}})");
   ParseResult r = ParseFile(file, FakeEnv());
-  REQUIRE(r.ok);
-  REQUIRE(r.config.entries.size() == 1);
-  CHECK(r.config.entries[0].accepted());
+  REQUIRE(r.ok());
+  REQUIRE(r->entries.size() == 1);
+  CHECK(r->entries[0].accepted());
 }
 
 TEST_CASE("ParseFile errors name the file for JSON errors", "[config][file]") {
   TempDir dir;
   std::string file = dir.Write("bad.json", "{\n\n  \"mcpServers\": }");
   ParseResult r = ParseFile(file, FakeEnv());
-  REQUIRE_FALSE(r.ok);
-  CHECK(r.error.rfind(file + ":3:17: invalid JSON: ", 0) == 0);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.message().rfind(file + ":3:17: invalid JSON: ", 0) == 0);
 }
 
 TEST_CASE("a missing file is an error naming the path and the reason", "[config][file]") {
   TempDir dir;
   std::string file = dir.path() + "/absent.json";
   ParseResult r = ParseFile(file, FakeEnv());
-  REQUIRE_FALSE(r.ok);
-  CHECK(r.error == "cannot read " + file + ": No such file or directory");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.message() == "cannot read " + file + ": No such file or directory");
 }
 
 TEST_CASE("a directory is an error naming the path", "[config][file]") {
   TempDir dir;
   ParseResult r = ParseFile(dir.path(), FakeEnv());
-  REQUIRE_FALSE(r.ok);
-  CHECK(r.error == "cannot read " + dir.path() + ": Is a directory");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.message() == "cannot read " + dir.path() + ": Is a directory");
 }
 
 TEST_CASE("an unreadable file is an error naming the path", "[config][file]") {
@@ -90,16 +90,16 @@ TEST_CASE("an unreadable file is an error naming the path", "[config][file]") {
   std::string file = dir.Write("secret.json", "{}");
   chmod(file.c_str(), 0);
   ParseResult r = ParseFile(file, FakeEnv());
-  REQUIRE_FALSE(r.ok);
-  CHECK(r.error == "cannot read " + file + ": Permission denied");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.message() == "cannot read " + file + ": Permission denied");
 }
 
 TEST_CASE("an empty file on disk is invalid JSON", "[config][file]") {
   TempDir dir;
   std::string file = dir.Write("empty.json", "");
   ParseResult r = ParseFile(file, FakeEnv());
-  REQUIRE_FALSE(r.ok);
-  CHECK(r.error.rfind(file + ":1:1: invalid JSON: ", 0) == 0);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.message().rfind(file + ":1:1: invalid JSON: ", 0) == 0);
 }
 
 TEST_CASE("a file over 64 MiB is refused as too large", "[config][file]") {
@@ -110,8 +110,8 @@ TEST_CASE("a file over 64 MiB is refused as too large", "[config][file]") {
   REQUIRE(ftruncate(fd, static_cast<off_t>(kMaxConfigBytes) * 2) == 0);  // sparse
   close(fd);
   ParseResult r = ParseFile(file, FakeEnv());
-  REQUIRE_FALSE(r.ok);
-  CHECK(r.error.rfind(file + ": file is too large (", 0) == 0);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.message().rfind(file + ": file is too large (", 0) == 0);
 }
 
 TEST_CASE("SystemParseEnv reads the process environment", "[config][file]") {

@@ -57,9 +57,9 @@ TEST_CASE("no refusal carries an env value or a header value", "[config][secrecy
   for (const char* entry_json : kRefusedEntries) {
     INFO(entry_json);  // the input itself, not an output
     ParseResult r = testing::ParseEntryJson(entry_json, SentinelEnv());
-    REQUIRE(r.ok);
-    REQUIRE(r.config.entries.size() == 1);
-    const Entry& e = r.config.entries[0];
+    REQUIRE(r.ok());
+    REQUIRE(r->entries.size() == 1);
+    const Entry& e = r->entries[0];
     CHECK_FALSE(e.accepted());
     CHECK_FALSE(e.refusal.empty());
     CHECK_FALSE(Leaks(e.refusal));
@@ -71,9 +71,9 @@ TEST_CASE("accepted entries print only redacted urls", "[config][secrecy]") {
   ParseResult r = testing::ParseEntryJson(
       R"({"url": "https://h/${env:S}?k=${env:S}", "headers": {"A": "HDRSENTINEL-91c2", "B": "${env:S}"}})",
       SentinelEnv());
-  REQUIRE(r.ok);
-  REQUIRE(r.config.entries[0].accepted());
-  CHECK_FALSE(Leaks(r.config.entries[0].remote->url_redacted));
+  REQUIRE(r.ok());
+  REQUIRE(r->entries[0].accepted());
+  CHECK_FALSE(Leaks(r->entries[0].remote->url_redacted));
   std::string report = FormatCheckReport(r, "mcp.json");
   CHECK_FALSE(Leaks(report));
   CHECK(report.find("<redacted>") != std::string::npos);
@@ -90,9 +90,9 @@ TEST_CASE("file-level errors carry no value from the file", "[config][secrecy]")
        }) {
     INFO(text);
     ParseResult r = Parse(text, "mcp.json", SentinelEnv());
-    CHECK_FALSE(r.ok);
-    CHECK_FALSE(r.error.empty());
-    CHECK_FALSE(Leaks(r.error));
+    CHECK_FALSE(r.ok());
+    CHECK_FALSE(r.message().empty());
+    CHECK_FALSE(Leaks(r.message()));
     CHECK_FALSE(Leaks(FormatCheckReport(r, "mcp.json")));
   }
 }

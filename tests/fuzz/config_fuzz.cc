@@ -76,11 +76,12 @@ void CheckEntry(std::string_view input, const Entry& entry) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
   ParseResult result = mcpgw::config::Parse(input, "fuzz.json", FakeEnv());
-  Require(result.ok == result.error.empty());
-  CheckNoLeak(input, result.error);
+  Require(result.ok() == result.message().empty());
+  CheckNoLeak(input, result.message());
   CheckNoLeak(input, mcpgw::config::FormatCheckReport(result, "fuzz.json"));
-  Require(mcpgw::config::CheckExitCode(result) == (result.ok ? 0 : 1));
-  for (const Entry& entry : result.config.entries) CheckEntry(input, entry);
-  for (const auto& secret : result.config.secrets) Require(!secret.empty());
+  Require(mcpgw::config::CheckExitCode(result) == (result.ok() ? 0 : 1));
+  if (!result.ok()) return 0;
+  for (const Entry& entry : result->entries) CheckEntry(input, entry);
+  for (const auto& secret : result->secrets) Require(!secret.empty());
   return 0;
 }
