@@ -28,13 +28,13 @@ namespace {
 
 constexpr long kStatusTimeoutMs = 5000;
 
-std::optional<std::string> StatusAt(const std::string& socket, std::string* error) {
+base::Result<std::string> StatusAt(const std::string& socket) {
   LibDaemonApi api(socket);
   api.SetTimeoutMs(kStatusTimeoutMs);
   ApiResult result = api.Status(nullptr);
   if (result.status != MCPGW_OK) {
-    *error = result.text.empty() ? "no answer" : result.text;
-    return std::nullopt;
+    return base::Status(base::ErrorKind::kUnavailable,
+                        result.text.empty() ? "no answer" : result.text);
   }
   return result.text;
 }
@@ -42,10 +42,10 @@ std::optional<std::string> StatusAt(const std::string& socket, std::string* erro
 setup::DaemonProbe Probe(const Invocation& inv) {
   setup::DaemonProbe probe;
   const std::string own = proto::ResolveSocketPath(inv.socket);
-  probe.status = [own](std::string* error) { return StatusAt(own, error); };
+  probe.status = [own] { return StatusAt(own); };
   // A host starts `mcpgw stdio` with neither XDG_RUNTIME_DIR nor, unless its entry says so,
   // MCPGW_SOCKET: the socket it finds is the default without them.
-  probe.stripped_status = [](std::string* socket, std::string* error) {
+  probe.stripped_status = [](std::string* socket) {
     *socket = proto::DefaultSocketPath(
         [](const char* name) -> const char* {
           const std::string_view n(name);
@@ -53,7 +53,7 @@ setup::DaemonProbe Probe(const Invocation& inv) {
           return std::getenv(name);
         },
         geteuid(), proto::IsUserRuntimeDir);
-    return StatusAt(*socket, error);
+    return StatusAt(*socket);
   };
   probe.sleep = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
   probe.reload = [](long pid) { return kill(static_cast<pid_t>(pid), SIGHUP) == 0; };

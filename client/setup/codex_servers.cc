@@ -76,18 +76,19 @@ FoundServer ClassifyCodex(const HostFile& file, const std::string& name, const t
 
 }  // namespace
 
-HostRead ReadCodexServers(const HostFile& file, const FileText& text) {
+HostRead ReadCodexServers(const HostFile& file, const base::Result<FileText>& text) {
   HostRead read;
   read.file = file;
-  read.text = text;
-  if (text.state == FileText::State::kUnreadable) {
-    read.error = text.error;
+  read.text.path = file.path;
+  if (!text.ok()) {
+    read.status = text.status();
     return read;
   }
-  if (!text.exists()) return read;
-  read.error = CheckToml(text.text, file.path);
-  if (!read.error.empty()) return read;
-  const toml::table doc = toml::parse(text.text, file.path);
+  read.text = *text;
+  if (!read.text.exists()) return read;
+  read.status = CheckToml(read.text.text, file.path);
+  if (!read.status.ok()) return read;
+  const toml::table doc = toml::parse(read.text.text, file.path);
   const toml::table* servers = doc["mcp_servers"].as_table();
   if (servers == nullptr) return read;
   for (const auto& [key, node] : *servers) {

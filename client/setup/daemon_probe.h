@@ -8,16 +8,16 @@
 #include <optional>
 #include <string>
 
+#include "base/status.h"
+
 namespace mcpgw::setup {
 
 struct DaemonProbe {
-  // The status JSON from the daemon the CLI talks to; nullopt when it cannot be reached
-  // (`error` then says why).
-  std::function<std::optional<std::string>(std::string* error)> status;
+  // The status JSON from the daemon the CLI talks to, or why it cannot be reached.
+  std::function<base::Result<std::string>()> status;
   // The same through the socket mcpgw would find without XDG_RUNTIME_DIR and
   // MCPGW_SOCKET (what `mcpgw stdio` started by a host finds); `socket` gets its path.
-  std::function<std::optional<std::string>(std::string* socket, std::string* error)>
-      stripped_status;
+  std::function<base::Result<std::string>(std::string* socket)> stripped_status;
   std::function<void(double seconds)> sleep;
   // Asks the daemon `pid` to reload (SIGHUP), for when its watch of mcp.json has not fired;
   // false when the signal could not be sent. May be empty.

@@ -51,10 +51,9 @@ std::string ServerFix(const std::string& name, const std::string& reason,
 }
 
 void DaemonChecks(const DaemonProbe& daemon, std::vector<Check>& checks, rapidjson::Document& doc) {
-  std::string error;
-  const std::optional<std::string> status = daemon.status(&error);
-  if (!status) {
-    checks.push_back({false, "daemon: not reachable (" + error + ")",
+  const base::Result<std::string> status = daemon.status();
+  if (!status.ok()) {
+    checks.push_back({false, "daemon: not reachable (" + status.message() + ")",
                       "systemctl --user enable --now mcpgwd.socket (docs/SERVICE.md)"});
     return;
   }
@@ -72,10 +71,10 @@ void DaemonChecks(const DaemonProbe& daemon, std::vector<Check>& checks, rapidjs
                         ") answers on " + Str(d, "socket"),
                     ""});
   std::string socket;
-  const std::optional<std::string> stripped = daemon.stripped_status(&socket, &error);
+  const base::Result<std::string> stripped = daemon.stripped_status(&socket);
   rapidjson::Document other;
-  if (stripped) other.Parse(stripped->c_str(), stripped->size());
-  const bool same = stripped && !other.HasParseError() && other.IsObject() &&
+  if (stripped.ok()) other.Parse(stripped->c_str(), stripped->size());
+  const bool same = stripped.ok() && !other.HasParseError() && other.IsObject() &&
                     other.HasMember("daemon") && Int(other["daemon"], "pid") == pid;
   if (same) {
     checks.push_back({true, "hosts' socket: " + socket + " (no XDG_RUNTIME_DIR) reaches it", ""});
@@ -85,7 +84,8 @@ void DaemonChecks(const DaemonProbe& daemon, std::vector<Check>& checks, rapidjs
          "hosts' socket: " + socket +
              " (what mcpgw stdio finds without XDG_RUNTIME_DIR and "
              "MCPGW_SOCKET) " +
-             (stripped ? "reaches another daemon" : "reaches no daemon (" + error + ")"),
+             (stripped.ok() ? "reaches another daemon"
+                            : "reaches no daemon (" + stripped.message() + ")"),
          "run mcpgwd on its default socket (systemctl --user enable --now mcpgwd.socket), or add "
          "\"env\": {\"MCPGW_SOCKET\": \"" +
              Str(d, "socket") + "\"} to each host's mcpgw entry"});
@@ -158,9 +158,10 @@ void HostChecks(const SetupEnv& env, std::vector<Check>& checks) {
   for (const HostScan& scan : ScanHosts(AllHosts(), env)) {
     const HostRead& read = scan.reads.front();
     const std::string name(HostName(scan.host));
-    if (!scan.installed && !read.text.exists() && read.error.empty()) continue;
-    if (!read.error.empty()) {
-      checks.push_back({false, "host " + name + ": " + read.error, "fix the file by hand"});
+    if (!scan.installed && !read.text.exists() && read.status.ok()) continue;
+    if (!read.status.ok()) {
+      checks.push_back(
+          {false, "host " + name + ": " + read.status.message(), "fix the file by hand"});
       continue;
     }
     const auto regs = Registrations(read);

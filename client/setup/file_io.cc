@@ -59,30 +59,22 @@ std::string WriteTemporary(const std::string& path, const std::string& text, mod
   return name;
 }
 
-WriteResult Failed(std::string error) {
-  WriteResult result;
-  result.error = std::move(error);
-  return result;
-}
+base::Status Failed(std::string error) { return base::IoError(std::move(error)); }
 
 }  // namespace
 
-FileText ReadText(const std::string& path) {
+base::Result<FileText> ReadText(const std::string& path) {
   FileText file;
   file.path = path;
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return file;
-    file.state = FileText::State::kUnreadable;
-    file.error = "cannot read " + path + ": " + ErrnoText(errno);
-    return file;
+    return base::IoError("cannot read " + path + ": " + ErrnoText(errno));
   }
   struct stat st = {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    file.state = FileText::State::kUnreadable;
-    file.error = path + ": not a regular file";
-    return file;
+    return base::InvalidInput(path + ": not a regular file");
   }
   file.mode = st.st_mode & 07777;
   file.read_only = (st.st_mode & 0222) == 0;
@@ -93,17 +85,13 @@ FileText ReadText(const std::string& path) {
     if (n < 0) {
       const int err = errno;
       close(fd);
-      file.state = FileText::State::kUnreadable;
-      file.error = "cannot read " + path + ": " + ErrnoText(err);
-      return file;
+      return base::IoError("cannot read " + path + ": " + ErrnoText(err));
     }
     if (n == 0) break;
     file.text.append(buf, static_cast<size_t>(n));
     if (file.text.size() > kMaxBytes) {
       close(fd);
-      file.state = FileText::State::kUnreadable;
-      file.error = path + ": file is too large (the limit is 64 MiB)";
-      return file;
+      return base::InvalidInput(path + ": file is too large (the limit is 64 MiB)");
     }
   }
   close(fd);
@@ -111,32 +99,32 @@ FileText ReadText(const std::string& path) {
   return file;
 }
 
-WriteResult ReplaceText(const FileText& before, const std::string& text, const std::string& stamp) {
+base::Result<std::string> ReplaceText(const FileText& before, const std::string& text,
+                                      const std::string& stamp) {
   const std::string& path = before.path;
-  if (before.state == FileText::State::kUnreadable) return Failed(before.error);
   if (before.read_only) return Failed(path + " is read-only; left alone");
   // Read again just before replacing: a host that saved the file since it was read (Claude
   // Code rewrites ~/.claude.json often) must not lose what it wrote.
-  const FileText now = ReadText(path);
-  if (now.state != before.state || now.text != before.text) {
+  const base::Result<FileText> now = ReadText(path);
+  if (!now.ok() || now->state != before.state || now->text != before.text) {
     return Failed(path +
                   " changed while mcpgw was editing it; nothing was written: run the "
                   "command again");
   }
   const std::string target = before.exists() ? Target(path) : path;
-  WriteResult result;
+  std::string backup;
   if (before.exists()) {
     // Two edits of one file within a second keep both earlier versions.
-    result.backup = path + ".mcpgw-backup-" + stamp;
-    for (int n = 2; access(result.backup.c_str(), F_OK) == 0; ++n) {
-      result.backup = path + ".mcpgw-backup-" + stamp + "-" + std::to_string(n);
+    backup = path + ".mcpgw-backup-" + stamp;
+    for (int n = 2; access(backup.c_str(), F_OK) == 0; ++n) {
+      backup = path + ".mcpgw-backup-" + stamp + "-" + std::to_string(n);
     }
-    const std::string tmp = WriteTemporary(result.backup, before.text, before.mode);
-    if (tmp.empty() || rename(tmp.c_str(), result.backup.c_str()) != 0) {
+    const std::string tmp = WriteTemporary(backup, before.text, before.mode);
+    if (tmp.empty() || rename(tmp.c_str(), backup.c_str()) != 0) {
       const int err = errno;
       if (!tmp.empty()) unlink(tmp.c_str());
-      return Failed("cannot write the backup " + result.backup + ": " + ErrnoText(err) + "; " +
-                    path + " was left alone");
+      return Failed("cannot write the backup " + backup + ": " + ErrnoText(err) + "; " + path +
+                    " was left alone");
     }
   }
   const std::string tmp = WriteTemporary(target, text, before.exists() ? before.mode : 0600);
@@ -149,8 +137,7 @@ WriteResult ReplaceText(const FileText& before, const std::string& text, const s
     unlink(tmp.c_str());
     return Failed("cannot replace " + target + ": " + ErrnoText(err));
   }
-  result.ok = true;
-  return result;
+  return backup;
 }
 
 std::string BackupStamp() {

@@ -10,34 +10,32 @@
 
 #include <string>
 
+#include "base/status.h"
+
 namespace mcpgw::setup {
 
 struct FileText {
-  enum class State { kRead, kMissing, kUnreadable };
+  enum class State { kRead, kMissing };
   State state = State::kMissing;
   std::string path;        // as asked
   std::string text;        // when kRead
-  std::string error;       // when kUnreadable: the reason, naming the file
   bool read_only = false;  // no write permission bit is set: never rewritten
   mode_t mode = 0600;
 
   bool exists() const { return state == State::kRead; }
 };
 
-// Reads `path` (at most 64 MiB, like an mcp.json). A missing file is kMissing.
-FileText ReadText(const std::string& path);
-
-struct WriteResult {
-  bool ok = false;
-  std::string error;   // when !ok: why nothing was written, naming the file
-  std::string backup;  // the copy of the previous text; empty when the file was new
-};
+// Reads `path` (at most 64 MiB, like an mcp.json). A missing file is kMissing; one that
+// cannot be read is an error naming it.
+base::Result<FileText> ReadText(const std::string& path);
 
 // Replaces `before` (as ReadText returned it; kMissing creates the file, mode 0600, in an
 // existing folder) with `text`. Fails without writing when the file changed since it was
-// read, is read-only, or any step fails; the original is then untouched. `stamp` names
-// the backup: PATH.mcpgw-backup-STAMP.
-WriteResult ReplaceText(const FileText& before, const std::string& text, const std::string& stamp);
+// read, is read-only, or any step fails; the original is then untouched, and the error says
+// why, naming the file. `stamp` names the backup: PATH.mcpgw-backup-STAMP. Returns the
+// backup's path, "" when the file was new.
+base::Result<std::string> ReplaceText(const FileText& before, const std::string& text,
+                                      const std::string& stamp);
 
 // The stamp for this run's backups: the local time as YYYYMMDD-HHMMSS.
 std::string BackupStamp();

@@ -6,8 +6,9 @@ std::vector<HostScan> ScanHosts(std::span<const Host> hosts, const SetupEnv& env
   // What other files say about switched-off servers, read first.
   const HostFile claude_file = UserFile(Host::kClaudeCode, env);
   const HostRead claude = ReadHostServers(claude_file, ReadText(claude_file.path), {});
-  const FileText enablement = ReadText(GeminiEnablementPath(env));
-  const HostContext context = MakeHostContext(&claude, enablement.exists() ? enablement.text : "");
+  const base::Result<FileText> enablement = ReadText(GeminiEnablementPath(env));
+  const HostContext context =
+      MakeHostContext(&claude, enablement.ok() && enablement->exists() ? enablement->text : "");
 
   std::vector<HostScan> scans;
   for (Host host : hosts) {
@@ -17,8 +18,8 @@ std::vector<HostScan> ScanHosts(std::span<const Host> hosts, const SetupEnv& env
     const std::vector<std::string> projects =
         host == Host::kClaudeCode ? claude.claude_projects : std::vector<std::string>{};
     for (const HostFile& file : ImportFiles(host, env, projects)) {
-      FileText text = ReadText(file.path);
-      if (!file.project.empty() && !text.exists() && text.state != FileText::State::kUnreadable) {
+      const base::Result<FileText> text = ReadText(file.path);
+      if (!file.project.empty() && text.ok() && !text->exists()) {
         continue;  // a project without its own file: nothing to say
       }
       scan.reads.push_back(ReadHostServers(file, text, context));

@@ -171,21 +171,23 @@ void ReadVsCodeInputs(HostRead& read, const Value& root) {
 
 }  // namespace
 
-HostRead ReadHostServers(const HostFile& file, const FileText& text, const HostContext& context) {
+HostRead ReadHostServers(const HostFile& file, const base::Result<FileText>& text,
+                         const HostContext& context) {
   if (file.format == Format::kToml) return ReadCodexServers(file, text);
   HostRead read;
   read.file = file;
-  read.text = text;
-  if (text.state == FileText::State::kUnreadable) {
-    read.error = text.error;
+  read.text.path = file.path;
+  if (!text.ok()) {
+    read.status = text.status();
     return read;
   }
-  if (!text.exists()) return read;
+  read.text = *text;
+  if (!read.text.exists()) return read;
   rapidjson::Document doc;
-  read.error = config::ParseJsonDocument(text.text, file.path, doc).message();
-  if (!read.error.empty()) return read;
+  read.status = config::ParseJsonDocument(read.text.text, file.path, doc);
+  if (!read.status.ok()) return read;
   if (!doc.IsObject()) {
-    read.error = file.path + ": the top level is not an object";
+    read.status = base::InvalidInput(file.path + ": the top level is not an object");
     return read;
   }
   const bool claude_json = file.host == Host::kClaudeCode && file.project.empty();

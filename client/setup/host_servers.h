@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/status.h"
 #include "client/setup/file_io.h"
 #include "client/setup/hosts.h"
 
@@ -51,18 +52,20 @@ struct HostContext {
 
 struct HostRead {
   HostFile file;
-  FileText text;
-  std::string error;  // the file is unusable: not JSON/TOML (with line:column), not readable
+  FileText text;        // as read (kMissing when it could not be)
+  base::Status status;  // the file is unusable: not JSON/TOML (with line:column), not readable
   std::vector<FoundServer> servers;
   std::map<std::string, std::string> inputs;  // VS Code: input id → its description
   std::vector<std::string> claude_projects;   // ~/.claude.json: the projects it knows
 };
 
-// Reads one file's servers. A missing file reads as no servers and no error.
-HostRead ReadHostServers(const HostFile& file, const FileText& text, const HostContext& context);
+// Reads one file's servers from its text as ReadText gave it (an error there makes the read's
+// status). A missing file reads as no servers and no error.
+HostRead ReadHostServers(const HostFile& file, const base::Result<FileText>& text,
+                         const HostContext& context);
 
 // The same for Codex's config.toml (codex_servers.cc); ReadHostServers calls it for TOML.
-HostRead ReadCodexServers(const HostFile& file, const FileText& text);
+HostRead ReadCodexServers(const HostFile& file, const base::Result<FileText>& text);
 
 // The context for reading project files: what ~/.claude.json (read as `claude`) and Gemini
 // CLI's enablement file (its text, "" when absent) say.

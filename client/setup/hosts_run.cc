@@ -18,8 +18,8 @@ std::string Describe(const FoundServer& s) {
 const HostRead* Editable(const HostScan& scan, const SetupEnv& env, std::ostream& out) {
   const HostRead& read = scan.reads.front();
   const std::string name(HostName(scan.host));
-  if (!read.error.empty()) {
-    out << name << ": " << read.error << "; left alone\n";
+  if (!read.status.ok()) {
+    out << name << ": " << read.status.message() << "; left alone\n";
     return nullptr;
   }
   if (!read.text.exists() && !scan.installed) {
@@ -34,25 +34,25 @@ const HostRead* Editable(const HostScan& scan, const SetupEnv& env, std::ostream
   return &read;
 }
 
-int Apply(const HostScan& scan, const HostRead& read, const HostEdit& edit, const char* done,
-          const SetupEnv& env, std::ostream& out) {
+int Apply(const HostScan& scan, const HostRead& read, const base::Result<HostEdit>& edit,
+          const char* done, const SetupEnv& env, std::ostream& out) {
   const std::string name(HostName(scan.host));
   const std::string file = ShortPath(read.file.path, env);
-  if (edit.result == HostEdit::Result::kUnchanged) {
-    out << name << ": " << file << " " << edit.message << "; nothing to do\n";
-    return 0;
-  }
-  if (edit.result == HostEdit::Result::kRefused) {
-    out << name << ": " << file << ": " << edit.message << "; left alone\n";
+  if (!edit.ok()) {
+    out << name << ": " << file << ": " << edit.message() << "; left alone\n";
     return 1;
   }
-  const WriteResult written = ReplaceText(read.text, edit.text, BackupStamp());
-  if (!written.ok) {
-    out << name << ": " << written.error << "\n";
+  if (!edit->changed) {
+    out << name << ": " << file << " " << edit->message << "; nothing to do\n";
+    return 0;
+  }
+  const base::Result<std::string> backup = ReplaceText(read.text, edit->text, BackupStamp());
+  if (!backup.ok()) {
+    out << name << ": " << backup.message() << "\n";
     return 1;
   }
   out << name << ": " << done << " " << file;
-  if (!written.backup.empty()) out << " (backup: " << ShortPath(written.backup, env) << ")";
+  if (!backup->empty()) out << " (backup: " << ShortPath(*backup, env) << ")";
   out << "\n";
   return 0;
 }
@@ -65,8 +65,8 @@ int RunHostsList(const SetupEnv& env, std::ostream& out) {
     std::string name(HostName(scan.host));
     name.resize(16, ' ');
     out << name << ShortPath(read.file.path, env) << ": ";
-    if (!read.error.empty()) {
-      out << read.error << "\n";
+    if (!read.status.ok()) {
+      out << read.status.message() << "\n";
     } else if (!read.text.exists()) {
       out << (scan.installed ? "no file yet; \"mcpgw hosts add " +
                                    std::string(HostName(scan.host)) + "\" makes one"
@@ -94,7 +94,7 @@ int RunHostsRemove(Host host, const SetupEnv& env, std::ostream& out) {
   const Host hosts[] = {host};
   const std::vector<HostScan> scans = ScanHosts(hosts, env);
   const HostRead& read = scans.front().reads.front();
-  if (!read.text.exists() && read.error.empty()) {
+  if (!read.text.exists() && read.status.ok()) {
     out << HostName(host) << ": " << ShortPath(read.file.path, env)
         << " does not exist; nothing to do\n";
     return 0;

@@ -32,17 +32,20 @@ struct Existing {
 };
 
 // mcp.json's entries as written (nothing interpolated).
-std::string ReadExisting(const std::string& text, const std::string& path,
-                         std::vector<Existing>& out) {
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return "";
+base::Status ReadExisting(const std::string& text, const std::string& path,
+                          std::vector<Existing>& out) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return base::Status();
   rapidjson::Document doc;
-  std::string error = config::ParseJsonDocument(text, path, doc).message();
-  if (!error.empty()) return error;
-  if (!doc.IsObject()) return path + ": the top level is not an object";
+  if (base::Status parsed = config::ParseJsonDocument(text, path, doc); !parsed.ok()) {
+    return parsed;
+  }
+  if (!doc.IsObject()) return base::InvalidInput(path + ": the top level is not an object");
   const Value* servers = config::FindLast(doc, "mcpServers");
   if (servers == nullptr) servers = config::FindLast(doc, "servers");
-  if (servers == nullptr || servers->IsNull()) return "";
-  if (!servers->IsObject()) return path + ": \"mcpServers\" is not an object";
+  if (servers == nullptr || servers->IsNull()) return base::Status();
+  if (!servers->IsObject()) {
+    return base::InvalidInput(path + ": \"mcpServers\" is not an object");
+  }
   for (const auto& m : servers->GetObject()) {
     Existing e{std::string(config::StringOf(m.name)), ""};
     if (m.value.IsObject()) {
@@ -64,14 +67,14 @@ std::string ReadExisting(const std::string& text, const std::string& path,
     }
     out.push_back(std::move(e));
   }
-  return "";
+  return base::Status();
 }
 
 Source SourceOf(const FoundServer& s) { return {s.host, s.file, s.project, s.name, s.parent}; }
 
-// The reason mcpgwd would refuse the entry, "" when it would take it. Every variable reads
-// as set: whether it is set for the daemon is for `mcpgw doctor` to say.
-std::string Refusal(const PlannedServer& server) {
+// Ok when mcpgwd would take the entry, else the reason it would refuse it. Every variable
+// reads as set: whether it is set for the daemon is for `mcpgw doctor` to say.
+base::Status Acceptable(const PlannedServer& server) {
   rapidjson::Document entry;
   EntryJson(server, entry);
   config::ParseEnv env;
@@ -79,7 +82,7 @@ std::string Refusal(const PlannedServer& server) {
   env.home = "/";
   std::vector<std::string> secrets;
   const config::Entry parsed = config::ParseEntry(server.name, entry, env, secrets);
-  return parsed.accepted() ? "" : parsed.refusal;
+  return parsed.accepted() ? base::Status() : base::InvalidInput(parsed.refusal);
 }
 
 void AddUnique(std::vector<std::string>& list, const std::vector<std::string>& more) {
@@ -138,12 +141,12 @@ void EntryJson(const PlannedServer& server, rapidjson::Document& out) {
   }
 }
 
-ImportPlan MakeImportPlan(const std::vector<HostRead>& reads, const std::string& mcpgw_text,
-                          const std::string& mcpgw_path) {
+base::Result<ImportPlan> MakeImportPlan(const std::vector<HostRead>& reads,
+                                        const std::string& mcpgw_text,
+                                        const std::string& mcpgw_path) {
   ImportPlan plan;
   std::vector<Existing> existing;
-  plan.error = ReadExisting(mcpgw_text, mcpgw_path, existing);
-  if (!plan.error.empty()) return plan;
+  if (base::Status read = ReadExisting(mcpgw_text, mcpgw_path, existing); !read.ok()) return read;
   std::set<std::string> taken;
   std::map<std::string, std::string> existing_by_identity;  // identity → its name
   for (const Existing& e : existing) {
@@ -159,9 +162,8 @@ ImportPlan MakeImportPlan(const std::vector<HostRead>& reads, const std::string&
         continue;
       }
       PlannedServer server = Convert(found, read);
-      const std::string refusal = Refusal(server);
-      if (!refusal.empty()) {
-        plan.skipped.push_back({SourceOf(found), "mcpgw would refuse it: " + refusal});
+      if (base::Status acceptable = Acceptable(server); !acceptable.ok()) {
+        plan.skipped.push_back({SourceOf(found), "mcpgw would refuse it: " + acceptable.message()});
         continue;
       }
       const std::string identity = Identity(server.url, server.headers);

@@ -12,6 +12,7 @@
 
 #include <rapidjson/document.h>
 
+#include "base/status.h"
 #include "client/setup/host_servers.h"
 
 namespace mcpgw::setup {
@@ -44,12 +45,13 @@ struct ImportPlan {
   std::vector<PlannedServer> add;      // new entries for mcp.json, in the order found
   std::vector<PlannedServer> present;  // already in mcp.json (name there in .name)
   std::vector<SkippedServer> skipped;
-  std::string error;  // mcp.json itself cannot be used: nothing can be planned
 };
 
-// `mcpgw_text` is mcp.json's text ("" when it does not exist yet).
-ImportPlan MakeImportPlan(const std::vector<HostRead>& reads, const std::string& mcpgw_text,
-                          const std::string& mcpgw_path);
+// `mcpgw_text` is mcp.json's text ("" when it does not exist yet). An error when mcp.json
+// itself cannot be used: nothing can be planned.
+base::Result<ImportPlan> MakeImportPlan(const std::vector<HostRead>& reads,
+                                        const std::string& mcpgw_text,
+                                        const std::string& mcpgw_path);
 
 // The entry written to mcp.json for `server`: {"url": ..., "headers": {...}}.
 void EntryJson(const PlannedServer& server, rapidjson::Document& out);

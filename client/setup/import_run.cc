@@ -39,8 +39,8 @@ void PrintReads(const std::vector<HostScan>& scans, const SetupEnv& env, std::os
       std::string host(HostName(scan.host));
       host.resize(16, ' ');
       out << "  " << host << ShortPath(read.file.path, env) << ": ";
-      if (!read.error.empty()) {
-        out << read.error << "; left alone\n";
+      if (!read.status.ok()) {
+        out << read.status.message() << "; left alone\n";
       } else if (!read.text.exists()) {
         out << (scan.installed ? "not found" : "not found (not installed)") << "\n";
       } else {
@@ -88,13 +88,12 @@ void MakeFolders(const std::string& path) {
 // Polls the daemon until it serves every added server, and says what it did.
 void ReportDaemon(const DaemonProbe& daemon, const std::string& path,
                   const std::vector<PlannedServer>& added, std::ostream& out) {
-  std::string error;
   bool signalled = false;
   for (int attempt = 0; attempt < 50; ++attempt) {
     if (attempt > 0) daemon.sleep(0.1);
-    std::optional<std::string> status = daemon.status(&error);
-    if (!status) {
-      out << "mcpgwd is not running (" << error
+    const base::Result<std::string> status = daemon.status();
+    if (!status.ok()) {
+      out << "mcpgwd is not running (" << status.message()
           << "); start it: systemctl --user enable --now mcpgwd.socket (docs/SERVICE.md)\n";
       return;
     }
@@ -162,22 +161,22 @@ bool Move(const ImportPlan& plan, const std::vector<HostScan>& scans, const std:
     for (const HostRead& read : scan.reads) {
       auto it = by_file.find(read.file.path);
       if (it == by_file.end()) continue;
-      const HostEdit edit = RemoveEntries(read, it->second);
+      const base::Result<HostEdit> edit = RemoveEntries(read, it->second);
       const std::string file = ShortPath(read.file.path, env);
-      if (edit.result == HostEdit::Result::kRefused) {
-        out << "  " << file << ": " << edit.message << "; left alone\n";
+      if (!edit.ok()) {
+        out << "  " << file << ": " << edit.message() << "; left alone\n";
         ok = false;
         continue;
       }
-      if (edit.result == HostEdit::Result::kUnchanged) continue;
-      const WriteResult written = ReplaceText(read.text, edit.text, stamp);
-      if (!written.ok) {
-        out << "  " << written.error << "\n";
+      if (!edit->changed) continue;
+      const base::Result<std::string> backup = ReplaceText(read.text, edit->text, stamp);
+      if (!backup.ok()) {
+        out << "  " << backup.message() << "\n";
         ok = false;
         continue;
       }
       out << "  removed " << Count(it->second.size(), "entry", "entries") << " from " << file
-          << " (backup: " << ShortPath(written.backup, env) << ")\n";
+          << " (backup: " << ShortPath(*backup, env) << ")\n";
       by_file.erase(it);
     }
   }
@@ -189,7 +188,7 @@ void PrintNext(const std::vector<HostScan>& scans, std::ostream& out) {
   std::string todo;
   for (const HostScan& scan : scans) {
     const HostRead& user = scan.reads.front();
-    if (!user.error.empty() || !(scan.installed || user.text.exists())) continue;
+    if (!user.status.ok() || !(scan.installed || user.text.exists())) continue;
     if (Registrations(user).empty())
       todo += "  mcpgw hosts add " + std::string(HostName(scan.host)) + "\n";
   }
@@ -240,22 +239,25 @@ int RunImport(const ImportOptions& options, const SetupEnv& env, const DaemonPro
   std::vector<HostRead> reads;
   for (const HostScan& scan : scans) {
     for (const HostRead& read : scan.reads) {
-      if (!read.error.empty()) code = 1;
+      if (!read.status.ok()) code = 1;
       reads.push_back(read);
     }
   }
   PrintReads(scans, env, out);
-  const FileText config = ReadText(path);
-  if (config.state == FileText::State::kUnreadable) {
-    out << config.error << "\n";
+  const base::Result<FileText> read_config = ReadText(path);
+  if (!read_config.ok()) {
+    out << read_config.message() << "\n";
     return 1;
   }
-  const ImportPlan plan = MakeImportPlan(reads, config.text, path);
-  if (!plan.error.empty()) {
-    out << plan.error << "\nmcpgw import changes nothing until mcp.json is fixed (mcpgwd --check "
+  const FileText& config = *read_config;
+  const base::Result<ImportPlan> planned = MakeImportPlan(reads, config.text, path);
+  if (!planned.ok()) {
+    out << planned.message()
+        << "\nmcpgw import changes nothing until mcp.json is fixed (mcpgwd --check "
         << "shows why)\n";
     return 1;
   }
+  const ImportPlan& plan = *planned;
   PrintPlan(plan, path, env, out);
   if (options.dry_run) {
     out << "Dry run: no file was changed.\n";
@@ -268,21 +270,21 @@ int RunImport(const ImportOptions& options, const SetupEnv& env, const DaemonPro
     for (const PlannedServer& s : plan.add) {
       rapidjson::Document entry;
       EntryJson(s, entry);
-      JsonEdit edit = SetMember(text, {servers}, s.name, entry);
-      if (!edit.ok) {
-        out << path << ": " << edit.error << "; nothing was written\n";
+      base::Result<std::string> edited = SetMember(text, {servers}, s.name, entry);
+      if (!edited.ok()) {
+        out << path << ": " << edited.message() << "; nothing was written\n";
         return 1;
       }
-      text = std::move(edit.text);
+      text = *std::move(edited);
     }
     if (!config.exists()) MakeFolders(path);
-    const WriteResult written = ReplaceText(config, text, stamp);
-    if (!written.ok) {
-      out << written.error << "\n";
+    const base::Result<std::string> backup = ReplaceText(config, text, stamp);
+    if (!backup.ok()) {
+      out << backup.message() << "\n";
       return 1;
     }
     out << "Wrote " << ShortPath(path, env);
-    if (!written.backup.empty()) out << " (backup: " << ShortPath(written.backup, env) << ")";
+    if (!backup->empty()) out << " (backup: " << ShortPath(*backup, env) << ")";
     out << ".\n";
     ReportDaemon(daemon, path, plan.add, out);
   }

@@ -212,12 +212,12 @@ std::string RemoveAt(std::string_view text, const JsonSpan& object, size_t index
 
 // ---- the check ---------------------------------------------------------------------------
 
-std::string Parse(std::string_view text, rapidjson::Document& doc) {
+base::Status Parse(std::string_view text, rapidjson::Document& doc) {
   if (OnlyBlank(text)) {
     doc.SetObject();
-    return "";
+    return base::Status();
   }
-  return config::ParseJsonDocument(text, "the file", doc).message();
+  return config::ParseJsonDocument(text, "the file", doc);
 }
 
 Value* Walk(rapidjson::Document& doc, const std::vector<std::string>& path, bool create) {
@@ -247,7 +247,7 @@ void RemoveAll(Value& object, std::string_view key) {
 bool Intended(std::string_view before, std::string_view after, const std::vector<std::string>& path,
               std::string_view key, const Value* value) {
   rapidjson::Document want, got;
-  if (!Parse(before, want).empty() || !Parse(after, got).empty()) return false;
+  if (!Parse(before, want).ok() || !Parse(after, got).ok()) return false;
   Value* object = Walk(want, path, value != nullptr);
   if (object == nullptr) return value == nullptr && want == got;
   RemoveAll(*object, key);
@@ -259,22 +259,15 @@ bool Intended(std::string_view before, std::string_view after, const std::vector
   return want == got;
 }
 
-JsonEdit Checked(std::string_view before, std::string text, const std::vector<std::string>& path,
-                 std::string_view key, const Value* value) {
-  JsonEdit edit;
-  if (!Intended(before, text, path, key, value)) {
-    edit.error = "mcpgw could not make this edit without changing something else";
-    return edit;
-  }
-  edit.ok = true;
-  edit.text = std::move(text);
-  return edit;
-}
+base::Status Refused(std::string error) { return base::InvalidInput(std::move(error)); }
 
-JsonEdit Refused(std::string error) {
-  JsonEdit edit;
-  edit.error = std::move(error);
-  return edit;
+base::Result<std::string> Checked(std::string_view before, std::string text,
+                                  const std::vector<std::string>& path, std::string_view key,
+                                  const Value* value) {
+  if (!Intended(before, text, path, key, value)) {
+    return Refused("mcpgw could not make this edit without changing something else");
+  }
+  return text;
 }
 
 // {path[from]: {...: {key: value}}}: what a missing part of the path is created as.
@@ -300,11 +293,10 @@ std::string PathText(const std::vector<std::string>& path, size_t n) {
 
 }  // namespace
 
-JsonEdit SetMember(std::string_view text, const std::vector<std::string>& path,
-                   std::string_view key, const Value& value) {
+base::Result<std::string> SetMember(std::string_view text, const std::vector<std::string>& path,
+                                    std::string_view key, const Value& value) {
   rapidjson::Document scratch;
-  const std::string error = Parse(text, scratch);
-  if (!error.empty()) return Refused(error);
+  if (base::Status parsed = Parse(text, scratch); !parsed.ok()) return parsed;
   const Style style{IndentUnit(text), Newline(text)};
   rapidjson::Document nested;
   if (OnlyBlank(text)) {
@@ -339,11 +331,10 @@ JsonEdit SetMember(std::string_view text, const std::vector<std::string>& path,
   return Checked(text, InsertMember(text, *object, path[depth], wrapped, style), path, key, &value);
 }
 
-JsonEdit RemoveMember(std::string_view text, const std::vector<std::string>& path,
-                      std::string_view key) {
+base::Result<std::string> RemoveMember(std::string_view text, const std::vector<std::string>& path,
+                                       std::string_view key) {
   rapidjson::Document scratch;
-  const std::string error = Parse(text, scratch);
-  if (!error.empty()) return Refused(error);
+  if (base::Status parsed = Parse(text, scratch); !parsed.ok()) return parsed;
   std::string out(text);
   for (;;) {
     const std::optional<JsonSpan> map = MapJson(out);

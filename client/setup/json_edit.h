@@ -12,24 +12,23 @@
 
 #include <rapidjson/document.h>
 
+#include "base/status.h"
+
 namespace mcpgw::setup {
 
-struct JsonEdit {
-  bool ok = false;
-  std::string text;   // the edited text when ok
-  std::string error;  // why not, when !ok
-};
-
+// Each returns the edited text, or why the edit cannot be made (the text is not JSON, its
+// structure does not allow it, or the result would change something else).
+//
 // Sets member `key` of the object at `path` (keys from the root) to `value`: in place of the
 // last member of that name, else as the object's last member. Objects of `path` that are
 // missing are created. An empty `text` is taken as an empty file: the result is a new
 // document holding just the path.
-JsonEdit SetMember(std::string_view text, const std::vector<std::string>& path,
-                   std::string_view key, const rapidjson::Value& value);
+base::Result<std::string> SetMember(std::string_view text, const std::vector<std::string>& path,
+                                    std::string_view key, const rapidjson::Value& value);
 
 // Removes every member named `key` from the object at `path`; the text is returned as it is
 // when there is none.
-JsonEdit RemoveMember(std::string_view text, const std::vector<std::string>& path,
-                      std::string_view key);
+base::Result<std::string> RemoveMember(std::string_view text, const std::vector<std::string>& path,
+                                       std::string_view key);
 
 }  // namespace mcpgw::setup

@@ -17,22 +17,22 @@ bool RunsMcpgw(const FoundServer& s) {
   return base == "mcpgw";
 }
 
-HostEdit Refused(std::string message) {
-  HostEdit edit;
-  edit.message = std::move(message);
-  return edit;
+base::Status Refused(std::string message) { return base::InvalidInput(std::move(message)); }
+
+// The file as it was read could not be used: nothing is edited.
+base::Status Unusable(const HostRead& read) {
+  return base::Status(read.status.kind(), read.status.message() + "; left alone");
 }
 
 HostEdit Unchanged(std::string message) {
   HostEdit edit;
-  edit.result = HostEdit::Result::kUnchanged;
   edit.message = std::move(message);
   return edit;
 }
 
 HostEdit Changed(std::string text) {
   HostEdit edit;
-  edit.result = HostEdit::Result::kChanged;
+  edit.changed = true;
   edit.text = std::move(text);
   return edit;
 }
@@ -66,8 +66,8 @@ std::vector<const FoundServer*> Registrations(const HostRead& read) {
   return found;
 }
 
-HostEdit AddRegistration(const HostRead& read, const std::string& mcpgw_path) {
-  if (!read.error.empty()) return Refused(read.error + "; left alone");
+base::Result<HostEdit> AddRegistration(const HostRead& read, const std::string& mcpgw_path) {
+  if (!read.status.ok()) return Unusable(read);
   // Registered under a name of the user's own: that is enough.
   for (const FoundServer* s : Registrations(read)) {
     if (s->name != kEntryName && s->command == mcpgw_path) {
@@ -86,39 +86,38 @@ HostEdit AddRegistration(const HostRead& read, const std::string& mcpgw_path) {
   }
   const std::string& text = read.text.text;
   if (read.file.format == Format::kToml) {
-    TomlEdit edit = SetServerTable(text, kEntryName,
-                                   {{"command", TomlString(mcpgw_path)}, {"args", "[\"stdio\"]"}});
-    return edit.ok ? Changed(std::move(edit.text)) : Refused(edit.error);
+    base::Result<std::string> edited = SetServerTable(
+        text, kEntryName, {{"command", TomlString(mcpgw_path)}, {"args", "[\"stdio\"]"}});
+    if (!edited.ok()) return edited.status();
+    return Changed(*std::move(edited));
   }
   rapidjson::Document entry;
   EntryFor(read.file.host, mcpgw_path, entry);
-  JsonEdit edit = SetMember(text, {std::string(ServersKey(read.file.host))}, kEntryName, entry);
-  return edit.ok ? Changed(std::move(edit.text)) : Refused(edit.error);
+  base::Result<std::string> edited =
+      SetMember(text, {std::string(ServersKey(read.file.host))}, kEntryName, entry);
+  if (!edited.ok()) return edited.status();
+  return Changed(*std::move(edited));
 }
 
-HostEdit RemoveRegistration(const HostRead& read) {
-  if (!read.error.empty()) return Refused(read.error + "; left alone");
+base::Result<HostEdit> RemoveRegistration(const HostRead& read) {
+  if (!read.status.ok()) return Unusable(read);
   std::vector<std::pair<std::vector<std::string>, std::string>> entries;
   for (const FoundServer* s : Registrations(read)) entries.emplace_back(s->parent, s->name);
   if (entries.empty()) return Unchanged("does not run mcpgw");
   return RemoveEntries(read, entries);
 }
 
-HostEdit RemoveEntries(
+base::Result<HostEdit> RemoveEntries(
     const HostRead& read,
     const std::vector<std::pair<std::vector<std::string>, std::string>>& entries) {
-  if (!read.error.empty()) return Refused(read.error + "; left alone");
+  if (!read.status.ok()) return Unusable(read);
   std::string text = read.text.text;
   for (const auto& [parent, name] : entries) {
-    if (read.file.format == Format::kToml) {
-      TomlEdit edit = RemoveServerTable(text, name);
-      if (!edit.ok) return Refused(edit.error);
-      text = std::move(edit.text);
-    } else {
-      JsonEdit edit = RemoveMember(text, parent, name);
-      if (!edit.ok) return Refused(edit.error);
-      text = std::move(edit.text);
-    }
+    base::Result<std::string> edited = read.file.format == Format::kToml
+                                           ? RemoveServerTable(text, name)
+                                           : RemoveMember(text, parent, name);
+    if (!edited.ok()) return edited.status();
+    text = *std::move(edited);
   }
   if (text == read.text.text) return Unchanged("nothing to remove");
   return Changed(std::move(text));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "client/setup/host_servers.h"
 
 namespace mcpgw::setup {
@@ -18,22 +19,22 @@ inline constexpr const char* kEntryName = "mcpgw";
 // The host entries that run mcpgw (found by ReadHostServers).
 std::vector<const FoundServer*> Registrations(const HostRead& read);
 
+// An edit of a host file. Refused, it is an error saying why (no values).
 struct HostEdit {
-  enum class Result { kChanged, kUnchanged, kRefused };
-  Result result = Result::kRefused;
-  std::string text;     // kChanged: the new text
-  std::string message;  // kUnchanged: why nothing is needed; kRefused: why not (no values)
+  bool changed = false;
+  std::string text;     // changed: the new text
+  std::string message;  // unchanged: why nothing is needed
 };
 
 // Registers `mcpgw_path` in the user file `read` (whose text may be missing: a new file).
-HostEdit AddRegistration(const HostRead& read, const std::string& mcpgw_path);
+base::Result<HostEdit> AddRegistration(const HostRead& read, const std::string& mcpgw_path);
 
 // Takes every registration of mcpgw out of the file.
-HostEdit RemoveRegistration(const HostRead& read);
+base::Result<HostEdit> RemoveRegistration(const HostRead& read);
 
 // Takes the named entries out of a file (`mcpgw import --move`): `parent`/`name` as
 // FoundServer has them.
-HostEdit RemoveEntries(
+base::Result<HostEdit> RemoveEntries(
     const HostRead& read,
     const std::vector<std::pair<std::vector<std::string>, std::string>>& entries);
 

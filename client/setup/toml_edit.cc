@@ -136,18 +136,7 @@ void Without(toml::table& doc, std::string_view name) {
   }
 }
 
-TomlEdit Result(std::string text) {
-  TomlEdit edit;
-  edit.ok = true;
-  edit.text = std::move(text);
-  return edit;
-}
-
-TomlEdit Refused(std::string error) {
-  TomlEdit edit;
-  edit.error = std::move(error);
-  return edit;
-}
+base::Status Refused(std::string error) { return base::InvalidInput(std::move(error)); }
 
 std::string Newline(std::string_view text) {
   return text.find("\r\n") != std::string_view::npos ? "\r\n" : "\n";
@@ -161,15 +150,15 @@ std::string TomlKey(std::string_view name) {
 
 }  // namespace
 
-std::string CheckToml(std::string_view text, std::string_view path) {
+base::Status CheckToml(std::string_view text, std::string_view path) {
   try {
     (void)toml::parse(text, path);
-    return "";
+    return base::Status();
   } catch (const toml::parse_error& e) {
     std::ostringstream out;
     out << path << ":" << e.source().begin.line << ":" << e.source().begin.column
         << ": invalid TOML: " << e.description();
-    return out.str();
+    return base::InvalidInput(out.str());
   }
 }
 
@@ -194,7 +183,7 @@ std::string TomlString(std::string_view text) {
   return out + "\"";
 }
 
-TomlEdit RemoveServerTable(std::string_view text, std::string_view name) {
+base::Result<std::string> RemoveServerTable(std::string_view text, std::string_view name) {
   std::optional<toml::table> before = Parse(text);
   if (!before) return Refused("the file is not valid TOML");
   const std::vector<Line> lines = Lines(text);
@@ -252,15 +241,16 @@ TomlEdit RemoveServerTable(std::string_view text, std::string_view name) {
   if (!(*after == *before)) {
     return Refused("mcpgw could not remove the server without changing something else");
   }
-  return Result(std::move(out));
+  return out;
 }
 
-TomlEdit SetServerTable(std::string_view text, std::string_view name,
-                        const std::vector<std::pair<std::string, std::string>>& keys) {
-  TomlEdit removed = RemoveServerTable(text, name);
-  if (!removed.ok) return removed;
+base::Result<std::string> SetServerTable(
+    std::string_view text, std::string_view name,
+    const std::vector<std::pair<std::string, std::string>>& keys) {
+  base::Result<std::string> removed = RemoveServerTable(text, name);
+  if (!removed.ok()) return removed;
   const std::string nl = Newline(text);
-  std::string out = removed.text;
+  std::string out = *std::move(removed);
   if (!out.empty() && out.back() != '\n') out += nl;
   if (!out.empty() &&
       out.substr(out.size() >= 2 * nl.size() ? out.size() - 2 * nl.size() : 0) != nl + nl) {
@@ -284,7 +274,7 @@ TomlEdit SetServerTable(std::string_view text, std::string_view name,
   if (!same || !(*after == *before)) {
     return Refused("mcpgw could not add the server to this file without changing something else");
   }
-  return Result(std::move(out));
+  return out;
 }
 
 }  // namespace mcpgw::setup

@@ -12,27 +12,26 @@
 #include <utility>
 #include <vector>
 
+#include "base/status.h"
+
 namespace mcpgw::setup {
 
-struct TomlEdit {
-  bool ok = false;
-  std::string text;
-  std::string error;
-};
-
-// "" when `text` is valid TOML, else `PATH:LINE:COLUMN: invalid TOML: ...`.
-std::string CheckToml(std::string_view text, std::string_view path);
+// Ok when `text` is valid TOML, else an error `PATH:LINE:COLUMN: invalid TOML: ...`.
+base::Status CheckToml(std::string_view text, std::string_view path);
 
 // A TOML basic string holding `text` ("...", with escapes).
 std::string TomlString(std::string_view text);
 
+// The edits return the new text, or why the edit cannot be made.
+//
 // Sets [mcp_servers.NAME] to the given keys (each value already TOML text, e.g.
 // TomlString(...) or ["stdio"]), replacing the table if it is there.
-TomlEdit SetServerTable(std::string_view text, std::string_view name,
-                        const std::vector<std::pair<std::string, std::string>>& keys);
+base::Result<std::string> SetServerTable(
+    std::string_view text, std::string_view name,
+    const std::vector<std::pair<std::string, std::string>>& keys);
 
 // Removes the server NAME (its table, sub-tables and dotted keys); the text is returned as it
 // is when there is none.
-TomlEdit RemoveServerTable(std::string_view text, std::string_view name);
+base::Result<std::string> RemoveServerTable(std::string_view text, std::string_view name);
 
 }  // namespace mcpgw::setup

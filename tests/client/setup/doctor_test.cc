@@ -22,12 +22,11 @@ std::string Status(const std::string& config, const std::string& servers) {
 
 DaemonProbe Answers(std::string own, std::optional<std::string> stripped) {
   DaemonProbe probe;
-  probe.status = [own](std::string*) -> std::optional<std::string> { return own; };
-  probe.stripped_status = [stripped](std::string* socket,
-                                     std::string* error) -> std::optional<std::string> {
+  probe.status = [own]() -> base::Result<std::string> { return own; };
+  probe.stripped_status = [stripped](std::string* socket) -> base::Result<std::string> {
     *socket = "/run/user/1000/mcpgw/mcpgw.sock";
-    *error = "no such file";
-    return stripped;
+    if (!stripped) return base::Status(base::ErrorKind::kUnavailable, "no such file");
+    return *stripped;
   };
   probe.sleep = [](double) {};
   return probe;
@@ -80,9 +79,8 @@ TEST_CASE("doctor: each failing check says what to type, and the exit is 1", "[s
   Healthy h;
   SECTION("no daemon") {
     DaemonProbe probe = Answers("", std::nullopt);
-    probe.status = [](std::string* error) -> std::optional<std::string> {
-      *error = "connection refused";
-      return std::nullopt;
+    probe.status = []() -> base::Result<std::string> {
+      return base::Status(base::ErrorKind::kUnavailable, "connection refused");
     };
     std::ostringstream out;
     CHECK(PrintChecks(RunChecks(h.home.Env(), probe), out) == 1);

@@ -19,9 +19,8 @@ using testing::WriteDayOneHome;
 
 DaemonProbe NoDaemon() {
   DaemonProbe probe;
-  probe.status = [](std::string* error) -> std::optional<std::string> {
-    *error = "connection refused";
-    return std::nullopt;
+  probe.status = []() -> base::Result<std::string> {
+    return base::Status(base::ErrorKind::kUnavailable, "connection refused");
   };
   probe.sleep = [](double) {};
   return probe;
@@ -227,7 +226,7 @@ TEST_CASE("import: says the running daemon picked mcp.json up", "[setup][import]
   home.Write(".config/mcpgw/mcp.json", "{\n  // mine\n  \"mcpServers\": {}\n}\n");
   int polls = 0;
   DaemonProbe probe = NoDaemon();
-  probe.status = [&](std::string*) -> std::optional<std::string> {
+  probe.status = [&]() -> base::Result<std::string> {
     // The reload shows on the third poll.
     const bool reloaded = ++polls >= 3;
     return "{\"daemon\":{\"pid\":77,\"config\":\"" + config + "\"},\"servers\":[" +
@@ -252,7 +251,7 @@ TEST_CASE("import: a daemon whose file watch did not fire is asked to reload", "
   home.Write(".config/mcpgw/mcp.json", "{}");
   long signalled = 0;
   DaemonProbe probe = NoDaemon();
-  probe.status = [&](std::string*) -> std::optional<std::string> {
+  probe.status = [&]() -> base::Result<std::string> {
     return "{\"daemon\":{\"pid\":77,\"config\":\"" + config + "\"},\"servers\":[" +
            std::string(signalled ? "{\"namespace\":\"notion\",\"status\":\"ready\"}" : "") + "]}";
   };
@@ -270,11 +269,12 @@ TEST_CASE("import: a daemon whose file watch did not fire is asked to reload", "
 TEST_CASE("file io: a file that changed since it was read is not clobbered", "[setup][import]") {
   TempHome home;
   const std::string path = home.Write("f.json", "{}");
-  const FileText read = ReadText(path);
+  const base::Result<FileText> read = ReadText(path);
+  REQUIRE(read.ok());
   home.Write("f.json", "{\"theirs\": 1}");
-  const WriteResult written = ReplaceText(read, "{\"mine\": 1}", "stamp");
-  CHECK_FALSE(written.ok);
-  CHECK(written.error.find("changed while mcpgw was editing it") != std::string::npos);
+  const base::Result<std::string> written = ReplaceText(*read, "{\"mine\": 1}", "stamp");
+  CHECK_FALSE(written.ok());
+  CHECK(written.message().find("changed while mcpgw was editing it") != std::string::npos);
   CHECK(home.Read("f.json") == "{\"theirs\": 1}");
   CHECK_FALSE(home.Exists("f.json.mcpgw-backup-stamp"));
 }

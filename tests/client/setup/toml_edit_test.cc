@@ -20,18 +20,18 @@ TEST_CASE("toml edit: a server table is appended and removed, the rest kept", "[
       "# the next one is mine\n"
       "[profiles.fast]\n"
       "model = \"o4-mini\"\n";
-  const TomlEdit added = SetServerTable(
+  const base::Result<std::string> added = SetServerTable(
       before, "mcpgw", {{"command", TomlString("/usr/bin/mcpgw")}, {"args", "[\"stdio\"]"}});
-  REQUIRE(added.ok);
-  CHECK(added.text ==
+  REQUIRE(added.ok());
+  CHECK(*added ==
         before + "\n[mcp_servers.mcpgw]\ncommand = \"/usr/bin/mcpgw\"\nargs = [\"stdio\"]\n");
-  const TomlEdit back = RemoveServerTable(added.text, "mcpgw");
-  REQUIRE(back.ok);
-  CHECK(back.text == before);
+  const base::Result<std::string> back = RemoveServerTable(*added, "mcpgw");
+  REQUIRE(back.ok());
+  CHECK(*back == before);
 
-  const TomlEdit cut = RemoveServerTable(before, "figma");
-  REQUIRE(cut.ok);
-  CHECK(cut.text ==
+  const base::Result<std::string> cut = RemoveServerTable(before, "figma");
+  REQUIRE(cut.ok());
+  CHECK(*cut ==
         "model = \"o3\"  # the model\n"
         "\n"
         "# servers\n"
@@ -46,9 +46,10 @@ TEST_CASE("toml edit: inline and dotted forms of a server are cut too", "[setup]
       "a = { url = \"http://a\" }\n"
       "b.url = \"http://b\"\n"
       "b.enabled = false\n";
-  CHECK(RemoveServerTable(before, "a").text ==
+  CHECK(RemoveServerTable(before, "a").value_or(std::string()) ==
         "[mcp_servers]\nb.url = \"http://b\"\nb.enabled = false\n");
-  CHECK(RemoveServerTable(before, "b").text == "[mcp_servers]\na = { url = \"http://a\" }\n");
+  CHECK(RemoveServerTable(before, "b").value_or(std::string()) ==
+        "[mcp_servers]\na = { url = \"http://a\" }\n");
 }
 
 TEST_CASE("toml edit: a header-like line inside a multi-line string is not a table",
@@ -59,25 +60,26 @@ TEST_CASE("toml edit: a header-like line inside a multi-line string is not a tab
       "\"\"\"\n"
       "[mcp_servers.x]\n"
       "url = \"http://x\"\n";
-  const TomlEdit cut = RemoveServerTable(before, "x");
-  REQUIRE(cut.ok);
-  CHECK(cut.text == "instructions = \"\"\"\n[mcp_servers.x]\n\"\"\"\n");
+  const base::Result<std::string> cut = RemoveServerTable(before, "x");
+  REQUIRE(cut.ok());
+  CHECK(*cut == "instructions = \"\"\"\n[mcp_servers.x]\n\"\"\"\n");
 }
 
 TEST_CASE("toml edit: invalid TOML is named with its line, and never edited", "[setup][toml]") {
   const std::string bad = "model = \"o3\"\n[mcp_servers.x\nurl = 1\n";
-  const std::string error = CheckToml(bad, "/h/.codex/config.toml");
+  const std::string error = CheckToml(bad, "/h/.codex/config.toml").message();
   CHECK(error.rfind("/h/.codex/config.toml:2:", 0) == 0);
   CHECK(error.find("invalid TOML") != std::string::npos);
-  CHECK_FALSE(RemoveServerTable(bad, "x").ok);
-  CHECK_FALSE(SetServerTable(bad, "mcpgw", {{"command", "\"x\""}}).ok);
+  CHECK_FALSE(RemoveServerTable(bad, "x").ok());
+  CHECK_FALSE(SetServerTable(bad, "mcpgw", {{"command", "\"x\""}}).ok());
 }
 
 TEST_CASE("toml edit: a name that is not a bare key is quoted", "[setup][toml]") {
-  const TomlEdit added = SetServerTable("", "my server", {{"url", TomlString("http://a\"b")}});
-  REQUIRE(added.ok);
-  CHECK(added.text == "[mcp_servers.\"my server\"]\nurl = \"http://a\\\"b\"\n");
-  CHECK(RemoveServerTable(added.text, "my server").text.empty());
+  const base::Result<std::string> added =
+      SetServerTable("", "my server", {{"url", TomlString("http://a\"b")}});
+  REQUIRE(added.ok());
+  CHECK(*added == "[mcp_servers.\"my server\"]\nurl = \"http://a\\\"b\"\n");
+  CHECK(RemoveServerTable(*added, "my server").value_or(std::string()).empty());
 }
 
 }  // namespace mcpgw::setup
