@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "client/cli/daemon_api.h"
 
 namespace mcpgw::cli {
@@ -30,8 +31,8 @@ class AsyncDaemonApi {
                                          Done done) = 0;
   // Drops a request: the daemon is told, and its callback then runs with MCPGW_CANCELLED.
   virtual void Cancel(RequestId id) = 0;
-  // Connects now; false with *error (which socket, how to start the daemon) when it cannot.
-  virtual bool Connect(std::string* error) = 0;
+  // Connects now; an error says which socket and how to start the daemon when it cannot.
+  virtual base::Status Connect() = 0;
 
   // For the poll loop: the descriptor to watch for reading (-1: none), the milliseconds until
   // Process() must run anyway (-1: no deadline), and the step that runs finished callbacks.
@@ -56,7 +57,7 @@ class LibAsyncDaemonApi : public AsyncDaemonApi {
                                  std::string_view arguments_json, long long max_text_bytes,
                                  Done done) override;
   void Cancel(RequestId id) override;
-  bool Connect(std::string* error) override;
+  base::Status Connect() override;
   int fd() override;
   long timeout_ms() override;
   void Process() override;

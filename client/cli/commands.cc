@@ -12,6 +12,7 @@
 #include "client/cli/hints.h"
 #include "client/cli/status_view.h"
 #include "client/cli/tools_view.h"
+#include "proto/proto.h"
 
 namespace mcpgw::cli {
 namespace {
@@ -66,20 +67,20 @@ WaitClock WaitClock::Real() {
   return clock;
 }
 
-int CheckArgumentsJson(const std::string& text, std::string* message) {
+base::Status CheckArgumentsJson(const std::string& text) {
   rapidjson::Document doc;
   doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
   if (doc.HasParseError()) {
-    *message = std::string("ARGUMENTS_JSON is not valid JSON: ") +
-               rapidjson::GetParseError_En(doc.GetParseError()) + " (at byte " +
-               std::to_string(doc.GetErrorOffset()) + ")";
-    return kExitMisuse;
+    return base::InvalidInput(std::string("ARGUMENTS_JSON is not valid JSON: ") +
+                              rapidjson::GetParseError_En(doc.GetParseError()) + " (at byte " +
+                              std::to_string(doc.GetErrorOffset()) + ")");
   }
   if (!doc.IsObject()) {
-    *message = "invalid_request: arguments must be a JSON object, got " + JsonTypeName(doc);
-    return static_cast<int>(MCPGW_INVALID_REQUEST);
+    return base::Status(
+        base::ErrorKind::kInvalidRequest,
+        "invalid_request: arguments must be a JSON object, got " + JsonTypeName(doc));
   }
-  return 0;
+  return base::Status();
 }
 
 int RunTools(DaemonApi& api, const Invocation& inv, CommandIo& io) {
@@ -111,10 +112,10 @@ int RunCall(DaemonApi& api, const Invocation& inv, CommandIo& io, CancelToken* c
   if (arguments == "-") {
     arguments.assign(std::istreambuf_iterator<char>(io.in), std::istreambuf_iterator<char>());
   }
-  std::string message;
-  if (const int code = CheckArgumentsJson(arguments, &message); code != 0) {
-    io.err << "mcpgw: " << message << "\n";
-    return code;
+  if (const base::Status checked = CheckArgumentsJson(arguments); !checked.ok()) {
+    io.err << "mcpgw: " << checked.message() << "\n";
+    return checked.kind() == base::ErrorKind::kInvalidInput ? kExitMisuse
+                                                            : proto::ExitCode(checked.kind());
   }
   const ApiResult result = api.CallDynamicTool(
       *inv.ns, *inv.tool, arguments, inv.max_bytes.value_or(MCPGW_MAX_TEXT_DEFAULT), cancel);

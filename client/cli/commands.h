@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "base/status.h"
 #include "client/cli/args.h"
 #include "client/cli/daemon_api.h"
 
@@ -37,8 +38,8 @@ int RunCall(DaemonApi& api, const Invocation& inv, CommandIo& io, CancelToken* c
 int RunStatus(DaemonApi& api, const Invocation& inv, CommandIo& io);
 int RunWait(DaemonApi& api, const Invocation& inv, CommandIo& io, const WaitClock& clock);
 
-// Checks ARGUMENTS_JSON: 0 if it is a JSON object; kExitMisuse if not JSON; 3
-// (invalid_request) if JSON but not an object. `message` explains a refusal.
-int CheckArgumentsJson(const std::string& text, std::string* message);
+// Checks ARGUMENTS_JSON: ok if it is a JSON object; kInvalidInput (a misuse) if it is not
+// JSON; kInvalidRequest if JSON but not an object. The message explains a refusal.
+base::Status CheckArgumentsJson(const std::string& text);
 
 }  // namespace mcpgw::cli

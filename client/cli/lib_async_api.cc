@@ -74,16 +74,14 @@ void LibAsyncDaemonApi::Cancel(RequestId id) {
   if (client_ != nullptr) mcpgw_cancel_request(client_, id);
 }
 
-bool LibAsyncDaemonApi::Connect(std::string* error) {
-  if (client_ == nullptr) {
-    *error = "out of memory";
-    return false;
-  }
+base::Status LibAsyncDaemonApi::Connect() {
+  if (client_ == nullptr) return base::Status(base::ErrorKind::kInternal, "out of memory");
   char* message = nullptr;
   const mcpgw_status status = mcpgw_connect(client_, &message);
-  if (message != nullptr) *error = message;
+  std::string text = message != nullptr ? message : "";
   mcpgw_free(message);
-  return status == MCPGW_OK;
+  if (status == MCPGW_OK) return base::Status();
+  return base::Status(base::ErrorKind::kUnavailable, std::move(text));
 }
 
 int LibAsyncDaemonApi::fd() { return client_ != nullptr ? mcpgw_fd(client_, nullptr) : -1; }

@@ -82,7 +82,7 @@ std::optional<Row> FindRow(const std::string& status_json, const std::string& ns
 
 }  // namespace
 
-bool SystemUrlOpener::Open(const std::string& url, std::string* why) {
+base::Status SystemUrlOpener::Open(const std::string& url) {
   std::string program = Env("MCPGW_BROWSER");
   std::string source = "MCPGW_BROWSER";
   if (program.empty()) {
@@ -97,8 +97,8 @@ bool SystemUrlOpener::Open(const std::string& url, std::string* why) {
   }
 #endif
   if (program.empty()) {
-    *why = "no browser here (no MCPGW_BROWSER, no BROWSER, no graphical session)";
-    return false;
+    return base::Status(base::ErrorKind::kUnavailable,
+                        "no browser here (no MCPGW_BROWSER, no BROWSER, no graphical session)");
   }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -109,23 +109,20 @@ bool SystemUrlOpener::Open(const std::string& url, std::string* why) {
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, program.c_str(), &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    *why = "cannot run " + source + " (" + program + "): " + std::strerror(rc);
-    return false;
-  }
+  if (rc != 0)
+    return base::IoError("cannot run " + source + " (" + program + "): " + std::strerror(rc));
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(static_cast<long>(kBrowserWaitS * 1000));
   while (std::chrono::steady_clock::now() < deadline) {
     int st = 0;
     const pid_t r = waitpid(pid, &st, WNOHANG);
     if (r == pid) {
-      if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return true;
-      *why = source + " (" + program + ") failed";
-      return false;
+      if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return base::Status();
+      return base::IoError(source + " (" + program + ") failed");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return true;  // still running: it has the URL
+  return base::Status();  // still running: it has the URL
 }
 
 int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo& io,
@@ -148,11 +145,11 @@ int RunLogin(AuthApi& auth, DaemonApi& daemon, const Invocation& inv, CommandIo&
   const std::string url = doc["url"].GetString();
   const uint64_t login = doc["login"].GetUint64();
 
-  std::string why;
-  if (!inv.no_browser && opener.Open(url, &why)) {
+  const base::Status opened = inv.no_browser ? base::Status() : opener.Open(url);
+  if (!inv.no_browser && opened.ok()) {
     io.err << "mcpgw: opened the browser to authorize " << shown << "\n";
   } else {
-    if (!inv.no_browser) io.err << "mcpgw: " << why << "\n";
+    if (!inv.no_browser) io.err << "mcpgw: " << opened.message() << "\n";
     io.out << "To authorize " << shown << ", open this URL in a browser:\n\n  "
            << base::StripControls(url) << "\n\n";
     const std::string port = CallbackPort(url);

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "base/status.h"
 #include "client/cli/commands.h"
 #include "client/cli/raw_client.h"
 
@@ -16,8 +17,8 @@ namespace mcpgw::cli {
 class UrlOpener {
  public:
   virtual ~UrlOpener() = default;
-  // True when a browser took the URL; else `why` says what was tried.
-  virtual bool Open(const std::string& url, std::string* why) = 0;
+  // Ok when a browser took the URL; else the error says what was tried.
+  virtual base::Status Open(const std::string& url) = 0;
 };
 
 // MCPGW_BROWSER (one program, the URL its argument), else $BROWSER (its
@@ -25,7 +26,7 @@ class UrlOpener {
 // `open` on macOS. Never a shell.
 class SystemUrlOpener : public UrlOpener {
  public:
-  bool Open(const std::string& url, std::string* why) override;
+  base::Status Open(const std::string& url) override;
 };
 
 // How long it then waits for the server to leave `loading`.

@@ -110,8 +110,8 @@ void StdioBridge::HandleLine(std::string_view line) {
     return;
   }
   HostLine parsed;
-  if (!ParseHostLine(line, &parsed)) {
-    Send(ErrorMessage(kNullId, kParseError, "Parse error: " + parsed.error));
+  if (const base::Status status = ParseHostLine(line, &parsed); !status.ok()) {
+    Send(ErrorMessage(kNullId, kParseError, "Parse error: " + status.message()));
     return;
   }
   const rapidjson::Document& doc = parsed.doc;

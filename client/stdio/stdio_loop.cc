@@ -36,8 +36,9 @@ StdioLoop::~StdioLoop() {
 }
 
 int StdioLoop::Run() {
-  std::string error;
-  if (!api_.Connect(&error) && notice_) notice_(UnreachableNotice(error));
+  if (const base::Status connected = api_.Connect(); !connected.ok() && notice_) {
+    notice_(UnreachableNotice(connected.message()));
+  }
   // A pipe or socket to a host that stops reading must not block the loop. Terminals and
   // files are left as they are: the flag would leak to whoever shares them.
   struct stat st {};

@@ -176,7 +176,7 @@ class SpanHandler {
 
 }  // namespace
 
-bool ParseHostLine(std::string_view line, HostLine* out) {
+base::Status ParseHostLine(std::string_view line, HostLine* out) {
   LineStream stream(line);
   SpanHandler handler(out->doc, stream, line, out);
   rapidjson::ParseResult result;
@@ -196,11 +196,10 @@ bool ParseHostLine(std::string_view line, HostLine* out) {
   out->doc.Populate(generate);
   if (result.IsError()) {
     out->id = out->request_id = out->tool_arguments = {};
-    out->error = std::string(rapidjson::GetParseError_En(result.Code())) + " (at byte " +
-                 std::to_string(result.Offset()) + ")";
-    return false;
+    return base::InvalidInput(std::string(rapidjson::GetParseError_En(result.Code())) +
+                              " (at byte " + std::to_string(result.Offset()) + ")");
   }
-  return true;
+  return base::Status();
 }
 
 std::string IdJson(std::string_view raw, const rapidjson::Value& value) {

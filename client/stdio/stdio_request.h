@@ -12,6 +12,7 @@
 #include <rapidjson/document.h>
 
 #include "base/json_arena.h"
+#include "base/status.h"
 
 namespace mcpgw::cli {
 
@@ -26,12 +27,12 @@ struct HostLine {
   std::string_view request_id;      // root params "requestId" (notifications/cancelled)
   std::string_view tool_arguments;  // root params.arguments "arguments", when an object
   int depth = 0;                    // deepest nesting of arrays and objects
-  std::string error;                // why the line is not JSON ("" when it is)
 };
 
-// Parses `line` (no newline; it may contain any bytes). UTF-8 is validated. Returns false
-// with `out->error` set ("Invalid value. (at byte 3)") when it is not one JSON text.
-bool ParseHostLine(std::string_view line, HostLine* out);
+// Parses `line` (no newline; it may contain any bytes) into `*out`. UTF-8 is validated. A
+// line that is not one JSON text is an error (invalid_input) saying where ("Invalid value.
+// (at byte 3)"), and leaves no span set.
+base::Status ParseHostLine(std::string_view line, HostLine* out);
 
 // The JSON text to answer with for an id: a number as the host wrote it, a string in
 // compact form. `raw` is the id's span, `value` its DOM node.

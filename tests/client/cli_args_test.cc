@@ -221,13 +221,14 @@ TEST_CASE("the parsed command's handler runs it", "[cli][args]") {
 
 TEST_CASE("ARGUMENTS_JSON: not JSON is misuse, JSON but not an object is invalid_request",
           "[cli][call]") {
-  std::string message;
-  CHECK(CheckArgumentsJson("{\"a\":[1,2]}", &message) == 0);
-  CHECK(CheckArgumentsJson("{\"a\":", &message) == kExitMisuse);
-  CHECK(message.find("not valid JSON") != std::string::npos);
-  CHECK(CheckArgumentsJson("[1]", &message) == 3);
-  CHECK(message.find("object") != std::string::npos);
-  CHECK(CheckArgumentsJson("\"x\"", &message) == 3);
+  CHECK(CheckArgumentsJson("{\"a\":[1,2]}").ok());
+  const base::Status not_json = CheckArgumentsJson("{\"a\":");
+  CHECK(not_json.kind() == base::ErrorKind::kInvalidInput);
+  CHECK(not_json.message().find("not valid JSON") != std::string::npos);
+  const base::Status array = CheckArgumentsJson("[1]");
+  CHECK(array.kind() == base::ErrorKind::kInvalidRequest);
+  CHECK(array.message().find("object") != std::string::npos);
+  CHECK(CheckArgumentsJson("\"x\"").kind() == base::ErrorKind::kInvalidRequest);
 
   ScriptedApi api;
   Io io;

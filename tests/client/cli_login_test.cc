@@ -61,10 +61,10 @@ class FakeDaemon : public DaemonApi {
 
 class FakeOpener : public UrlOpener {
  public:
-  bool Open(const std::string& url, std::string* why) override {
+  base::Status Open(const std::string& url) override {
     opened.push_back(url);
-    if (!works) *why = "no browser here";
-    return works;
+    if (!works) return base::Status(base::ErrorKind::kUnavailable, "no browser here");
+    return base::Status();
   }
   bool works = true;
   std::vector<std::string> opened;

@@ -41,7 +41,7 @@ class EchoApi : public mcpgw::cli::AsyncDaemonApi {
       if (p.id == id) p.result = {MCPGW_CANCELLED, "cancelled"};
     }
   }
-  bool Connect(std::string*) override { return true; }
+  mcpgw::base::Status Connect() override { return mcpgw::base::Status(); }
   int fd() override { return -1; }
   long timeout_ms() override { return -1; }
   void Process() override {

@@ -51,10 +51,7 @@ class FakeApi : public AsyncDaemonApi {
       }
     }
   }
-  bool Connect(std::string* error) override {
-    *error = "cannot connect";
-    return true;
-  }
+  base::Status Connect() override { return base::Status(); }
   int fd() override { return -1; }
   long timeout_ms() override { return -1; }
   // Runs the callbacks of everything that can finish now.

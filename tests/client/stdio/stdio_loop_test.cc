@@ -45,7 +45,7 @@ class CountingApi : public AsyncDaemonApi {
     ++*cancels_;
     api_.Cancel(id);
   }
-  bool Connect(std::string* error) override { return api_.Connect(error); }
+  base::Status Connect() override { return api_.Connect(); }
   int fd() override { return api_.fd(); }
   long timeout_ms() override { return api_.timeout_ms(); }
   void Process() override { api_.Process(); }

@@ -16,7 +16,7 @@ const HostLine& Parse(const std::string& text) {
   const std::string& line = kept.emplace_back(text);
   HostLine& out = parsed.emplace_back();
   INFO(line);
-  REQUIRE(ParseHostLine(line, &out));
+  REQUIRE(ParseHostLine(line, &out).ok());
   return out;
 }
 
@@ -61,21 +61,23 @@ TEST_CASE("stdio request: ids as written", "[stdio]") {
 
 TEST_CASE("stdio request: a line that is not JSON says where", "[stdio]") {
   HostLine parsed;
-  CHECK_FALSE(ParseHostLine(R"({"id":1,)", &parsed));
-  CHECK(parsed.error.find("(at byte 8)") != std::string::npos);
+  const base::Status status = ParseHostLine(R"({"id":1,)", &parsed);
+  CHECK(status.kind() == base::ErrorKind::kInvalidInput);
+  CHECK(status.message().find("(at byte 8)") != std::string::npos);
   CHECK(parsed.id.empty());
   HostLine bad_utf8;
-  CHECK_FALSE(ParseHostLine("{\"a\":\"\xff\"}", &bad_utf8));
-  CHECK(bad_utf8.error == "Invalid encoding in string. (at byte 6)");
+  CHECK(ParseHostLine("{\"a\":\"\xff\"}", &bad_utf8).message() ==
+        "Invalid encoding in string. (at byte 6)");
   HostLine late_bad_utf8;  // well-formed up to a truncated sequence at the end
-  CHECK_FALSE(ParseHostLine("{\"id\":1,\"a\":\"ok \xc3\"}", &late_bad_utf8));
-  CHECK(late_bad_utf8.error.find("Invalid encoding in string.") == 0);
+  CHECK(ParseHostLine("{\"id\":1,\"a\":\"ok \xc3\"}", &late_bad_utf8)
+            .message()
+            .find("Invalid encoding in string.") == 0);
   CHECK(late_bad_utf8.id.empty());
   HostLine good_utf8;
-  REQUIRE(ParseHostLine("{\"a\":\"gr\xc3\xbc\xc3\x9f \xf0\x9f\x91\x8b\"}", &good_utf8));
+  REQUIRE(ParseHostLine("{\"a\":\"gr\xc3\xbc\xc3\x9f \xf0\x9f\x91\x8b\"}", &good_utf8).ok());
   CHECK(std::string_view(good_utf8.doc["a"].GetString()) == "gr\xc3\xbc\xc3\x9f \xf0\x9f\x91\x8b");
   HostLine deep;
-  REQUIRE(ParseHostLine(std::string(600, '[') + std::string(600, ']'), &deep));
+  REQUIRE(ParseHostLine(std::string(600, '[') + std::string(600, ']'), &deep).ok());
   CHECK(deep.depth == 600);
 }
 
@@ -112,8 +114,9 @@ TEST_CASE("stdio request: UTF-8 is accepted and refused exactly as the reader's 
       reference.Parse<rapidjson::kParseValidateEncodingFlag>(line.data(), line.size());
       HostLine parsed;
       INFO(line);
-      CHECK(ParseHostLine(line, &parsed) == !reference.HasParseError());
-      if (reference.HasParseError()) CHECK(parsed.error.find("Invalid encoding") == 0);
+      const base::Status status = ParseHostLine(line, &parsed);
+      CHECK(status.ok() == !reference.HasParseError());
+      if (reference.HasParseError()) CHECK(status.message().find("Invalid encoding") == 0);
     }
   }
 }
