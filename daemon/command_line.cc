@@ -119,7 +119,8 @@ std::string FatalLine(std::string_view message, const GetEnv& get_env) {
   return line;
 }
 
-CommandLineResult ParseCommandLine(const std::vector<std::string>& args, const GetEnv& get_env) {
+base::Result<CommandLineResult> ParseCommandLine(const std::vector<std::string>& args,
+                                                 const GetEnv& get_env) {
   CLI::App app{kDescription, "mcpgwd"};
   CommandLine cl;
   cl.config_path = DefaultConfigPath(get_env);
@@ -174,9 +175,8 @@ CommandLineResult ParseCommandLine(const std::vector<std::string>& args, const G
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     std::ostringstream out, err;
-    result.exit_code = app.exit(e, out, err) == 0 ? 0 : kExitMisuse;  // --help, --version: 0
-    result.out = out.str();
-    result.err = err.str();
+    if (app.exit(e, out, err) != 0) return base::InvalidInput(err.str());
+    result.out = out.str();  // --help, --version
     return result;
   }
   for (auto [option, value] :
@@ -184,10 +184,8 @@ CommandLineResult ParseCommandLine(const std::vector<std::string>& args, const G
         std::pair{"--settings", &cl.settings_path}, std::pair{"--record", &cl.record_path},
         std::pair{"--replay", &cl.replay_path}}) {
     if (app.count(option) > 0 && value->empty()) {
-      result.exit_code = kExitMisuse;
-      result.err =
-          FatalLine(std::string(option) + " needs a non-empty value\n" + kUsageHint, get_env);
-      return result;
+      return base::InvalidInput(
+          FatalLine(std::string(option) + " needs a non-empty value\n" + kUsageHint, get_env));
     }
   }
   cl.config_path = Absolute(cl.config_path);

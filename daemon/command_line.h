@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
+
 namespace mcpgw {
 
 using GetEnv = std::function<std::optional<std::string>(std::string_view name)>;
@@ -36,16 +38,19 @@ struct CommandLine {
   bool replay_forward = false;  // --replay-miss forward: misses go to the live server
 };
 
+// What the command line asks for: a CommandLine to run, or text to print on
+// stdout before exiting 0.
 struct CommandLineResult {
-  std::optional<CommandLine> command_line;  // set: run it; unset: print and exit
-  int exit_code = 0;
-  std::string out;  // help or version text for stdout
-  std::string err;  // misuse message for stderr, newline included
+  std::optional<CommandLine> command_line;  // set: run it; unset: print `out` and exit 0
+  std::string out;                          // help or version text for stdout
 };
 
 // `args` without argv[0]. `get_env` gives XDG_CONFIG_HOME, HOME and
-// JOURNAL_STREAM (tests pass a fake).
-CommandLineResult ParseCommandLine(const std::vector<std::string>& args, const GetEnv& get_env);
+// JOURNAL_STREAM (tests pass a fake). A misuse is an error (invalid_input)
+// whose message is what goes to stderr, newline included; mcpgwd then exits
+// kExitMisuse.
+base::Result<CommandLineResult> ParseCommandLine(const std::vector<std::string>& args,
+                                                 const GetEnv& get_env);
 
 // The process environment, for ParseCommandLine and LoadOptions.
 GetEnv ProcessEnv();

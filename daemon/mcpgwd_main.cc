@@ -35,14 +35,17 @@ mcpgw::base::Result<int> InheritedListenFd() {
 
 int main(int argc, char** argv) {
   const mcpgw::GetEnv env = mcpgw::ProcessEnv();
-  const mcpgw::CommandLineResult parsed =
+  const mcpgw::base::Result<mcpgw::CommandLineResult> parsed =
       mcpgw::ParseCommandLine(std::vector<std::string>(argv + 1, argv + argc), env);
-  if (!parsed.command_line) {
-    std::fputs(parsed.out.c_str(), stdout);
-    std::fputs(parsed.err.c_str(), stderr);
-    return parsed.exit_code;
+  if (!parsed.ok()) {
+    std::fputs(parsed.message().c_str(), stderr);
+    return mcpgw::kExitMisuse;
   }
-  const mcpgw::CommandLine& command_line = *parsed.command_line;
+  if (!parsed->command_line) {
+    std::fputs(parsed->out.c_str(), stdout);
+    return 0;
+  }
+  const mcpgw::CommandLine& command_line = *parsed->command_line;
   if (command_line.check) return mcpgw::Check(command_line, env);
   const mcpgw::base::Result<int> listen_fd = InheritedListenFd();
   if (!listen_fd.ok()) {

@@ -52,14 +52,10 @@ std::optional<std::string> FirstWord(const std::vector<std::string>& args) {
   return std::nullopt;
 }
 
-ParseResult ParseArgs(const std::vector<std::string>& args) {
+base::Result<ParseResult> ParseArgs(const std::vector<std::string>& args) {
   ParseResult result;
   const std::optional<std::string> command = FirstWord(args);
-  if (command && !FindSubcommand(*command)) {
-    result.exit_code = kExitMisuse;
-    result.err = UnknownCommand(*command);
-    return result;
-  }
+  if (command && !FindSubcommand(*command)) return base::InvalidInput(UnknownCommand(*command));
 
   CLI::App app{"Command-line client of the mcpgw daemon, and an MCP server on stdio.", "mcpgw"};
   app.set_version_flag("--version", MCPGW_VERSION);
@@ -91,16 +87,12 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     std::ostringstream out, err;
-    const int code = app.exit(e, out, err);
-    result.out = out.str();
-    result.err = err.str();
-    result.exit_code = code == 0 ? 0 : kExitMisuse;
+    if (app.exit(e, out, err) != 0) return base::InvalidInput(err.str());
+    result.out = out.str();  // --help, --version
     return result;
   }
   if (socket.empty() && app.count("--socket") > 0) {
-    result.exit_code = kExitMisuse;
-    result.err = "mcpgw: --socket needs a non-empty PATH\n";
-    return result;
+    return base::InvalidInput("mcpgw: --socket needs a non-empty PATH\n");
   }
   for (size_t i = 0; i < commands.size(); ++i) {
     if (!apps[i]->parsed()) continue;

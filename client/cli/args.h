@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
+
 namespace mcpgw::cli {
 
 struct Subcommand;
@@ -43,14 +45,16 @@ struct Invocation {
   std::optional<std::string> host;    // hosts add|remove HOST
 };
 
+// What the command line asks for: an Invocation to run, or text to print on stdout before
+// exiting 0.
 struct ParseResult {
-  std::optional<Invocation> invocation;  // set: run it; unset: exit with exit_code
-  int exit_code = 0;
-  std::string out;  // help or version text for stdout
-  std::string err;  // misuse message for stderr
+  std::optional<Invocation> invocation;  // set: run it; unset: print `out` and exit 0
+  std::string out;                       // help or version text for stdout
 };
 
-ParseResult ParseArgs(const std::vector<std::string>& args);  // args without argv[0]
+// `args` without argv[0]. A misuse is an error (invalid_input) whose message is what goes
+// to stderr; mcpgw then exits kExitMisuse.
+base::Result<ParseResult> ParseArgs(const std::vector<std::string>& args);
 
 // The first of `args` that is not an option (or --socket's value): the command as typed.
 std::optional<std::string> FirstWord(const std::vector<std::string>& args);

@@ -46,13 +46,16 @@ int Main(int argc, char** argv) {
       word && IsSetupCommand(*word) && SetupCommandHere(*word) == nullptr) {
     return ExecSetupHelper(argc, argv, std::cerr);
   }
-  const ParseResult parsed = ParseArgs(args);
-  if (!parsed.invocation) {
-    std::cout << parsed.out;
-    std::cerr << parsed.err;
-    return parsed.exit_code;
+  const base::Result<ParseResult> parsed = ParseArgs(args);
+  if (!parsed.ok()) {
+    std::cerr << parsed.message();
+    return kExitMisuse;
   }
-  const Invocation& inv = *parsed.invocation;
+  if (!parsed->invocation) {
+    std::cout << parsed->out;
+    return 0;
+  }
+  const Invocation& inv = *parsed->invocation;
   // A closed stdout shows as a failed write, not as a silent death.
   signal(SIGPIPE, SIG_IGN);
 

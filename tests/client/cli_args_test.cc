@@ -55,17 +55,21 @@ struct Io {
 };
 
 Invocation Parse(std::vector<std::string> args) {
-  ParseResult r = ParseArgs(args);
-  INFO("stderr: " << r.err);
-  REQUIRE(r.invocation);
-  return *r.invocation;
+  base::Result<ParseResult> r = ParseArgs(args);
+  INFO("stderr: " << r.message());
+  REQUIRE((r.ok() && r->invocation));
+  return *r->invocation;
 }
 
+// The exit code mcpgw gives `args` when they are not an invocation (help text: 0, misuse: 2).
 int MisuseCode(std::vector<std::string> args, std::string* err = nullptr) {
-  ParseResult r = ParseArgs(args);
-  REQUIRE_FALSE(r.invocation);
-  if (err != nullptr) *err = r.err;
-  return r.exit_code;
+  base::Result<ParseResult> r = ParseArgs(args);
+  if (r.ok()) {
+    REQUIRE_FALSE(r->invocation);
+    return 0;
+  }
+  if (err != nullptr) *err = r.message();
+  return kExitMisuse;
 }
 
 TEST_CASE("tools takes an optional namespace and tool", "[cli][args]") {
@@ -109,9 +113,10 @@ TEST_CASE("tools --limit needs --query and a number of tools from 1 to 50", "[cl
   }
   CHECK(err.find("from 1 to 50") != std::string::npos);
   CHECK(MisuseCode({"tools", "--query"}) == kExitMisuse);
-  const ParseResult help = ParseArgs({"tools", "--help"});
-  CHECK(help.out.find("--query") != std::string::npos);
-  CHECK(help.out.find("--limit") != std::string::npos);
+  const base::Result<ParseResult> help = ParseArgs({"tools", "--help"});
+  REQUIRE(help.ok());
+  CHECK(help->out.find("--query") != std::string::npos);
+  CHECK(help->out.find("--limit") != std::string::npos);
 }
 
 TEST_CASE("The --socket option is accepted before and after the command", "[cli][args]") {
@@ -155,37 +160,39 @@ TEST_CASE("missing or unknown command is misuse with a message on stderr", "[cli
 }
 
 TEST_CASE("The --help and --version options print to stdout and exit 0", "[cli][args]") {
-  ParseResult help = ParseArgs({"--help"});
-  CHECK(help.exit_code == 0);
-  CHECK(help.out.find("stdio") != std::string::npos);
-  ParseResult call_help = ParseArgs({"call", "--help"});
-  CHECK(call_help.exit_code == 0);
-  CHECK(call_help.out.find("ARGUMENTS_JSON") != std::string::npos);
+  base::Result<ParseResult> help = ParseArgs({"--help"});
+  REQUIRE(help.ok());  // exit 0
+  CHECK_FALSE(help->invocation);
+  CHECK(help->out.find("stdio") != std::string::npos);
+  base::Result<ParseResult> call_help = ParseArgs({"call", "--help"});
+  REQUIRE(call_help.ok());
+  CHECK(call_help->out.find("ARGUMENTS_JSON") != std::string::npos);
   for (const char* command : {"tools", "status", "wait", "stdio"}) {
-    ParseResult r = ParseArgs({command, "--help"});
-    CHECK(r.exit_code == 0);
-    CHECK(r.out.find(std::string("mcpgw ") + command) != std::string::npos);
+    base::Result<ParseResult> r = ParseArgs({command, "--help"});
+    REQUIRE(r.ok());
+    CHECK(r->out.find(std::string("mcpgw ") + command) != std::string::npos);
   }
-  ParseResult version = ParseArgs({"--version"});
-  CHECK(version.exit_code == 0);
-  CHECK(version.out == std::string(MCPGW_VERSION) + "\n");
+  base::Result<ParseResult> version = ParseArgs({"--version"});
+  REQUIRE(version.ok());
+  CHECK(version->out == std::string(MCPGW_VERSION) + "\n");
 }
 
 TEST_CASE("every command of the table has its help, its parse and its place in the errors",
           "[cli][args]") {
-  ParseResult help = ParseArgs({"--help"});
+  const base::Result<ParseResult> help = ParseArgs({"--help"});
+  REQUIRE(help.ok());
   std::string unknown;
   CHECK(MisuseCode({"frobnicate"}, &unknown) == kExitMisuse);
   REQUIRE(Subcommands().size() == 14);
   for (const Subcommand& command : Subcommands()) {
     const std::string name(command.name);
     INFO(name);
-    CHECK(help.out.find(name) != std::string::npos);
-    CHECK(help.out.find(std::string(command.help)) != std::string::npos);
+    CHECK(help->out.find(name) != std::string::npos);
+    CHECK(help->out.find(std::string(command.help)) != std::string::npos);
     CHECK(unknown.find(name) != std::string::npos);
-    ParseResult own = ParseArgs({name, "--help"});
-    CHECK(own.exit_code == 0);
-    CHECK(own.out.find("mcpgw " + name) != std::string::npos);
+    base::Result<ParseResult> own = ParseArgs({name, "--help"});
+    REQUIRE(own.ok());
+    CHECK(own->out.find("mcpgw " + name) != std::string::npos);
     CHECK(FindSubcommand(name) == &command);
   }
   CHECK(unknown ==

@@ -24,13 +24,14 @@ TEST_CASE("mcpgw call sends ARGUMENTS_JSON byte for byte", "[cli][call]") {
   const std::string args =
       R"({ "n": 123456789012345678901234567890, "tiny": 1e-400, "e": "\u00e9",)"
       R"( "z": {"b": 2, "a": 1}, "list": [1.50 , -0] })";
-  ParseResult parsed = ParseArgs({"--socket", socket, "call", "alpha", "add", args});
-  REQUIRE(parsed.invocation);
+  base::Result<ParseResult> parsed = ParseArgs({"--socket", socket, "call", "alpha", "add", args});
+  REQUIRE(parsed.ok());
+  REQUIRE(parsed->invocation);
   LibDaemonApi api(socket);
   std::ostringstream out, err;
   std::istringstream in;
   CommandIo io{out, err, in, false, false, 0, nullptr};
-  CHECK(RunCall(api, *parsed.invocation, io, nullptr) == 0);
+  CHECK(RunCall(api, *parsed->invocation, io, nullptr) == 0);
   CHECK(out.str() == "done\n");
   const auto calls = daemon.With("call_dynamic_tool");
   REQUIRE(calls.size() == 1);

@@ -234,22 +234,21 @@ TEST_CASE("logout asks the daemon and says so", "[cli][login]") {
 }
 
 TEST_CASE("login and logout parse their arguments", "[cli][args][login]") {
-  ParseResult r = ParseArgs({"login", "notion", "--no-browser"});
-  REQUIRE(r.invocation);
-  CHECK(r.invocation->command->name == "login");
-  CHECK(r.invocation->ns == "notion");
-  CHECK(r.invocation->no_browser);
-  CHECK(r.invocation->timeout_s == kDefaultLoginTimeoutS);
+  base::Result<ParseResult> r = ParseArgs({"login", "notion", "--no-browser"});
+  REQUIRE((r.ok() && r->invocation));
+  CHECK(r->invocation->command->name == "login");
+  CHECK(r->invocation->ns == "notion");
+  CHECK(r->invocation->no_browser);
+  CHECK(r->invocation->timeout_s == kDefaultLoginTimeoutS);
   r = ParseArgs({"login", "notion", "--timeout", "12"});
-  REQUIRE(r.invocation);
-  CHECK(r.invocation->timeout_s == 12);
-  CHECK_FALSE(r.invocation->no_browser);
+  REQUIRE((r.ok() && r->invocation));
+  CHECK(r->invocation->timeout_s == 12);
+  CHECK_FALSE(r->invocation->no_browser);
   r = ParseArgs({"logout", "notion"});
-  REQUIRE(r.invocation);
-  CHECK(r.invocation->command->name == "logout");
-  CHECK_FALSE(ParseArgs({"login"}).invocation);
-  CHECK(ParseArgs({"login"}).exit_code == kExitMisuse);
-  CHECK_FALSE(ParseArgs({"logout"}).invocation);
+  REQUIRE((r.ok() && r->invocation));
+  CHECK(r->invocation->command->name == "logout");
+  CHECK(ParseArgs({"login"}).kind() == base::ErrorKind::kInvalidInput);  // misuse: exit 2
+  CHECK_FALSE(ParseArgs({"logout"}).ok());
 }
 
 TEST_CASE("status shows who each OAuth server is logged in as, never a token",

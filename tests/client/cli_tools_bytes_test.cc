@@ -107,14 +107,15 @@ TEST_CASE("mcpgw tools --query through libmcpgw prints the daemon's answer into 
   RawDaemon daemon(
       socket, [&](const RawDaemon::Frame& f) { return proto::EncodeTextResult(f.id, answer); });
   REQUIRE(daemon.ok());
-  ParseResult parsed =
+  base::Result<ParseResult> parsed =
       ParseArgs({"--socket", socket, "tools", "alpha", "--query", "add", "--limit", "3"});
-  REQUIRE(parsed.invocation);
+  REQUIRE(parsed.ok());
+  REQUIRE(parsed->invocation);
   LibDaemonApi api(socket);
   std::ostringstream out, err;
   std::istringstream in;
   CommandIo io{out, err, in, false, false, 0, nullptr};
-  CHECK(RunTools(api, *parsed.invocation, io) == 0);
+  CHECK(RunTools(api, *parsed->invocation, io) == 0);
   CHECK(out.str() == answer + "\n");
   CHECK(SentParams(daemon) ==
         std::vector<std::string>{R"({"namespace":"alpha","query":"add","limit":3})"});

@@ -57,10 +57,10 @@ struct Io {
 };
 
 Invocation Parse(std::vector<std::string> args) {
-  ParseResult r = ParseArgs(args);
-  INFO("stderr: " << r.err);
-  REQUIRE(r.invocation);
-  return *r.invocation;
+  base::Result<ParseResult> r = ParseArgs(args);
+  INFO("stderr: " << r.message());
+  REQUIRE((r.ok() && r->invocation));
+  return *r->invocation;
 }
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -255,14 +255,15 @@ TEST_CASE("ShellQuote keeps plain words and quotes the rest", "[cli][hints]") {
 }
 
 TEST_CASE("misuse of a command points at that command's help", "[cli][args]") {
-  ParseResult r = ParseArgs({"call", "demo"});
-  CHECK_FALSE(r.invocation);
-  CHECK(r.exit_code == kExitMisuse);
-  CHECK(r.err.find("TOOL") != std::string::npos);
-  CHECK(r.err.find("Run 'mcpgw call --help' for usage.") != std::string::npos);
-  CHECK(ParseArgs({"--socket", "/s", "wait", "--timeout", "x"}).err.find("mcpgw wait --help") !=
+  base::Result<ParseResult> r = ParseArgs({"call", "demo"});
+  CHECK_FALSE(r.ok());  // misuse: exit 2
+  CHECK(r.message().find("TOOL") != std::string::npos);
+  CHECK(r.message().find("Run 'mcpgw call --help' for usage.") != std::string::npos);
+  CHECK(
+      ParseArgs({"--socket", "/s", "wait", "--timeout", "x"}).message().find("mcpgw wait --help") !=
+      std::string::npos);
+  CHECK(ParseArgs({"--bogus"}).message().find("Run 'mcpgw --help' for usage.") !=
         std::string::npos);
-  CHECK(ParseArgs({"--bogus"}).err.find("Run 'mcpgw --help' for usage.") != std::string::npos);
 }
 
 TEST_CASE("Wrap breaks at spaces and cuts words wider than a line", "[cli][sanitize]") {

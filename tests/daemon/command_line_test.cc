@@ -19,18 +19,19 @@ GetEnv Env(std::map<std::string, std::string> vars) {
 
 CommandLine Parse(std::vector<std::string> args,
                   std::map<std::string, std::string> vars = {{"HOME", "/home/u"}}) {
-  CommandLineResult r = ParseCommandLine(args, Env(vars));
-  INFO(r.err);
-  REQUIRE(r.command_line);
-  return *r.command_line;
+  base::Result<CommandLineResult> r = ParseCommandLine(args, Env(vars));
+  INFO(r.message());
+  REQUIRE(r.ok());
+  REQUIRE(r->command_line);
+  return *r->command_line;
 }
 
-CommandLineResult Misuse(std::vector<std::string> args) {
-  CommandLineResult r = ParseCommandLine(args, Env({{"HOME", "/home/u"}}));
-  CHECK_FALSE(r.command_line);
-  CHECK(r.exit_code == kExitMisuse);
-  CHECK(r.out.empty());
-  return r;
+// What a misuse writes to stderr (mcpgwd then exits kExitMisuse).
+std::string Misuse(std::vector<std::string> args) {
+  base::Result<CommandLineResult> r = ParseCommandLine(args, Env({{"HOME", "/home/u"}}));
+  CHECK_FALSE(r.ok());
+  CHECK(r.kind() == base::ErrorKind::kInvalidInput);
+  return r.message();
 }
 
 TEST_CASE("mcpgwd command line: the files default to the user's configuration directory",
@@ -75,10 +76,10 @@ TEST_CASE("mcpgwd command line: --record, --replay and --replay-miss", "[command
   CHECK_FALSE(Parse({"--replay", "/tmp/a", "--replay-miss", "fail"}).replay_forward);
   // Relative paths are made absolute, as --config's are.
   CHECK(Parse({"--record", "tape.jsonl"}).record_path.front() == '/');
-  CHECK_THAT(Misuse({"--replay-miss", "forward"}).err, Catch::Contains("--replay"));
-  CHECK_THAT(Misuse({"--replay", "/tmp/a", "--replay-miss", "sometimes"}).err,
+  CHECK_THAT(Misuse({"--replay-miss", "forward"}), Catch::Contains("--replay"));
+  CHECK_THAT(Misuse({"--replay", "/tmp/a", "--replay-miss", "sometimes"}),
              Catch::Contains("--replay-miss"));
-  CHECK_THAT(Misuse({"--record", ""}).err, Catch::Contains("--record needs a non-empty value"));
+  CHECK_THAT(Misuse({"--record", ""}), Catch::Contains("--record needs a non-empty value"));
 }
 
 TEST_CASE("mcpgwd command line: misuse exits 2 and points at --help", "[command_line]") {
@@ -87,25 +88,25 @@ TEST_CASE("mcpgwd command line: misuse exits 2 and points at --help", "[command_
                                                                 {"--workers", "1025"},
                                                                 {"--log-level", "loud"},
                                                                 {"stray"}}) {
-    const CommandLineResult r = Misuse(args);
-    CHECK(r.err.rfind("mcpgwd: ", 0) == 0);
-    CHECK(r.err.find("Run 'mcpgwd --help' for usage.") != std::string::npos);
+    const std::string err = Misuse(args);
+    CHECK(err.rfind("mcpgwd: ", 0) == 0);
+    CHECK(err.find("Run 'mcpgwd --help' for usage.") != std::string::npos);
   }
-  const CommandLineResult empty = Misuse({"--settings", ""});
-  CHECK(empty.err ==
+  CHECK(Misuse({"--settings", ""}) ==
         "mcpgwd: --settings needs a non-empty value\nRun 'mcpgwd --help' for usage.\n");
 }
 
 TEST_CASE("mcpgwd command line: --help and --version print to stdout and exit 0",
           "[command_line]") {
-  CommandLineResult help = ParseCommandLine({"--help"}, Env({}));
-  CHECK(help.exit_code == 0);
-  CHECK(help.out.find("--check") != std::string::npos);
-  CHECK(help.out.find("SIGHUP") != std::string::npos);
-  CHECK(help.err.empty());
-  CommandLineResult version = ParseCommandLine({"--version"}, Env({}));
-  CHECK(version.exit_code == 0);
-  CHECK(version.out == std::string("mcpgwd ") + MCPGW_VERSION + "\n");
+  base::Result<CommandLineResult> help = ParseCommandLine({"--help"}, Env({}));
+  REQUIRE(help.ok());  // exit 0, nothing on stderr
+  CHECK_FALSE(help->command_line);
+  CHECK(help->out.find("--check") != std::string::npos);
+  CHECK(help->out.find("SIGHUP") != std::string::npos);
+  base::Result<CommandLineResult> version = ParseCommandLine({"--version"}, Env({}));
+  REQUIRE(version.ok());
+  CHECK_FALSE(version->command_line);
+  CHECK(version->out == std::string("mcpgwd ") + MCPGW_VERSION + "\n");
 }
 
 TEST_CASE("mcpgwd command line: fatal lines carry the error priority under systemd",
