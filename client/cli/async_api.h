@@ -21,7 +21,7 @@ class AsyncDaemonApi {
   using Done = std::function<void(const ApiResult& result)>;
 
   virtual ~AsyncDaemonApi() = default;
-  // get_dynamic_tools. A request ToolsRequestError() refuses is the caller's to refuse; given
+  // get_dynamic_tools. A request CheckToolsRequest() refuses is the caller's to refuse; given
   // one anyway, it finishes as MCPGW_INVALID_REQUEST saying why.
   virtual RequestId StartGetDynamicTools(const ToolsRequest& request, Done done) = 0;
   // call_dynamic_tool; `arguments_json` is a JSON object's text, sent as it is;

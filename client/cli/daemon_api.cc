@@ -38,17 +38,20 @@ bool CancelToken::WaitFor(std::chrono::milliseconds timeout) const {
   return cv_.wait_for(lock, timeout, [this] { return triggered_; });
 }
 
-std::string ToolsRequestError(const ToolsRequest& request) {
-  if (!request.query) return {};
+base::Status CheckToolsRequest(const ToolsRequest& request) {
+  if (!request.query) return base::Status();
   if (request.tool) {
-    return "query does not go with toolName: pass query (and a namespace to search one server) to "
-           "find tools, or namespace and toolName to look up one tool";
+    return base::Status(base::ErrorKind::kInvalidRequest,
+                        "query does not go with toolName: pass query (and a namespace to search "
+                        "one server) to find tools, or namespace and toolName to look up one tool");
   }
   if (request.limit &&
       (*request.limit == 0 || *request.limit < INT_MIN || *request.limit > INT_MAX)) {
-    return "limit must be an integer from 1 to " + std::to_string(proto::kMaxToolsLimit);
+    return base::Status(
+        base::ErrorKind::kInvalidRequest,
+        "limit must be an integer from 1 to " + std::to_string(proto::kMaxToolsLimit));
   }
-  return {};
+  return base::Status();
 }
 
 std::string_view StatusName(mcpgw_status status) { return mcpgw_status_name(status); }

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "client/include/mcpgw.h"
 
 namespace mcpgw::cli {
@@ -59,11 +60,11 @@ struct ToolsRequest {
   std::optional<int64_t> limit;
 };
 
-// Why libmcpgw cannot carry `request` to the daemon, "" when it can: mcpgw_find_tools has no
-// toolName (the daemon refuses query with toolName anyway) and reads a limit of 0 as "the
-// default", so such requests, and limits beyond an int, are refused on this side with the
-// daemon's rule. Callers refuse them before starting anything.
-std::string ToolsRequestError(const ToolsRequest& request);
+// Ok when libmcpgw can carry `request` to the daemon, else why not (invalid_request):
+// mcpgw_find_tools has no toolName (the daemon refuses query with toolName anyway) and reads
+// a limit of 0 as "the default", so such requests, and limits beyond an int, are refused on
+// this side with the daemon's rule. Callers refuse them before starting anything.
+base::Status CheckToolsRequest(const ToolsRequest& request);
 
 class DaemonApi {
  public:

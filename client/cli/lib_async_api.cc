@@ -36,10 +36,10 @@ AsyncDaemonApi::RequestId LibAsyncDaemonApi::StartGetDynamicTools(const ToolsReq
                                                                   Done done) {
   if (client_ == nullptr) return 0;
   const char* ns = request.ns ? request.ns->c_str() : nullptr;
-  if (std::string why = ToolsRequestError(request); !why.empty()) {
+  if (const base::Status checked = CheckToolsRequest(request); !checked.ok()) {
     // Refused the way libmcpgw refuses, through the callback from Process(): its refusal of a
     // NULL query carries ours, so nothing is sent.
-    Done refuse = [done = std::move(done), why = std::move(why)](const ApiResult& result) {
+    Done refuse = [done = std::move(done), why = checked.message()](const ApiResult& result) {
       done(result.status == MCPGW_INVALID_REQUEST ? ApiResult{result.status, why} : result);
     };
     return Start(std::move(refuse), [&](Done* user) {

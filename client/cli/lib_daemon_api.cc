@@ -53,8 +53,8 @@ LibDaemonApi::~LibDaemonApi() {
 
 ApiResult LibDaemonApi::GetDynamicTools(const ToolsRequest& request, CancelToken* cancel) {
   if (client_ == nullptr) return {MCPGW_UNAVAILABLE, "out of memory"};
-  if (std::string why = ToolsRequestError(request); !why.empty()) {
-    return {MCPGW_INVALID_REQUEST, std::move(why)};
+  if (const base::Status checked = CheckToolsRequest(request); !checked.ok()) {
+    return {MCPGW_INVALID_REQUEST, checked.message()};
   }
   CallCancel call_cancel(cancel);
   char* out = nullptr;

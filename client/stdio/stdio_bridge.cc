@@ -47,24 +47,33 @@ bool OptionalInteger(const Value* args, const char* name, std::optional<int64_t>
 
 constexpr std::string_view kNotStrings = "invalid_request: namespace and toolName must be strings";
 
-// Reads get_dynamic_tools' arguments into `out`: the in-band refusal when they cannot be sent,
-// else "". An integer limit goes as it is, for the daemon to judge its range; without a query
+// A tool call refused here, before it reaches the daemon; `text` is its in-band answer.
+base::Status Refusal(std::string text) {
+  return base::Status(base::ErrorKind::kInvalidRequest, std::move(text));
+}
+
+// Reads get_dynamic_tools' arguments into `out`, or the in-band refusal when they cannot be
+// sent. An integer limit goes as it is, for the daemon to judge its range; without a query
 // the limit is neither read nor sent, so such a request stays what it was before queries.
-std::string ReadToolsArguments(const Value* args, ToolsRequest* out) {
+base::Status ReadToolsArguments(const Value* args, ToolsRequest* out) {
   if (!OptionalString(args, "namespace", &out->ns) ||
       !OptionalString(args, "toolName", &out->tool)) {
-    return std::string(kNotStrings);
+    return Refusal(std::string(kNotStrings));
   }
   if (!OptionalString(args, "query", &out->query)) {
-    return "invalid_request: query must be a string: what you want to do, in your own words";
+    return Refusal(
+        "invalid_request: query must be a string: what you want to do, in your own "
+        "words");
   }
-  if (!out->query) return {};
+  if (!out->query) return base::Status();
   if (!OptionalInteger(args, "limit", &out->limit)) {
-    return "invalid_request: limit must be an integer from 1 to " +
-           std::to_string(proto::kMaxToolsLimit);
+    return Refusal("invalid_request: limit must be an integer from 1 to " +
+                   std::to_string(proto::kMaxToolsLimit));
   }
-  if (std::string why = ToolsRequestError(*out); !why.empty()) return "invalid_request: " + why;
-  return {};
+  if (base::Status checked = CheckToolsRequest(*out); !checked.ok()) {
+    return std::move(checked).Prefixed("invalid_request: ");
+  }
+  return base::Status();
 }
 
 }  // namespace
@@ -227,16 +236,16 @@ void StdioBridge::OnToolsCall(const Message& m) {
   }
   ToolCall request;
   request.call = tool_name == kCallTool;
-  std::string refusal;
+  base::Status refusal;
   if (!request.call) {
     refusal = ReadToolsArguments(args, &request.args);
   } else if (!OptionalString(args, "namespace", &request.args.ns) ||
              !OptionalString(args, "toolName", &request.args.tool)) {
-    refusal = kNotStrings;
+    refusal = Refusal(std::string(kNotStrings));
   } else if (!request.args.ns || !request.args.tool) {
-    refusal =
-        "invalid_request: call_dynamic_tool needs the strings namespace and toolName; call "
-        "get_dynamic_tools to list the servers and their tools";
+    refusal = Refusal(
+        "invalid_request: call_dynamic_tool needs the strings namespace and toolName; "
+        "call get_dynamic_tools to list the servers and their tools");
   } else {
     const Value* inner = Member(args, "arguments");
     if (inner == nullptr || inner->IsNull()) {
@@ -244,13 +253,13 @@ void StdioBridge::OnToolsCall(const Message& m) {
     } else if (inner->IsObject()) {
       request.arguments_json = m.line.tool_arguments;  // the host's bytes, verbatim
     } else {
-      refusal =
+      refusal = Refusal(
           "invalid_request: arguments must be an object holding the tool's arguments, as its "
-          "inputSchema describes";
+          "inputSchema describes");
     }
   }
-  if (!refusal.empty()) {
-    Send(ToolCallMessage(m.id_json, refusal, /*is_error=*/true, m.modern));
+  if (!refusal.ok()) {
+    Send(ToolCallMessage(m.id_json, refusal.message(), /*is_error=*/true, m.modern));
     return;
   }
   StartCall(m.id_json, request, m.modern);
