@@ -4,6 +4,10 @@
 #
 #   lint.sh function-length   no function in base/ config/ proto/ daemon/
 #                             client/ is longer than 120 lines (Universal Ctags)
+#   lint.sh error-shapes      no header of base/ config/ proto/ daemon/ client/
+#                             hands back an error through a std::string out-
+#                             parameter: a failure is a base::Status or a
+#                             base::Result<T> (docs/ARCHITECTURE.md, "Errors")
 #   lint.sh libc-symbols BIN...
 #                             no binary or library of ours defines a function
 #                             the C library exports (no interposed poll(), ...)
@@ -54,6 +58,26 @@ function_length() {
       END { print n + 0 }')
   [ "$long" -eq 0 ] || fail "$long function(s) longer than $max lines"
   echo "lint: every function is at most $max lines"
+}
+
+error_shapes() {
+  # One awk pass over every header; `const std::string&` (an input) is taken
+  # out of the line first, so only a pointer or a non-const reference counts.
+  local found
+  found=$(sources base config proto daemon client | grep -E '\.(h|hpp)$' | xargs awk '
+    {
+      line = $0
+      gsub(/const[ \t]+std::string[ \t]*&/, "", line)
+      if (line ~ /std::string[ \t]*[*&][ \t]*(error|err|why)([^A-Za-z0-9_]|$)/) {
+        printf "%s:%d: %s\n", FILENAME, FNR, $0
+      }
+    }')
+  if [ -n "$found" ]; then
+    echo "$found" >&2
+    fail "$(wc -l <<<"$found") header line(s) hand back an error through a std::string" \
+      "out-parameter: return a base::Status or a base::Result<T> (base/status.h)"
+  fi
+  echo "lint: no header hands back an error through a std::string out-parameter"
 }
 
 libc_symbols() {
@@ -109,9 +133,10 @@ layout() {
 }
 
 case "${1:-}" in
+  error-shapes) error_shapes ;;
   function-length) function_length ;;
   libc-symbols) shift; libc_symbols "$@" ;;
   standalone) standalone ;;
   layout) layout ;;
-  *) fail "usage: lint.sh function-length | libc-symbols BIN... | standalone | layout" ;;
+  *) fail "usage: lint.sh error-shapes | function-length | libc-symbols BIN... | standalone | layout" ;;
 esac
