@@ -18,35 +18,34 @@
 
 namespace {
 
-using mcpgw::setup::JsonEdit;
-using mcpgw::setup::TomlEdit;
+using Edit = mcpgw::base::Result<std::string>;
 
 void ParsesAsJsonc(const std::string& text) {
   rapidjson::Document doc;
-  if (!text.empty() && !mcpgw::config::ParseJsonDocument(text, "f", doc).empty()) std::abort();
+  if (!text.empty() && !mcpgw::config::ParseJsonDocument(text, "f", doc).ok()) std::abort();
 }
 
 void Json(std::string_view text) {
   rapidjson::Document entry;
   entry.Parse(R"({"command": "/usr/bin/mcpgw", "args": ["stdio"]})");
-  const JsonEdit added = mcpgw::setup::SetMember(text, {"mcpServers"}, "mcpgw", entry);
-  if (!added.ok && added.error.empty()) std::abort();
-  if (!added.ok) return;
-  ParsesAsJsonc(added.text);
-  const JsonEdit removed = mcpgw::setup::RemoveMember(added.text, {"mcpServers"}, "mcpgw");
-  if (!removed.ok && removed.error.empty()) std::abort();
-  if (removed.ok) ParsesAsJsonc(removed.text);
+  const Edit added = mcpgw::setup::SetMember(text, {"mcpServers"}, "mcpgw", entry);
+  if (!added.ok() && added.message().empty()) std::abort();
+  if (!added.ok()) return;
+  ParsesAsJsonc(*added);
+  const Edit removed = mcpgw::setup::RemoveMember(*added, {"mcpServers"}, "mcpgw");
+  if (!removed.ok() && removed.message().empty()) std::abort();
+  if (removed.ok()) ParsesAsJsonc(*removed);
 }
 
 void Toml(std::string_view text) {
-  const TomlEdit added = mcpgw::setup::SetServerTable(
+  const Edit added = mcpgw::setup::SetServerTable(
       text, "mcpgw",
       {{"command", mcpgw::setup::TomlString("/usr/bin/mcpgw")}, {"args", "[\"stdio\"]"}});
-  if (!added.ok && added.error.empty()) std::abort();
-  if (!added.ok) return;
-  if (!mcpgw::setup::CheckToml(added.text, "f").empty()) std::abort();
-  const TomlEdit removed = mcpgw::setup::RemoveServerTable(added.text, "mcpgw");
-  if (removed.ok && !mcpgw::setup::CheckToml(removed.text, "f").empty()) std::abort();
+  if (!added.ok() && added.message().empty()) std::abort();
+  if (!added.ok()) return;
+  if (!mcpgw::setup::CheckToml(*added, "f").ok()) std::abort();
+  const Edit removed = mcpgw::setup::RemoveServerTable(*added, "mcpgw");
+  if (removed.ok() && !mcpgw::setup::CheckToml(*removed, "f").ok()) std::abort();
 }
 
 }  // namespace
