@@ -93,8 +93,8 @@ class [[nodiscard]] Result {
   template <typename U = T, typename = std::enable_if_t<std::is_convertible_v<U&&, T> &&
                                                         !std::is_same_v<std::decay_t<U>, Status> &&
                                                         !std::is_same_v<std::decay_t<U>, Result>>>
-  Result(U&& value) : value_(std::forward<U>(value)) {}  // NOLINT: implicit on purpose
-  Result(Status status) : status_(std::move(status)) {   // NOLINT: implicit on purpose
+  Result(U&& value) : value_(std::forward<U>(value)) {}
+  Result(Status status) : status_(std::move(status)) {
     assert(!status_.ok() && "a Result needs a value or an error");
     if (status_.ok()) status_ = Status(ErrorKind::kInternal, "a result without a value");
   }

@@ -9,7 +9,6 @@
 // offered but is no defence against a hostile server.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
