@@ -9,7 +9,7 @@
 #include <optional>
 #include <string_view>
 
-#include "daemon/mcp/session.h"
+#include "daemon/mcp/http_actions.h"
 
 namespace mcpgw::mcp {
 
