@@ -9,6 +9,7 @@
 
 #include "base/text.h"
 #include "daemon/mcp/calls.h"
+#include "daemon/mcp/credentials.h"
 #include "daemon/mcp/exchange.h"
 #include "daemon/mcp/handshake.h"
 #include "daemon/mcp/modern_wire.h"
@@ -110,17 +111,51 @@ Conversation::Conversation(std::string name, SessionLimits limits, Wire* wire, C
   listing_ = std::make_unique<ToolListing>(parts_);
   calls_ = std::make_unique<Calls>(parts_);
   tasks_ = std::make_unique<TaskCalls>(parts_);
+  credentials_ = std::make_unique<Credentials>(parts_);
   parts_.handshake = handshake_.get();
   parts_.exchange = exchange_.get();
   parts_.listing = listing_.get();
   parts_.calls = calls_.get();
   parts_.tasks = tasks_.get();
+  parts_.credentials = credentials_.get();
+  listener_ = std::make_unique<Listener>(parts_);
   published_tools_ = tools_.get();
 }
 
 Conversation::~Conversation() = default;
 
-WireListener* Conversation::listener() { return exchange_.get(); }
+class Conversation::Listener final : public WireListener {
+ public:
+  explicit Listener(const Parts& parts) : p_(parts) {}
+
+  void OnAnswer(RpcId id, const Answer& answer, TimePoint now) override {
+    p_.exchange->OnAnswer(id, answer, now);
+  }
+  void OnLost(RpcId id, const Loss& loss, TimePoint now) override {
+    p_.exchange->OnLost(id, loss, now);
+  }
+  void OnReceived(RpcId id, size_t bytes) override { p_.exchange->OnReceived(id, bytes); }
+  void OnServerMessage(const Message& message, From from, TimePoint now) override {
+    p_.exchange->OnServerMessage(message, from, now);
+  }
+  void OnConfirmed(TimePoint now) override { p_.life->EnterPhase(Phase::kListing, now); }
+  void OnAttemptFailed(const std::string& reason, TimePoint now) override {
+    p_.life->FailAttempt(reason, now);
+  }
+  void OnSessionExpired(const std::string& why, TimePoint now) override {
+    p_.life->SessionExpired(why, now);
+  }
+  bool CanHold() const override { return p_.credentials->CanHold(); }
+  bool MayProbe() const override {
+    return p_.life->phase() == Phase::kConnecting && p_.handshake->may_probe();
+  }
+  OutRequest Subscription() override { return p_.exchange->Subscription(); }
+
+ private:
+  const Parts& p_;
+};
+
+WireListener* Conversation::listener() { return listener_.get(); }
 
 // --- the one place phases change ---
 
@@ -177,12 +212,12 @@ void Conversation::EnterClosed(TimePoint now) {
   listing_->Reset();
   attempt_deadline_.reset();
   retry_at_.reset();
-  auth_.On(HoldEvent::kAbandoned);
-  auth_.TakeHeld();
+  credentials_->Abandon();
+  credentials_->hold().TakeHeld();
   parts_.wire->Close(now);
 }
 
-bool Conversation::Serving() const { return phase_ == Phase::kReady && !auth_.waiting(); }
+bool Conversation::Serving() const { return phase_ == Phase::kReady && !credentials_->waiting(); }
 
 // What a serving conversation does once it may send: the calls that waited
 // go out, the stream of what the server sends unasked opens, and a listing
@@ -225,8 +260,8 @@ void Conversation::FailAttempt(const std::string& reason, TimePoint now) {
   attempt_deadline_.reset();
   handshake_->OnAttemptEnded();
   // Credentials that come later belong to no attempt; the next one asks again.
-  auth_.On(HoldEvent::kAbandoned);
-  AbandonSession({}, now);
+  credentials_->Abandon();
+  parts_.wire->Abandon({}, now);
   if (served_) {
     Log(LogLevel::kInfo, "could not open a new session: " + reason);
     exchange_->FailWaiting("session expired and re-initializing failed: " + reason, now);
@@ -235,10 +270,6 @@ void Conversation::FailAttempt(const std::string& reason, TimePoint now) {
     Log(LogLevel::kDebug, "attempt failed: " + reason);
   }
   EnterPhase(Phase::kBackingOff, now);
-}
-
-void Conversation::AbandonSession(std::string_view expired, TimePoint now) {
-  parts_.wire->Abandon(expired, now);
 }
 
 // The server no longer knows the session. A session that never served is a
@@ -250,10 +281,10 @@ void Conversation::SessionExpired(const std::string& why, TimePoint now) {
     if (phase_ == Phase::kBackingOff || phase_ == Phase::kClosed) return;
     return FailAttempt("session expired before it was ready (" + why + ")", now);
   }
-  AbandonSession(why, now);
+  parts_.wire->Abandon(why, now);
   abandoned_ = true;
   // While credentials are awaited, OnAuthorized opens the new session.
-  if (!auth_.waiting()) EnterPhase(Phase::kConnecting, now);
+  if (!credentials_->waiting()) EnterPhase(Phase::kConnecting, now);
 }
 
 // Before it served, that is a failed attempt (the next one probes); a serving
@@ -266,72 +297,21 @@ void Conversation::EraMayHaveChanged(const std::string& why, TimePoint now) {
   }
   Log(LogLevel::kInfo,
       "the server answered as if its protocol era changed (" + why + "): probing it again");
-  AbandonSession({}, now);
+  parts_.wire->Abandon({}, now);
   abandoned_ = true;
   // While credentials are awaited, OnAuthorized starts the new attempt.
-  if (!auth_.waiting()) EnterPhase(Phase::kDiscovering, now);
+  if (!credentials_->waiting()) EnterPhase(Phase::kDiscovering, now);
 }
 
-// --- the wait for credentials (BEHAVIOR.md §9) ---
+// --- the wait for credentials (credentials.h) ---
 
-// Whether a refused request can be held: the conversation waits already, or
-// it is in a phase that sends requests (not idle, backing off or closed).
-bool Conversation::CanHold() const {
-  if (auth_.waiting()) return true;
-  return phase_ == Phase::kDiscovering || phase_ == Phase::kConnecting ||
-         phase_ == Phase::kListing || phase_ == Phase::kReady;
-}
+void Conversation::OnAuthorized(TimePoint now) { credentials_->OnAuthorized(now); }
 
-void Conversation::NeedAuthorization() {
-  if (!auth_.On(HoldEvent::kRefused)) return;  // once per wait
-  // The stream would be refused too; it opens again once credentials come.
-  parts_.wire->StopListening();
-  parts_.wire->AskCredentials();
-}
-
-// New credentials: the held requests go out again (the server never ran
-// them) and the phase's work carries on.
-void Conversation::OnAuthorized(TimePoint now) {
-  if (!auth_.On(HoldEvent::kAuthorized)) return;
-  Log(LogLevel::kDebug, "authorized");
-  const std::vector<RpcId> held = auth_.TakeHeld();
-  // The session expired (or its era came into question) while it waited: a
-  // new one, with the held calls queued for it.
-  if (phase_ == Phase::kReady && abandoned_) {
-    for (RpcId id : held) {
-      const Exchange::Request* req = exchange_->Find(id);
-      if (req != nullptr && req->kind == Exchange::Kind::kCall) exchange_->Queue(id);
-    }
-    return EnterPhase(handshake_->AttemptPhase(), now);
-  }
-  for (RpcId id : held) {
-    Exchange::Request* req = exchange_->Find(id);
-    if (req == nullptr) continue;
-    // A call waits for a serving session; the attempt's own request (the
-    // probe, initialize, a page) and a ready server's requests go out now.
-    if (req->kind == Exchange::Kind::kCall && !Serving()) {
-      exchange_->Queue(id);
-    } else {
-      exchange_->Send(*req, now);
-    }
-  }
-  // The probe's own deadline may have passed while it waited (it is dropped
-  // then): the attempt probes afresh.
-  if (phase_ == Phase::kDiscovering && !exchange_->Any(Exchange::Kind::kDiscover)) {
-    NewAttempt(now);
-    handshake_->SendDiscover(std::string(kModernProtocolVersion), /*retried=*/false, now);
-  }
-  ServeWaiting(now);
-}
-
-// No credentials: before ready a failed attempt; a ready server stays ready
-// and what waited on the credentials fails with `reason`.
 void Conversation::OnAuthorizationFailed(const std::string& reason, TimePoint now) {
-  if (!auth_.On(HoldEvent::kDenied)) return;
-  if (phase_ != Phase::kReady || abandoned_) return FailAttempt(reason, now);
-  exchange_->FailWaiting(reason, now);
-  ServeWaiting(now);
+  credentials_->OnDenied(reason, now);
 }
+
+bool Conversation::awaiting_authorization() const { return credentials_->waiting(); }
 
 // --- life and time ---
 
@@ -381,7 +361,7 @@ std::optional<TimePoint> Conversation::NextWakeup() const {
 Status Conversation::status() const {
   if (served_) return Status::kReady;
   // Waiting for credentials is no failure (yet).
-  if (auth_.waiting()) return Status::kLoading;
+  if (credentials_->waiting()) return Status::kLoading;
   return reason_.empty() ? Status::kLoading : Status::kError;
 }
 

@@ -2,24 +2,25 @@
 // transport carries it (BEHAVIOR.md §3, §5, §6, §12). It is sans-I/O: its
 // driver feeds it events (a start, calls, cancellations, timer expiry,
 // authorization outcomes) with the current time, its transport (a Wire,
-// wire.h) feeds it answers, losses and what the server sends unasked, and it
-// answers with what it asks of the transport and, through ConversationOut,
-// with finished calls, state changes and log lines.
+// wire.h) reports answers, losses and what the server sends unasked through
+// the conversation's WireListener, and it answers with what it asks of the
+// transport and, through ConversationOut, with finished calls, state changes
+// and log lines.
 //
 // It is always in exactly one Phase (types.h), its lifecycle: the table of
 // allowed moves and the one function that makes them are in
-// conversation.cc. Beside the phase, AuthHold (auth_hold.h) says whether it
-// waits for credentials. Its work is done by parts, each a class of its own
-// that reaches the others through `Parts`:
+// conversation.cc. Its work is done by parts, each a class of its own that
+// reaches the others through `Parts`:
 //   Handshake    (handshake.h)    the protocol era (the server/discover probe)
 //                                  and the initialize handshake
 //   Exchange     (exchange.h)     the requests out or waiting: their bodies
 //                                  for the era they go out in, deadlines,
-//                                  answers and losses; the WireListener
+//                                  answers and losses, server messages
 //   ToolListing  (tool_listing.h) listing every page of tools, again on
 //                                  list_changed or when stale
 //   Calls        (calls.h)        tools/call and its cancellation
 //   TaskCalls    (task_calls.h)   calls made as tasks
+//   Credentials  (credentials.h)  the wait for credentials beside the phase
 // The conversation owns its parts; a part owns its own state and changes
 // no other part's except through that part's methods.
 #pragma once
@@ -29,7 +30,6 @@
 #include <string>
 #include <string_view>
 
-#include "daemon/mcp/auth_hold.h"
 #include "daemon/mcp/tool_list.h"
 #include "daemon/mcp/types.h"
 #include "daemon/mcp/wire.h"
@@ -55,6 +55,7 @@ class Handshake;
 class ToolListing;
 class Calls;
 class TaskCalls;
+class Credentials;
 
 // The parts of one conversation, for one another. Owned by the conversation;
 // every pointer lives as long as it.
@@ -65,6 +66,7 @@ struct Parts {
   ToolListing* listing = nullptr;
   Calls* calls = nullptr;
   TaskCalls* tasks = nullptr;
+  Credentials* credentials = nullptr;
   Wire* wire = nullptr;
   ConversationOut* out = nullptr;
   const SessionLimits* limits = nullptr;
@@ -99,7 +101,7 @@ class Conversation {
   const std::string& name() const { return name_; }
   Phase phase() const { return phase_; }
   Status status() const;
-  bool awaiting_authorization() const { return auth_.waiting(); }
+  bool awaiting_authorization() const;
   const std::string& reason() const;
   std::shared_ptr<const ToolList> tools() const { return tools_; }
   const std::string& protocol_version() const;
@@ -114,27 +116,26 @@ class Conversation {
   void SessionExpired(const std::string& why, TimePoint now);
   // The server answered as if it no longer spoke the era it was taken for.
   void EraMayHaveChanged(const std::string& why, TimePoint now);
-  // A request was refused for lack of credentials: wait for them.
-  void NeedAuthorization();
   // Ready and not waiting for credentials: requests go out at once.
   bool Serving() const;
-  bool CanHold() const;
   // Reached kReady once: the status stays ready, budgets are the shorter ones.
   bool served() const { return served_; }
   // When the handshake and listing of the attempt under way must be done.
   std::optional<TimePoint> attempt_deadline() const { return attempt_deadline_; }
   // A listing ended: these are the server's tools now.
   void SetTools(std::shared_ptr<const ToolList> tools) { tools_ = std::move(tools); }
-  void HoldRequest(RpcId id) { auth_.Hold(id); }
-  void ForgetHeld(RpcId id) { auth_.Forget(id); }
-  std::vector<RpcId> TakeHeld() { return auth_.TakeHeld(); }
+  // A serving session was given up (it expired, or its era came into
+  // question) while credentials were awaited: they open a new one.
+  bool abandoned() const { return abandoned_; }
+  // Everything of the previous attempt ends; a new one begins.
+  void NewAttempt(TimePoint now);
+  // What a serving conversation does once it may send.
+  void ServeWaiting(TimePoint now);
   void Log(LogLevel level, std::string text);
 
  private:
-  void NewAttempt(TimePoint now);
-  void AbandonSession(std::string_view expired, TimePoint now);
-  // What a serving conversation does once it may send.
-  void ServeWaiting(TimePoint now);
+  // The WireListener: hands each report to the part it concerns.
+  class Listener;
   void EnterClosed(TimePoint now);
 
   std::string name_;
@@ -145,6 +146,8 @@ class Conversation {
   std::unique_ptr<ToolListing> listing_;
   std::unique_ptr<Calls> calls_;
   std::unique_ptr<TaskCalls> tasks_;
+  std::unique_ptr<Credentials> credentials_;
+  std::unique_ptr<Listener> listener_;
 
   Phase phase_ = Phase::kIdle;
   bool served_ = false;    // reached kReady once: the status stays ready
@@ -157,8 +160,6 @@ class Conversation {
   std::optional<TimePoint> attempt_deadline_;  // handshake and listing of a new attempt
   std::optional<TimePoint> retry_at_;          // kBackingOff
   Duration backoff_{};
-  // Requests refused for lack of authorization wait here.
-  AuthHold auth_;
 
   // What was last reported through StateChanged.
   Status published_status_ = Status::kLoading;

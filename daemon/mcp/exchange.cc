@@ -10,6 +10,7 @@
 #include "base/clean_text.h"
 #include "base/text.h"
 #include "daemon/mcp/calls.h"
+#include "daemon/mcp/credentials.h"
 #include "daemon/mcp/handshake.h"
 #include "daemon/mcp/modern_wire.h"
 #include "daemon/mcp/param_headers.h"
@@ -166,7 +167,7 @@ void Exchange::Drop(RpcId id) {
   if (it == requests_.end()) return;
   if (it->second.out) p_.wire->Drop(id);
   requests_.erase(it);
-  p_.life->ForgetHeld(id);
+  p_.credentials->hold().Forget(id);
   waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), id), waiting_.end());
 }
 
@@ -204,7 +205,7 @@ bool Exchange::Any(Kind kind) const {
 void Exchange::FailWaiting(const std::string& why, TimePoint now) {
   std::vector<RpcId> ids(waiting_.begin(), waiting_.end());
   waiting_.clear();
-  for (RpcId id : p_.life->TakeHeld()) ids.push_back(id);
+  for (RpcId id : p_.credentials->hold().TakeHeld()) ids.push_back(id);
   for (RpcId id : ids) {
     Request* req = Find(id);
     if (req == nullptr) continue;
@@ -274,23 +275,23 @@ void Exchange::Expire(RpcId id, TimePoint now) {
 
 // --- what the transport reports ---
 
-void Exchange::OnAnswer(RpcId id, const Answer& reply, TimePoint now) {
+void Exchange::OnAnswer(RpcId id, const Answer& answer, TimePoint now) {
   Request* req = Find(id);
   if (req == nullptr) return;
   req->out = false;
-  if (req->kind == Kind::kDiscover) return p_.handshake->OnDiscoverAnswer(id, reply, now);
-  if (reply.classified == nullptr) return;
-  OnResponse(*req, *reply.classified, reply, now);
+  if (req->kind == Kind::kDiscover) return p_.handshake->OnDiscoverAnswer(id, answer, now);
+  if (answer.classified == nullptr) return;
+  OnResponse(*req, *answer.classified, answer, now);
 }
 
-void Exchange::OnResponse(Request& req, const Message& msg, const Answer& reply, TimePoint now) {
+void Exchange::OnResponse(Request& req, const Message& msg, const Answer& answer, TimePoint now) {
   const RpcId id = req.rpc_id;
   switch (req.kind) {
     case Kind::kDiscover:
       return;  // answered through Handshake::OnDiscoverAnswer
     case Kind::kInitialize:
       Drop(id);
-      return p_.handshake->OnInitializeResponse(msg, reply.unusable, now);
+      return p_.handshake->OnInitializeResponse(msg, answer.unusable, now);
     case Kind::kListTools:
       if (msg.is_error) {
         return p_.listing->Fail(
@@ -316,7 +317,7 @@ void Exchange::OnLost(RpcId id, const Loss& loss, TimePoint now) {
   Request* req = Find(id);
   if (req == nullptr) return;
   req->out = false;
-  if (loss.remedy == Loss::Remedy::kHold) p_.life->NeedAuthorization();
+  if (loss.remedy == Loss::Remedy::kHold) p_.credentials->Need();
   if (loss.remedy == Loss::Remedy::kProbeEra &&
       p_.handshake->ProbeAfterInitialize(loss.reason, now)) {
     return;
@@ -333,7 +334,7 @@ void Exchange::OnLost(RpcId id, const Loss& loss, TimePoint now) {
     case Loss::Remedy::kReprobe:
       return SendAgain(*req, loss, now);
     case Loss::Remedy::kHold:
-      p_.life->HoldRequest(id);
+      p_.credentials->hold().Hold(id);
       return;
     default:
       return FailRequest(*req, loss, now);
@@ -422,22 +423,6 @@ void Exchange::OnServerMessage(const Message& msg, From from, TimePoint now) {
       p_.listing->ToolsChanged(now);
     }
   }
-}
-
-void Exchange::OnConfirmed(TimePoint now) { p_.life->EnterPhase(Phase::kListing, now); }
-
-void Exchange::OnAttemptFailed(const std::string& reason, TimePoint now) {
-  p_.life->FailAttempt(reason, now);
-}
-
-void Exchange::OnSessionExpired(const std::string& why, TimePoint now) {
-  p_.life->SessionExpired(why, now);
-}
-
-bool Exchange::CanHold() const { return p_.life->CanHold(); }
-
-bool Exchange::MayProbe() const {
-  return p_.life->phase() == Phase::kConnecting && p_.handshake->may_probe();
 }
 
 OutRequest Exchange::Subscription() {

@@ -3,8 +3,8 @@
 // what the server sends unasked. It numbers requests, builds each one's body
 // for the era it goes out in (every time it goes out), queues what must wait
 // for a serving session, keeps the deadlines, and routes what comes back to
-// the part the request belongs to. It is the conversation's WireListener:
-// the transport reports to it (wire.h).
+// the part the request belongs to: the transport's reports on requests
+// (wire.h) reach it through the conversation's listener.
 //
 // A request may go out more than once: again in a new session when the
 // server never took it, or after the era was probed again. Its answer may
@@ -24,7 +24,7 @@
 
 namespace mcpgw::mcp {
 
-class Exchange final : public WireListener {
+class Exchange {
  public:
   // What a request asks. A call's requests: kCall (tools/call; task-augmented
   // when as_task), and for a call made as a task kTaskGet and kTaskResult.
@@ -90,20 +90,17 @@ class Exchange final : public WireListener {
   void OnTimer(TimePoint now);
   std::optional<TimePoint> NextWakeup() const;
 
-  // --- WireListener ---
-  void OnAnswer(RpcId id, const Answer& reply, TimePoint now) override;
-  void OnLost(RpcId id, const Loss& loss, TimePoint now) override;
-  void OnReceived(RpcId id, size_t bytes) override;
-  void OnServerMessage(const Message& message, From from, TimePoint now) override;
-  void OnConfirmed(TimePoint now) override;
-  void OnAttemptFailed(const std::string& reason, TimePoint now) override;
-  void OnSessionExpired(const std::string& why, TimePoint now) override;
-  bool CanHold() const override;
-  bool MayProbe() const override;
-  OutRequest Subscription() override;
+  // --- what the transport reports of requests (WireListener's) ---
+  void OnAnswer(RpcId id, const Answer& answer, TimePoint now);
+  void OnLost(RpcId id, const Loss& loss, TimePoint now);
+  void OnReceived(RpcId id, size_t bytes);
+  void OnServerMessage(const Message& message, From from, TimePoint now);
+  // The subscription request that opens the stream of what the server sends
+  // unasked on the stateless era (a new id each time).
+  OutRequest Subscription();
 
  private:
-  void OnResponse(Request& req, const Message& msg, const Answer& reply, TimePoint now);
+  void OnResponse(Request& req, const Message& msg, const Answer& answer, TimePoint now);
   void SendAgain(Request& req, const Loss& loss, TimePoint now);
   void FailRequest(Request& req, const Loss& loss, TimePoint now);
   void Expire(RpcId id, TimePoint now);

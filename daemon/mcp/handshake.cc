@@ -46,7 +46,7 @@ void Handshake::SendDiscover(std::string version, bool retried, TimePoint now) {
   p_.exchange->Send(req, now);
 }
 
-void Handshake::OnDiscoverAnswer(RpcId id, const Answer& reply, TimePoint now) {
+void Handshake::OnDiscoverAnswer(RpcId id, const Answer& answer, TimePoint now) {
   Exchange::Request* req = p_.exchange->Find(id);
   if (req == nullptr) return;
   const bool retried = req->resent;
@@ -54,7 +54,7 @@ void Handshake::OnDiscoverAnswer(RpcId id, const Answer& reply, TimePoint now) {
   // While credentials are awaited, only the held probe's deadline can end
   // it: OnAuthorized probes afresh.
   if (p_.life->phase() != Phase::kDiscovering || p_.life->awaiting_authorization()) return;
-  const EraVerdict verdict = JudgeDiscover(reply.message, reply.refused, retried);
+  const EraVerdict verdict = JudgeDiscover(answer.message, answer.refused, retried);
   switch (verdict.kind) {
     case EraVerdict::Kind::kModern:
       era_.On(EraEvent::kFoundModern);
@@ -70,7 +70,7 @@ void Handshake::OnDiscoverAnswer(RpcId id, const Answer& reply, TimePoint now) {
       era_.On(EraEvent::kFoundLegacy);
       p_.life->Log(LogLevel::kDebug,
                    "no 2026-07-28 answer to server/discover (" +
-                       (reply.how.empty() ? std::string("none") : std::string(reply.how)) +
+                       (answer.how.empty() ? std::string("none") : std::string(answer.how)) +
                        "): initializing at 2025-11-25");
       return p_.life->EnterPhase(Phase::kConnecting, now);
     case EraVerdict::Kind::kFail:

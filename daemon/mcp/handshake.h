@@ -31,7 +31,7 @@ class Handshake {
 
   // --- the probe ---
   void SendDiscover(std::string version, bool retried, TimePoint now);
-  void OnDiscoverAnswer(RpcId id, const Answer& reply, TimePoint now);
+  void OnDiscoverAnswer(RpcId id, const Answer& answer, TimePoint now);
   void OnDiscoverTimeout(RpcId id, TimePoint now);
   // initialize was refused the way a 2026-07-28-only server refuses it: the
   // era is probed now (once per attempt); false when it may not be.

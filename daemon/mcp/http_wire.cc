@@ -402,7 +402,7 @@ void HttpWire::OnTimer(TimePoint now) {
   for (const auto& [id, t] : transfers_) {
     if (t.purpose != Purpose::kRequest && now >= t.deadline) late.push_back(id);
   }
-  for (TransferId id : late) OnTransferTimeout(id, now);
+  for (TransferId id : late) receiver_.OnTransferTimeout(id, now);
   std::vector<RpcId> resume;
   for (const auto& [id, o] : outs_) {
     if (o.resume_at && now >= *o.resume_at) resume.push_back(id);

@@ -73,9 +73,15 @@ class HttpWire final : public Wire {
   void SetAuthorization(Secret value) { authorization_ = std::move(value); }
 
   // --- what the driver's transfers brought ---
-  void OnHead(TransferId id, const ResponseHead& head, TimePoint now);
-  void OnData(TransferId id, std::string_view bytes, TimePoint now);
-  void OnDone(TransferId id, const TransferResult& result, TimePoint now);
+  void OnHead(TransferId id, const ResponseHead& head, TimePoint now) {
+    receiver_.OnHead(id, head, now);
+  }
+  void OnData(TransferId id, std::string_view bytes, TimePoint now) {
+    receiver_.OnData(id, bytes, now);
+  }
+  void OnDone(TransferId id, const TransferResult& result, TimePoint now) {
+    receiver_.OnDone(id, result, now);
+  }
 
   // --- Wire ---
   void Begin(TimePoint now) override;
@@ -159,19 +165,33 @@ class HttpWire final : public Wire {
   void AddReminder(Remind what, uint64_t id, TimePoint at);
   void Log(LogLevel level, std::string text);
 
-  // --- receiving (http_wire_receive.cc) ---
-  Outcome FactsOf(const Transfer& t) const;
-  void OnRequestHead(TransferId id, Transfer& t, const ResponseHead& head, TimePoint now);
-  void OnListenHead(TransferId id, Transfer& t, const ResponseHead& head, TimePoint now);
-  void OnInvalid(TransferId id, const std::string& why, TimePoint now);
-  void OnRequestDone(Transfer& t, Outcome facts, TimePoint now);
-  void OnTransferTimeout(TransferId id, TimePoint now);
-  void HandleEvent(TransferId id, const SseEvent& event, TimePoint now);
-  // Request `rpc_id`'s answer came: its record ends, the conversation hears.
-  void Deliver(RpcId rpc_id, const Answer& reply, TimePoint now);
-  // What the classifier said of a request without an answer.
-  void Settle(RpcId rpc_id, const Verdict& verdict, int http_status,
-              const rapidjson::Value* message, TimePoint now);
+  // The receiving side (http_wire_receive.cc): what the driver's transfers
+  // bring, turned into the facts of an outcome for the classifier, and its
+  // verdict carried out: an answer delivered, a stream resumed, a loss or
+  // the server's own messages reported to the conversation.
+  class Receiver {
+   public:
+    explicit Receiver(HttpWire& wire) : w_(wire) {}
+    void OnHead(TransferId id, const ResponseHead& head, TimePoint now);
+    void OnData(TransferId id, std::string_view bytes, TimePoint now);
+    void OnDone(TransferId id, const TransferResult& result, TimePoint now);
+    void OnTransferTimeout(TransferId id, TimePoint now);
+
+   private:
+    Outcome FactsOf(const Transfer& t) const;
+    void OnRequestHead(TransferId id, Transfer& t, const ResponseHead& head, TimePoint now);
+    void OnListenHead(TransferId id, Transfer& t, const ResponseHead& head, TimePoint now);
+    void OnInvalid(TransferId id, const std::string& why, TimePoint now);
+    void OnRequestDone(Transfer& t, Outcome facts, TimePoint now);
+    void HandleEvent(TransferId id, const SseEvent& event, TimePoint now);
+    // Request `rpc_id`'s answer came: its record ends, the conversation hears.
+    void Deliver(RpcId rpc_id, const Answer& answer, TimePoint now);
+    // What the classifier said of a request without an answer.
+    void Settle(RpcId rpc_id, const Verdict& verdict, int http_status,
+                const rapidjson::Value* message, TimePoint now);
+
+    HttpWire& w_;
+  };
 
   config::RemoteServer server_;
   SessionLimits limits_;
@@ -206,6 +226,8 @@ class HttpWire final : public Wire {
   // The last refusal for lack of credentials (AskCredentials passes it on).
   int refusal_status_ = 0;
   std::string refusal_challenge_;
+
+  Receiver receiver_{*this};
 };
 
 }  // namespace mcpgw::mcp

@@ -98,11 +98,11 @@ Loss LossOf(const Verdict& verdict) {
 
 // What the wire knows of transfer `t` and its request; the caller adds what
 // happened (the head, the end, the body).
-Outcome HttpWire::FactsOf(const Transfer& t) const {
+Outcome HttpWire::Receiver::FactsOf(const Transfer& t) const {
   Outcome o;
   o.modern = t.modern;
   o.carried_session = t.carried_session;
-  o.current_session = t.gen == gen_;
+  o.current_session = t.gen == w_.gen_;
   o.head = t.head;
   o.status = t.http_status;
   o.body = t.body;
@@ -121,29 +121,29 @@ Outcome HttpWire::FactsOf(const Transfer& t) const {
       return o;
     case Purpose::kListen:
       o.target = Target::kListen;
-      o.had_stream = listen_.had_stream();
+      o.had_stream = w_.listen_.had_stream();
       return o;
     case Purpose::kRequest:
       break;
   }
   o.resuming = t.method == HttpMethod::kGet;
-  auto it = outs_.find(t.rpc_id);
-  if (it == outs_.end()) return o;
+  auto it = w_.outs_.find(t.rpc_id);
+  if (it == w_.outs_.end()) return o;
   const Out& out = it->second;
   o.target = TargetOf(out.role);
   o.resent = out.resent;
-  o.resumable = UsableEventId(out.last_event_id) && out.resumes < kMaxResumes && out.gen == gen_ &&
-                state_ == HttpSessionState::kOpen;
-  o.can_hold = listener_->CanHold();
-  o.may_probe = out.role == Role::kOpen && listener_->MayProbe();
+  o.resumable = UsableEventId(out.last_event_id) && out.resumes < kMaxResumes &&
+                out.gen == w_.gen_ && w_.state_ == HttpSessionState::kOpen;
+  o.can_hold = w_.listener_->CanHold();
+  o.may_probe = out.role == Role::kOpen && w_.listener_->MayProbe();
   return o;
 }
 
 // --- events ---
 
-void HttpWire::OnHead(TransferId id, const ResponseHead& head, TimePoint now) {
-  auto it = transfers_.find(id);
-  if (it == transfers_.end()) return;
+void HttpWire::Receiver::OnHead(TransferId id, const ResponseHead& head, TimePoint now) {
+  auto it = w_.transfers_.find(id);
+  if (it == w_.transfers_.end()) return;
   Transfer& t = it->second;
   t.head = true;
   t.http_status = head.status;
@@ -155,8 +155,8 @@ void HttpWire::OnHead(TransferId id, const ResponseHead& head, TimePoint now) {
     case Purpose::kConfirm: {
       const Verdict verdict = Classify(FactsOf(t));
       if (verdict.remedy == Remedy::kFailAttempt) {
-        Abort(id);
-        listener_->OnAttemptFailed(verdict.reason, now);
+        w_.Abort(id);
+        w_.listener_->OnAttemptFailed(verdict.reason, now);
       }
       return;
     }
@@ -167,10 +167,11 @@ void HttpWire::OnHead(TransferId id, const ResponseHead& head, TimePoint now) {
   }
 }
 
-void HttpWire::OnRequestHead(TransferId id, Transfer& t, const ResponseHead& head, TimePoint now) {
+void HttpWire::Receiver::OnRequestHead(TransferId id, Transfer& t, const ResponseHead& head,
+                                       TimePoint now) {
   const RpcId rpc_id = t.rpc_id;
-  auto out = outs_.find(rpc_id);
-  if (out == outs_.end()) return Abort(id);
+  auto out = w_.outs_.find(rpc_id);
+  if (out == w_.outs_.end()) return w_.Abort(id);
   const std::string media = MediaType(head.content_type);
   Outcome facts = FactsOf(t);
   facts.media = media;
@@ -184,7 +185,7 @@ void HttpWire::OnRequestHead(TransferId id, Transfer& t, const ResponseHead& hea
         t.body = BodyKind::kJson;
       } else {
         t.body = BodyKind::kSse;
-        t.sse = std::make_unique<SseDecoder>(limits_.max_sse_event_bytes);
+        t.sse = std::make_unique<SseDecoder>(w_.limits_.max_sse_event_bytes);
       }
       if (out->second.role == Role::kOpen && !facts.resuming) {
         out->second.head_session_id = std::string(head.session_id);
@@ -195,8 +196,8 @@ void HttpWire::OnRequestHead(TransferId id, Transfer& t, const ResponseHead& hea
       t.error_body = true;
       return;
     case Remedy::kHold:
-      refusal_status_ = head.status;
-      refusal_challenge_ = std::string(head.www_authenticate);
+      w_.refusal_status_ = head.status;
+      w_.refusal_challenge_ = std::string(head.www_authenticate);
       break;
     default:
       break;
@@ -204,49 +205,50 @@ void HttpWire::OnRequestHead(TransferId id, Transfer& t, const ResponseHead& hea
   Settle(rpc_id, verdict, head.status, nullptr, now);
 }
 
-void HttpWire::OnListenHead(TransferId id, Transfer& t, const ResponseHead& head, TimePoint now) {
+void HttpWire::Receiver::OnListenHead(TransferId id, Transfer& t, const ResponseHead& head,
+                                      TimePoint now) {
   // Only the current session's stream is ever open (AbortGeneration).
-  if (id != listen_.transfer()) return Abort(id);
+  if (id != w_.listen_.transfer()) return w_.Abort(id);
   const std::string media = MediaType(head.content_type);
   Outcome facts = FactsOf(t);
   facts.media = media;
   const Verdict verdict = Classify(facts);
   if (verdict.remedy == Remedy::kOpenStream) {
     t.body = BodyKind::kSse;
-    t.sse = std::make_unique<SseDecoder>(limits_.max_sse_event_bytes);
-    t.deadline = now + limits_.listen_lifetime;
-    AddReminder(kTransferDeadline, id, t.deadline);
-    listen_.Answered();
+    t.sse = std::make_unique<SseDecoder>(w_.limits_.max_sse_event_bytes);
+    t.deadline = now + w_.limits_.listen_lifetime;
+    w_.AddReminder(kTransferDeadline, id, t.deadline);
+    w_.listen_.Answered();
     return;
   }
-  Abort(id);
+  w_.Abort(id);
   switch (verdict.remedy) {
     case Remedy::kNoStream:
-      listen_.Refused();
-      Log(LogLevel::kDebug, verdict.reason);
+      w_.listen_.Refused();
+      w_.Log(LogLevel::kDebug, verdict.reason);
       return;
     case Remedy::kSessionExpired:
-      return listener_->OnSessionExpired(verdict.reason, now);
+      return w_.listener_->OnSessionExpired(verdict.reason, now);
     default:
-      return ListenEnded(now);
+      return w_.ListenEnded(now);
   }
 }
 
-void HttpWire::OnData(TransferId id, std::string_view bytes, TimePoint now) {
-  auto it = transfers_.find(id);
-  if (it == transfers_.end()) return;
+void HttpWire::Receiver::OnData(TransferId id, std::string_view bytes, TimePoint now) {
+  auto it = w_.transfers_.find(id);
+  if (it == w_.transfers_.end()) return;
   Transfer& t = it->second;
   Out* out = nullptr;
   if (t.purpose == Purpose::kRequest) {
-    auto o = outs_.find(t.rpc_id);
-    if (o != outs_.end()) out = &o->second;
-    listener_->OnReceived(t.rpc_id, bytes.size());
+    auto o = w_.outs_.find(t.rpc_id);
+    if (o != w_.outs_.end()) out = &o->second;
+    w_.listener_->OnReceived(t.rpc_id, bytes.size());
   }
   // The GET stream is long-lived: only its events are bounded.
   if (t.purpose != Purpose::kListen) {
     t.bytes_in += bytes.size();
-    if (t.bytes_in > limits_.max_response_bytes) {
-      return OnInvalid(id, "response exceeds " + base::DescribeSize(limits_.max_response_bytes),
+    if (t.bytes_in > w_.limits_.max_response_bytes) {
+      return OnInvalid(id, "response exceeds " + base::DescribeSize(w_.limits_.max_response_bytes),
                        now);
     }
   }
@@ -271,45 +273,46 @@ void HttpWire::OnData(TransferId id, std::string_view bytes, TimePoint now) {
     }
     if (t.sse->retry_ms()) out->retry_ms = t.sse->retry_ms();
   }
-  if (t.purpose == Purpose::kListen && !events.empty()) listen_.Progress();
+  if (t.purpose == Purpose::kListen && !events.empty()) w_.listen_.Progress();
   for (const SseEvent& event : events) {
     HandleEvent(id, event, now);
-    if (!transfers_.count(id)) return;  // the event ended this transfer
+    if (!w_.transfers_.count(id)) return;  // the event ended this transfer
   }
   if (!ok) {
-    OnInvalid(id, "server event exceeds " + base::DescribeSize(limits_.max_sse_event_bytes), now);
+    OnInvalid(id, "server event exceeds " + base::DescribeSize(w_.limits_.max_sse_event_bytes),
+              now);
   }
 }
 
 // The response cannot be used (over a bound, broken): the transfer ends here,
 // and the classifier says what becomes of what it was for.
-void HttpWire::OnInvalid(TransferId id, const std::string& why, TimePoint now) {
-  auto it = transfers_.find(id);
-  if (it == transfers_.end()) return;
+void HttpWire::Receiver::OnInvalid(TransferId id, const std::string& why, TimePoint now) {
+  auto it = w_.transfers_.find(id);
+  if (it == w_.transfers_.end()) return;
   const Transfer& t = it->second;
   Outcome facts = FactsOf(t);
   facts.invalid = why;
   const Verdict verdict = Classify(facts);
-  if (t.purpose == Purpose::kRequest && outs_.count(t.rpc_id)) {
+  if (t.purpose == Purpose::kRequest && w_.outs_.count(t.rpc_id)) {
     return Settle(t.rpc_id, verdict, t.http_status, nullptr, now);
   }
-  const bool listening = id == listen_.transfer();
+  const bool listening = id == w_.listen_.transfer();
   const bool tell = t.purpose == Purpose::kTell;
-  Abort(id);
-  if (tell) return AfterTell(now);
+  w_.Abort(id);
+  if (tell) return w_.AfterTell(now);
   if (verdict.remedy == Remedy::kFailAttempt) {
-    return listener_->OnAttemptFailed(verdict.reason, now);
+    return w_.listener_->OnAttemptFailed(verdict.reason, now);
   }
-  if (verdict.remedy == Remedy::kRetryStream && listening) ListenEnded(now);
+  if (verdict.remedy == Remedy::kRetryStream && listening) w_.ListenEnded(now);
 }
 
-void HttpWire::HandleEvent(TransferId id, const SseEvent& event, TimePoint now) {
+void HttpWire::Receiver::HandleEvent(TransferId id, const SseEvent& event, TimePoint now) {
   if (event.type != "message") return;
   base::JsonArena<> arena;
   rapidjson::Document& doc = arena.doc();
   std::string error;
-  const base::JsonLimits limits{limits_.max_sse_event_bytes, limits_.max_json_depth};
-  auto it = transfers_.find(id);
+  const base::JsonLimits limits{w_.limits_.max_sse_event_bytes, w_.limits_.max_json_depth};
+  auto it = w_.transfers_.find(id);
   const uint64_t gen = it->second.gen;
   if (!base::ParseBoundedJson(event.data, limits, doc, error)) {
     // A broken message fails the request whose stream carried it; on the
@@ -328,11 +331,11 @@ void HttpWire::HandleEvent(TransferId id, const SseEvent& event, TimePoint now) 
     const std::string how = How(status);
     return Deliver(*msg.int_id, Answer{&doc, &msg, !Is2xx(status), how, {}}, now);
   }
-  listener_->OnServerMessage(msg, From{gen, gen == gen_}, now);
+  w_.listener_->OnServerMessage(msg, From{gen, gen == w_.gen_}, now);
 }
 
-void HttpWire::OnDone(TransferId id, const TransferResult& result, TimePoint now) {
-  auto node = transfers_.extract(id);
+void HttpWire::Receiver::OnDone(TransferId id, const TransferResult& result, TimePoint now) {
+  auto node = w_.transfers_.extract(id);
   if (node.empty()) return;
   Transfer t = std::move(node.mapped());
   Outcome facts = FactsOf(t);
@@ -342,29 +345,29 @@ void HttpWire::OnDone(TransferId id, const TransferResult& result, TimePoint now
   facts.error = result.error;
   switch (t.purpose) {
     case Purpose::kNotify:
-      --notify_transfers_;
+      --w_.notify_transfers_;
       return;
     case Purpose::kDelete: {
       const Verdict verdict = Classify(facts);
-      if (!verdict.reason.empty()) Log(LogLevel::kDebug, verdict.reason);
+      if (!verdict.reason.empty()) w_.Log(LogLevel::kDebug, verdict.reason);
       return;
     }
     case Purpose::kTell: {
-      --notify_transfers_;
+      --w_.notify_transfers_;
       const Verdict verdict = Classify(facts);
-      if (!verdict.reason.empty()) Log(LogLevel::kDebug, verdict.reason);
-      return AfterTell(now);
+      if (!verdict.reason.empty()) w_.Log(LogLevel::kDebug, verdict.reason);
+      return w_.AfterTell(now);
     }
     case Purpose::kListen:
-      if (id == listen_.transfer() && Classify(facts).remedy == Remedy::kRetryStream) {
-        ListenEnded(now);
+      if (id == w_.listen_.transfer() && Classify(facts).remedy == Remedy::kRetryStream) {
+        w_.ListenEnded(now);
       }
       return;
     case Purpose::kConfirm: {
-      confirm_transfer_ = 0;
+      w_.confirm_transfer_ = 0;
       const Verdict verdict = Classify(facts);
-      if (verdict.remedy == Remedy::kHandshakeDone) return listener_->OnConfirmed(now);
-      return listener_->OnAttemptFailed(verdict.reason, now);
+      if (verdict.remedy == Remedy::kHandshakeDone) return w_.listener_->OnConfirmed(now);
+      return w_.listener_->OnAttemptFailed(verdict.reason, now);
     }
     case Purpose::kRequest:
       return OnRequestDone(t, facts, now);
@@ -373,10 +376,10 @@ void HttpWire::OnDone(TransferId id, const TransferResult& result, TimePoint now
 
 // A request's transfer ended: its JSON answer, or what the classifier makes
 // of its absence (an error body read, a broken stream, nothing at all).
-void HttpWire::OnRequestDone(Transfer& t, Outcome facts, TimePoint now) {
+void HttpWire::Receiver::OnRequestDone(Transfer& t, Outcome facts, TimePoint now) {
   const RpcId rpc_id = t.rpc_id;
-  auto it = outs_.find(rpc_id);
-  if (it == outs_.end()) return;
+  auto it = w_.outs_.find(rpc_id);
+  if (it == w_.outs_.end()) return;
   it->second.transfer = 0;
   base::JsonArena<> arena;
   rapidjson::Document& doc = arena.doc();
@@ -387,7 +390,7 @@ void HttpWire::OnRequestDone(Transfer& t, Outcome facts, TimePoint now) {
   if (t.error_body) {
     // The refusal's body, when it was whole, bounded and JSON.
     facts.error_body = true;
-    const base::JsonLimits limits{kMaxErrorBodyBytes, limits_.max_json_depth};
+    const base::JsonLimits limits{kMaxErrorBodyBytes, w_.limits_.max_json_depth};
     if (!facts.failed && t.body == BodyKind::kJson &&
         base::ParseBoundedJson(t.json, limits, doc, error) && doc.IsObject()) {
       message = &doc;
@@ -401,7 +404,7 @@ void HttpWire::OnRequestDone(Transfer& t, Outcome facts, TimePoint now) {
                         (!msg.int_id || *msg.int_id == rpc_id);
     }
   } else if (t.body == BodyKind::kJson && !facts.failed) {
-    const base::JsonLimits limits{limits_.max_response_bytes, limits_.max_json_depth};
+    const base::JsonLimits limits{w_.limits_.max_response_bytes, w_.limits_.max_json_depth};
     if (!base::ParseBoundedJson(t.json, limits, doc, error)) {
       invalid = JsonReason(error);
     } else {
@@ -418,31 +421,34 @@ void HttpWire::OnRequestDone(Transfer& t, Outcome facts, TimePoint now) {
 }
 
 // A transfer that is no request outlived its deadline.
-void HttpWire::OnTransferTimeout(TransferId id, TimePoint now) {
-  auto it = transfers_.find(id);
-  if (it == transfers_.end()) return;
+void HttpWire::Receiver::OnTransferTimeout(TransferId id, TimePoint now) {
+  auto it = w_.transfers_.find(id);
+  if (it == w_.transfers_.end()) return;
   const Purpose purpose = it->second.purpose;
   const bool head = it->second.head;
-  Abort(id);
+  w_.Abort(id);
   switch (purpose) {
     case Purpose::kNotify:
-      Log(LogLevel::kDebug, "a notification got no answer in " +
-                                base::DescribeDuration(limits_.notify_deadline) + "; abandoned");
+      w_.Log(LogLevel::kDebug, "a notification got no answer in " +
+                                   base::DescribeDuration(w_.limits_.notify_deadline) +
+                                   "; abandoned");
       return;
     case Purpose::kDelete:
-      Log(LogLevel::kDebug, "a DELETE got no answer in " +
-                                base::DescribeDuration(limits_.notify_deadline) + "; abandoned");
+      w_.Log(LogLevel::kDebug, "a DELETE got no answer in " +
+                                   base::DescribeDuration(w_.limits_.notify_deadline) +
+                                   "; abandoned");
       return;
     case Purpose::kTell:
-      Log(LogLevel::kDebug, "a tasks/cancel got no answer in " +
-                                base::DescribeDuration(limits_.notify_deadline) + "; abandoned");
-      return AfterTell(now);
+      w_.Log(LogLevel::kDebug, "a tasks/cancel got no answer in " +
+                                   base::DescribeDuration(w_.limits_.notify_deadline) +
+                                   "; abandoned");
+      return w_.AfterTell(now);
     case Purpose::kListen:
       // No head in time: a hung endpoint, backed off. A stream past its
       // lifetime: opened afresh at once.
-      return ListenEnded(now, /*at_once=*/head);
+      return w_.ListenEnded(now, /*at_once=*/head);
     case Purpose::kConfirm:
-      return listener_->OnAttemptFailed(confirm_timeout_, now);
+      return w_.listener_->OnAttemptFailed(w_.confirm_timeout_, now);
     case Purpose::kRequest:
       return;
   }
@@ -450,32 +456,32 @@ void HttpWire::OnTransferTimeout(TransferId id, TimePoint now) {
 
 // --- what becomes of a request ---
 
-void HttpWire::Deliver(RpcId rpc_id, const Answer& reply, TimePoint now) {
-  auto it = outs_.find(rpc_id);
-  if (it == outs_.end()) return listener_->OnAnswer(rpc_id, reply, now);
+void HttpWire::Receiver::Deliver(RpcId rpc_id, const Answer& answer, TimePoint now) {
+  auto it = w_.outs_.find(rpc_id);
+  if (it == w_.outs_.end()) return w_.listener_->OnAnswer(rpc_id, answer, now);
   Out& out = it->second;
   // A stream has served its purpose once the response is in.
-  Abort(out.transfer);
-  Answer answer = reply;
-  if (out.role == Role::kOpen && reply.classified != nullptr && !reply.classified->is_error) {
+  w_.Abort(out.transfer);
+  Answer opened = answer;
+  if (out.role == Role::kOpen && answer.classified != nullptr && !answer.classified->is_error) {
     // Whatever else is wrong, a session the server made is ours to DELETE.
     if (ValidSessionId(out.head_session_id)) {
-      session_id_ = out.head_session_id;
-      Move(HttpSessionEvent::kOpened);
+      w_.session_id_ = out.head_session_id;
+      w_.Move(HttpSessionEvent::kOpened);
     } else {
-      answer.unusable = "invalid session id from server";
+      opened.unusable = "invalid session id from server";
     }
   }
-  outs_.erase(it);
-  listener_->OnAnswer(rpc_id, answer, now);
+  w_.outs_.erase(it);
+  w_.listener_->OnAnswer(rpc_id, opened, now);
 }
 
 // Carries out the classifier's verdict on a request: its transfer ended (or
 // was refused) without an answer, or its refusal's body is the answer.
-void HttpWire::Settle(RpcId rpc_id, const Verdict& verdict, int http_status,
-                      const rapidjson::Value* message, TimePoint now) {
-  auto it = outs_.find(rpc_id);
-  if (it == outs_.end()) return;
+void HttpWire::Receiver::Settle(RpcId rpc_id, const Verdict& verdict, int http_status,
+                                const rapidjson::Value* message, TimePoint now) {
+  auto it = w_.outs_.find(rpc_id);
+  if (it == w_.outs_.end()) return;
   Out& out = it->second;
   switch (verdict.remedy) {
     case Remedy::kAnswer:
@@ -493,7 +499,7 @@ void HttpWire::Settle(RpcId rpc_id, const Verdict& verdict, int http_status,
                      now);
     }
     case Remedy::kResume: {
-      Abort(out.transfer);
+      w_.Abort(out.transfer);
       out.transfer = 0;
       ++out.resumes;
       Duration delay = kDefaultResumeDelay;
@@ -501,17 +507,17 @@ void HttpWire::Settle(RpcId rpc_id, const Verdict& verdict, int http_status,
         delay = std::chrono::milliseconds(std::clamp(*out.retry_ms, 0L, kMaxResumeDelayMs));
       }
       out.resume_at = now + delay;
-      AddReminder(kResume, static_cast<uint64_t>(rpc_id), *out.resume_at);
-      Log(LogLevel::kDebug, "stream ended early (" + verdict.reason + "); resuming it in " +
-                                base::DescribeDuration(delay));
+      w_.AddReminder(kResume, static_cast<uint64_t>(rpc_id), *out.resume_at);
+      w_.Log(LogLevel::kDebug, "stream ended early (" + verdict.reason + "); resuming it in " +
+                                   base::DescribeDuration(delay));
       return;
     }
     default:
       break;
   }
-  Abort(out.transfer);
-  outs_.erase(it);
-  listener_->OnLost(rpc_id, LossOf(verdict), now);
+  w_.Abort(out.transfer);
+  w_.outs_.erase(it);
+  w_.listener_->OnLost(rpc_id, LossOf(verdict), now);
 }
 
 }  // namespace mcpgw::mcp

@@ -177,7 +177,7 @@ class WireListener {
  public:
   // The answer to request `id`, from wherever it came (its own stream,
   // another one, the server's one output).
-  virtual void OnAnswer(RpcId id, const Answer& reply, TimePoint now) = 0;
+  virtual void OnAnswer(RpcId id, const Answer& answer, TimePoint now) = 0;
   virtual void OnLost(RpcId id, const Loss& loss, TimePoint now) = 0;
   // Bytes of request `id`'s answer arrived (counted for the call log).
   virtual void OnReceived(RpcId id, size_t bytes) = 0;
