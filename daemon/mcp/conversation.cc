@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "base/move_table.h"
 #include "base/text.h"
 #include "daemon/mcp/calls.h"
 #include "daemon/mcp/credentials.h"
@@ -23,11 +24,7 @@ namespace {
 // Every phase change the conversation makes. kClosed is reachable from
 // anywhere and is left out; anything else not listed is a bug in this file.
 // Waiting for credentials changes no phase (AuthHold).
-struct PhaseMove {
-  Phase from;
-  Phase to;
-};
-constexpr PhaseMove kPhaseMoves[] = {
+constexpr base::Transition<Phase> kPhaseMoves[] = {
     // A first attempt probes the era, unless the server is known to be legacy.
     {Phase::kIdle, Phase::kDiscovering},
     {Phase::kIdle, Phase::kConnecting},
@@ -57,8 +54,7 @@ constexpr PhaseMove kPhaseMoves[] = {
 
 bool MoveAllowed(Phase from, Phase to) {
   if (to == Phase::kClosed) return from != Phase::kClosed;
-  return std::any_of(std::begin(kPhaseMoves), std::end(kPhaseMoves),
-                     [&](const PhaseMove& m) { return m.from == from && m.to == to; });
+  return base::Allowed(kPhaseMoves, from, to);
 }
 
 void Earliest(std::optional<TimePoint>& acc, std::optional<TimePoint> t) {
