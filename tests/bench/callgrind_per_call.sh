@@ -5,10 +5,15 @@
 # interface with 10 handles keeping 32 calls outstanding. Two runs, with 1,000
 # and 6,000 calls after the same warm-up; the difference over 5,000 calls
 # leaves start-up, listing and shutdown out.
-# Usage: tests/bench/callgrind_per_call.sh BUILD_DIR [BUILD_DIR...]
-#   prints one line per build: its directory and instructions per call.
+# The count moves by a few percent from run to run (how many calls one turn
+# of the daemon's loop handles depends on timing), so builds are measured by
+# turns, ROUNDS times, and the median is what to compare.
+# Usage: tests/bench/callgrind_per_call.sh [--rounds N] BUILD_DIR [BUILD_DIR...]
+#   prints a line per build and round, then each build's median.
 set -euo pipefail
-[ $# -ge 1 ] || { echo "usage: $0 BUILD_DIR [BUILD_DIR...]" >&2; exit 2; }
+rounds=1
+if [ "${1:-}" = "--rounds" ]; then rounds=$2; shift 2; fi
+[ $# -ge 1 ] || { echo "usage: $0 [--rounds N] BUILD_DIR [BUILD_DIR...]" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "$0: valgrind is not installed" >&2; exit 1; }
 TMP=$(mktemp -d)
 PIDS=()
@@ -31,21 +36,32 @@ Count() {  # BUILD CALLS
   LD_LIBRARY_PATH="$build/client" "$build/client/mcpgw" --socket "$sock" wait --timeout 120 \
     >/dev/null
   LD_LIBRARY_PATH="$build/client" "$build/tests/bench/load_client" poll --socket "$sock" \
-    --ns f0 --conns 10 --inflight 32 --calls "$calls" --warmup 500 >/dev/null
+    --ns f0 --conns 10 --inflight 32 --calls "$calls" --warmup 500 >"$TMP/load.$calls.json"
+  grep -q "\"errors\":0" "$TMP/load.$calls.json" || { echo "$0: calls failed: $(cat "$TMP/load.$calls.json")" >&2; exit 1; }
   kill -TERM "$pid"
   wait "$pid" 2>/dev/null || true
   awk '/^summary:/ {print $2}' "$out"
 }
 
+declare -A counts
+for ((round = 1; round <= rounds; round++)); do
+  for build in "$@"; do
+    "$build/tests/bench/bench_upstream" --tools 5 >"$TMP/port" 2>/dev/null &
+    PIDS+=($!)
+    for _ in $(seq 50); do [ -s "$TMP/port" ] && break; sleep 0.1; done
+    port=$(head -n1 "$TMP/port")
+    printf '{"mcpServers": {"f0": {"url": "http://127.0.0.1:%s/s/0/mcp"}}}\n' "$port" \
+      >"$TMP/one.json"
+    small=$(Count "$build" 1000)
+    large=$(Count "$build" 6000)
+    per_call=$(((large - small) / 5000))
+    echo "round $round: $build $per_call instructions per call"
+    counts[$build]+="$per_call "
+    kill "${PIDS[-1]}" 2>/dev/null || true
+  done
+done
 for build in "$@"; do
-  "$build/tests/bench/bench_upstream" --tools 5 >"$TMP/port" 2>/dev/null &
-  PIDS+=($!)
-  for _ in $(seq 50); do [ -s "$TMP/port" ] && break; sleep 0.1; done
-  port=$(head -n1 "$TMP/port")
-  printf '{"mcpServers": {"f0": {"url": "http://127.0.0.1:%s/s/0/mcp"}}}\n' "$port" \
-    >"$TMP/one.json"
-  small=$(Count "$build" 1000)
-  large=$(Count "$build" 6000)
-  echo "$build $(((large - small) / 5000)) instructions per call"
-  kill "${PIDS[-1]}" 2>/dev/null || true
+  median=$(tr ' ' '\n' <<<"${counts[$build]}" | sed '/^$/d' | sort -n |
+    awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)}')
+  echo "median of $rounds: $build $median instructions per call"
 done
