@@ -353,10 +353,11 @@ void Exchange::SendAgain(Request& req, const Loss& loss, TimePoint now) {
     const std::string method = req.kind == Kind::kCall      ? "tools/call"
                                : req.kind == Kind::kTaskGet ? "tasks/get"
                                                             : "tasks/result";
-    p_.life->Log(LogLevel::kDebug,
-                 reprobe ? method + " refused (" + loss.reason +
-                               "): sending it again once the server's era is probed"
-                         : method + " answered 404: sending it again in a new session");
+    p_.life->Log(LogLevel::kDebug, reprobe
+                                       ? method + " refused (" + loss.reason +
+                                             "): sending it again once the server's era is probed"
+                                       : method + " was never taken (" + loss.reason +
+                                             "): sending it again in a new session");
     waiting_.push_back(req.rpc_id);
   }
   if (!loss.session_expired.empty()) return p_.life->SessionExpired(loss.session_expired, now);
