@@ -194,7 +194,7 @@ void TaskCalls::OnResult(CallId id, Run& run, const Message& msg, TimePoint now)
 
 // --- requests that end without an answer ---
 
-// The classifier failed a request of a task call (session_calls.cc Settle).
+// The classifier failed a request of a task call (Exchange::OnLost).
 void TaskCalls::OnRequestFailed(Exchange::Request& req, const Loss& loss, TimePoint now) {
   const CallId id = req.call_id;
   const Exchange::Kind kind = req.kind;
@@ -223,7 +223,7 @@ void TaskCalls::OnRequestFailed(Exchange::Request& req, const Loss& loss, TimePo
 }
 
 // A request of a task call outlived its own deadline (session.cc
-// ExpireRequest): the call's, or a single poll's.
+// Exchange::Expire): the call's, or a single poll's.
 void TaskCalls::OnRequestLate(Exchange::Request& req, TimePoint now) {
   const CallId id = req.call_id;
   auto it = runs_.find(id);
@@ -244,7 +244,7 @@ void TaskCalls::OnRequestLate(Exchange::Request& req, TimePoint now) {
 }
 
 // A request of a task call waited for a session (or credentials) that did
-// not come (session_calls.cc FailWaiting).
+// not come (Exchange::FailWaiting).
 void TaskCalls::OnRequestAbandoned(Exchange::Request& req, const std::string& why, TimePoint now) {
   const CallId id = req.call_id;
   auto it = runs_.find(id);
