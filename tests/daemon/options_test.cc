@@ -150,6 +150,18 @@ TEST_CASE("options: a reload names the settings only a restart applies", "[optio
   CHECK(RestartOnlyChanges(running, options(R"({"workers": 2, "ipc": {"allowed_uids": [7]},
                                                  "call_log": {"path": "/tmp/c.jsonl"}})")) ==
         std::vector<std::string_view>{"ipc", "workers", "call_log"});
+  // Every section only a restart applies is named, in one fixed order.
+  CHECK(RestartOnlyChanges(running, options(R"({"metrics": {"listen": "127.0.0.1:9464"},
+                                                 "call_log": {"keep": 1}, "workers": 2,
+                                                 "ipc": {"max_frame_bytes": 4096},
+                                                 "limits": {"max_list_pages": 2}})")) ==
+        std::vector<std::string_view>{"limits", "ipc", "workers", "call_log", "metrics"});
+  // Whatever a reload applies is never named.
+  CHECK(RestartOnlyChanges(running, options(R"({"pinning": "off", "pinning_exempt": ["dev"],
+                                                 "results": {"spill_max_mb": 1},
+                                                 "tls": {"ca_file": "/etc/ca.pem"},
+                                                 "policy": {"allow": ["x"], "read_only": ["y"]}})"))
+            .empty());
   // The file's `workers` spelling out the cores in use changes nothing.
   CHECK(RestartOnlyChanges(running, options(R"({"workers": 4})")).empty());
   // Bounds on results apply at a reload.
