@@ -7,9 +7,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 
 #include <catch2/catch.hpp>
+
+#include "config/settings_table.h"
+#include "config/settings_test_values.h"
 
 namespace mcpgw {
 namespace {
@@ -96,6 +100,56 @@ TEST_CASE("every key is read", "[settings]") {
   CHECK(s.policy.read_only == std::vector<std::string>{"prod-*"});
   CHECK(s.tls.ca_file == "/etc/mcpgw/corp-ca.pem");
   CHECK(s.tls.ca_dir == "/etc/mcpgw/ca.d");
+}
+
+TEST_CASE("every key of the table is read into its own field, and only there", "[settings]") {
+  const Settings defaults;
+  for (const SettingKey& key : SettingKeys()) {
+    CAPTURE(key.path);
+    const SettingValue value = testing::OtherThanDefault(key);
+    // The field holds what the key's type reads.
+    REQUIRE(key.field.get(defaults).index() == value.index());
+    REQUIRE(key.field.get(defaults) != value);
+    const Settings s = Parsed(testing::FileWith(key, testing::AsJson(value)));
+    CHECK(key.field.get(s) == value);
+    for (const SettingKey& other : SettingKeys()) {
+      if (&other == &key) continue;
+      CAPTURE(other.path);
+      CHECK(other.field.get(s) == other.field.get(defaults));
+    }
+  }
+}
+
+TEST_CASE("every whole number is taken at both ends of its range and refused past them",
+          "[settings]") {
+  for (const SettingKey& key : SettingKeys()) {
+    if (key.rule.type != SettingType::kWhole) continue;
+    CAPTURE(key.path);
+    const uint64_t min = key.rule.min, max = key.rule.max;
+    const std::string refused = std::string(key.path) + ": expected a whole number from " +
+                                std::to_string(min) + " to " + std::to_string(max);
+    CHECK(key.field.get(Parsed(testing::FileWith(key, std::to_string(min)))) == SettingValue(min));
+    CHECK(key.field.get(Parsed(testing::FileWith(key, std::to_string(max)))) == SettingValue(max));
+    CHECK_THAT(Error(testing::FileWith(key, std::to_string(max + 1))), Catch::EndsWith(refused));
+    if (min > 0) {
+      CHECK_THAT(Error(testing::FileWith(key, std::to_string(min - 1))), Catch::EndsWith(refused));
+    }
+  }
+}
+
+TEST_CASE("the table names each key once, at most one object deep", "[settings]") {
+  std::set<std::string_view> paths;
+  for (const SettingKey& key : SettingKeys()) {
+    CAPTURE(key.path);
+    CHECK(paths.insert(key.path).second);
+    CHECK(key.Name().find('.') == std::string_view::npos);
+    CHECK(FindSettingKey(key.Parent(), key.Name()) == &key);
+    // An object of keys is not a key itself.
+    if (!key.Parent().empty()) CHECK(FindSettingKey("", key.Parent()) == nullptr);
+  }
+  CHECK(IsSettingsObject("limits"));
+  CHECK_FALSE(IsSettingsObject("workers"));
+  CHECK_FALSE(IsSettingsObject(""));
 }
 
 TEST_CASE("a JSON syntax error names the file, line and column", "[settings]") {
