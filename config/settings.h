@@ -1,8 +1,9 @@
 // Settings: the gateway's own settings file (limits, local socket, workers,
 // call log, policy, TLS trust), distinct from mcp.json. Parsing is a pure function of the
 // text and the path that labels its messages; the daemon loads the file once
-// at start-up and on reload. Every setting and its default is documented in
-// docs/SETTINGS.md.
+// at start-up and on reload. The structs below hold the defaults; the keys,
+// their types, ranges and when they apply are listed once in
+// settings_table.h, and documented in docs/SETTINGS.md.
 #pragma once
 
 #include <sys/types.h>
