@@ -16,8 +16,8 @@
 #include "daemon/gateway/gateway_server.h"
 #include "daemon/guard/call_log.h"
 #include "daemon/guard/request_digest.h"
-#include "daemon/guard/scrub.h"
 #include "daemon/net/proxy.h"
+#include "daemon/runtime/scrub.h"
 #include "proto/messages.h"
 
 namespace mcpgw {
