@@ -726,7 +726,7 @@ std::string Gateway::StatusJson() const {
     String(w, server.name);
     w.Key("status");
     String(w, mcp::StatusName(server.view.status));
-    w.Key("source");  // where its listing and answers come from (§14)
+    w.Key("source");  // where its listing and answers come from (BEHAVIOR §14)
     String(w, server.replay ? "replay" : "live");
     w.Key("reason");
     String(w, server.view.reason);

@@ -74,7 +74,7 @@ bool Gateway::Replay(const PendingCall& call, Server& server, const ResultBound&
 }
 
 // The text recorded is the text answered: a result cut to its client's
-// bound (§11) is recorded cut, and error messages are scrubbed (§8).
+// bound (BEHAVIOR §11) is recorded cut, and error messages are scrubbed (BEHAVIOR §8).
 void Gateway::RecordCall(const PendingCall& call, const mcp::CallOutcome& outcome, double ms) {
   if (call.digest.empty()) return;
   CallLine line;

@@ -92,7 +92,7 @@ enum class CallErrorKind { kNone, kBackend, kTransport };
 
 struct CallOutcome {
   CallErrorKind kind = CallErrorKind::kNone;
-  std::string text;  // result text (§5) on success; a message otherwise
+  std::string text;  // result text (BEHAVIOR §5) on success; a message otherwise
   // For the call log: the exact `params` bytes of the tools/call sent (empty if
   // nothing was sent) and the response body bytes received.
   std::string request_params;

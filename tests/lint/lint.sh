@@ -8,7 +8,10 @@
 #                             no binary or library of ours defines a function
 #                             the C library exports (no interposed poll(), ...)
 #   lint.sh standalone        the repository cites only itself: code and docs
-#                             name no outside specification
+#                             name no outside specification, and every
+#                             section sign in code names its document
+#                             ("BEHAVIOR §5", "RFC 9110 §5.6.2"), never
+#                             the sign alone in parentheses
 #   lint.sh layout            the folder listing in docs/ARCHITECTURE.md
 #                             matches the source folders of the tree
 #   lint.sh includes          every #include "..." in base/ proto/ config/
@@ -91,7 +94,46 @@ standalone() {
     xargs grep -n -I -E "SP""EC §|\.\./sha""red" 2>/dev/null || true)
   [ -z "$hits" ] || fail "the repository cites a document it does not hold:
 $hits"
+  bare_sections
   echo "lint: the repository cites only itself"
+}
+
+# A section sign in code (every tracked text file but the Markdown docs)
+# follows its document's name: docs/BEHAVIOR.md and the MCP specification
+# number their sections differently, so the sign alone, in parentheses or
+# after "of", says nothing. The word before the sign (the last word of the
+# line before, when the sign opens a comment line) must hold a capital or a
+# digit: BEHAVIOR, BEHAVIOR.md, RFC 9110, OAuth 2.1, or the section before it
+# in a list ("BEHAVIOR.md §3, §6", "BEHAVIOR.md §5 and §6").
+bare_sections() {
+  local sign files hits
+  sign=$(printf '\302\247')
+  files=$(sources . | grep -v -E '(^|/)node_modules/|package-lock\.json$|^tests/fuzz/corpus/|\.md$' |
+    xargs grep -l -I -F "$sign" 2>/dev/null || true)
+  [ -n "$files" ] || return 0
+  hits=$(awk -v sign="$sign" '
+    FNR == 1 { last = "" }
+    {
+      line = $0
+      rest = line
+      while ((at = index(rest, sign)) > 0) {
+        before = substr(rest, 1, at - 1)
+        sub(/[ \t]+$/, "", before)
+        lead = before
+        sub(/^[ \t]*(\/\/+|#+|\/?\*+|--)?[ \t]*/, "", lead)
+        word = (lead == "" && rest == line) ? last : before
+        sub(/.*[ \t(]/, "", word)
+        listed = substr(line, 1, length(line) - length(rest)) before
+        if (word !~ /[A-Z0-9]/ && listed !~ /[0-9][ \t]+(and|or|to)$/) {
+          printf "%s:%d: %s\n", FILENAME, FNR, line
+        }
+        rest = substr(rest, at + length(sign))
+      }
+      n = split(line, words, /[ \t]+/)
+      last = n > 0 ? words[n] : ""
+    }' $files)
+  [ -z "$hits" ] || fail "a section sign that does not name its document (write BEHAVIOR §N for docs/BEHAVIOR.md's):
+$hits"
 }
 
 # The folders of docs/ARCHITECTURE.md's listing, in its order, each ending
