@@ -18,9 +18,9 @@
 #include "daemon/auth/manager.h"
 #include "daemon/config_watch.h"
 #include "daemon/gateway/gateway.h"
-#include "daemon/guard/scrub.h"
 #include "daemon/ipc/metrics_listener.h"
 #include "daemon/runtime/logging.h"
+#include "daemon/runtime/scrub.h"
 #include "daemon/runtime/worker.h"
 
 namespace mcpgw {

@@ -66,7 +66,7 @@ enum class ErrorKind { kInvalidRequest, kNotReady, kBackend, kTransport, kDenied
 
 std::string_view ErrorKindName(ErrorKind kind);  // "invalid_request", ...
 std::optional<ErrorKind> ParseErrorKind(std::string_view name);
-// CLI exit code of §7 for an error kind (1 backend ... 7 unavailable).
+// CLI exit code of BEHAVIOR §7 for an error kind (1 backend ... 7 unavailable).
 int ExitCode(ErrorKind kind);
 
 }  // namespace mcpgw::proto

@@ -7,8 +7,8 @@
 #include <iosfwd>
 #include <string>
 
+#include "client/api/daemon_api.h"
 #include "client/cli/args.h"
-#include "client/cli/daemon_api.h"
 
 namespace mcpgw::cli {
 

@@ -8,6 +8,7 @@
 // the model.)
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -36,7 +37,11 @@ class Env {
 
   // Any thread.
   virtual TimePoint Now() = 0;  // monotonic
-  virtual double UnixNow() = 0;      // wall clock, seconds since the epoch
+  // The wall clock: the times people read (the call log, cassettes, status)
+  // and the age of files on disk. It may jump; durations use Now().
+  virtual std::chrono::system_clock::time_point WallNow() = 0;
+  // WallNow() in seconds since the epoch.
+  double UnixNow() { return std::chrono::duration<double>(WallNow().time_since_epoch()).count(); }
   // Runs `fn` on this Env's loop: later, never inline, in the order posted
   // by each thread. Dropped once the loop has stopped.
   virtual void Post(std::function<void()> fn) = 0;

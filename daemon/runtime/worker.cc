@@ -272,9 +272,7 @@ void Worker::Stop() {
 
 TimePoint Worker::Now() { return Clock::now(); }
 
-double Worker::UnixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+std::chrono::system_clock::time_point Worker::WallNow() { return std::chrono::system_clock::now(); }
 
 bool Worker::ReadFile(const std::string& path, std::string* contents, std::string* error) {
   std::ifstream in(path, std::ios::binary);

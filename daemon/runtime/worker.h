@@ -32,7 +32,7 @@ class Worker : public Env {
 
   // Env. Post is thread-safe; after Stop() it drops the task.
   TimePoint Now() override;
-  double UnixNow() override;
+  std::chrono::system_clock::time_point WallNow() override;
   void Post(std::function<void()> fn) override;
   bool ReadFile(const std::string& path, std::string* contents, std::string* error) override;
   bool ReadPrivateFile(const std::string& path, size_t max_bytes, std::string* contents,

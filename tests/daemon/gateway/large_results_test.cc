@@ -12,7 +12,7 @@
 
 #include "base/utf8.h"
 #include "daemon/guard/request_digest.h"
-#include "daemon/guard/scrub.h"
+#include "daemon/runtime/scrub.h"
 
 namespace fs = std::filesystem;
 using namespace mcpgw;

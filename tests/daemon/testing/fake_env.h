@@ -31,13 +31,25 @@ class FakeEnv;
 
 class FakeWorld {
  public:
-  TimePoint now = TimePoint{} + std::chrono::hours(1);
-  double unix_at_start = 1.7e9;
+  static constexpr TimePoint kStart = TimePoint{} + std::chrono::hours(1);
+  TimePoint now = kStart;
+  // The wall clock at kStart (2023-11-14T22:13:20Z); it runs with `now`, and
+  // a test may also set it apart from `now` (SetWallNow), as a clock set by
+  // hand or a machine that slept.
+  std::chrono::system_clock::time_point wall_at_start{std::chrono::seconds(1'700'000'000)};
   std::vector<FakeEnv*> envs;
 
+  std::chrono::system_clock::time_point WallNow() const {
+    return wall_at_start +
+           std::chrono::duration_cast<std::chrono::system_clock::duration>(now - kStart);
+  }
   double UnixNow() const {
-    return unix_at_start +
-           std::chrono::duration<double>(now - (TimePoint{} + std::chrono::hours(1))).count();
+    return std::chrono::duration<double>(WallNow().time_since_epoch()).count();
+  }
+  // Sets the wall clock to `wall` now; it runs on with `now` from there.
+  void SetWallNow(std::chrono::system_clock::time_point wall) {
+    wall_at_start =
+        wall - std::chrono::duration_cast<std::chrono::system_clock::duration>(now - kStart);
   }
   // Runs posted tasks and due timers, in every env, until none is left.
   inline void Settle();
@@ -238,7 +250,7 @@ class FakeEnv : public Env {
   }
 
   TimePoint Now() override { return world_->now; }
-  double UnixNow() override { return world_->UnixNow(); }
+  std::chrono::system_clock::time_point WallNow() override { return world_->WallNow(); }
   void Post(std::function<void()> fn) override { posted_.push_back(std::move(fn)); }
   bool ReadFile(const std::string& path, std::string* contents, std::string* error) override {
     auto it = files.find(path);

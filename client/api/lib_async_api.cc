@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "client/cli/async_api.h"
+#include "client/api/async_api.h"
 
 namespace mcpgw::cli {
 namespace {

@@ -12,7 +12,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "client/libmcpgw_fixture.h"
+#include "client/lib/libmcpgw_fixture.h"
 #include "test_paths.h"  // MCPGW_SOURCE_DIR and the built programs' paths
 
 extern char** environ;

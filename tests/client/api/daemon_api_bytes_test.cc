@@ -8,8 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "client/api/async_api.h"
 #include "client/cli/args.h"
-#include "client/cli/async_api.h"
 #include "client/cli/commands.h"
 #include "client/raw_daemon.h"
 #include "daemon/ipc/ipc_test_fixture.h"

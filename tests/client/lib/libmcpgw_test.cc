@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "client/libmcpgw_fixture.h"
+#include "client/lib/libmcpgw_fixture.h"
 #include "mcpgw.h"
 #include "mcpgw.hpp"
 

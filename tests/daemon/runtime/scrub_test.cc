@@ -1,6 +1,6 @@
 // Scrubber: which forms of a secret are redacted, which are left alone, and
 // the log sink that applies it to every message.
-#include "daemon/guard/scrub.h"
+#include "daemon/runtime/scrub.h"
 
 #include <mutex>
 #include <string>

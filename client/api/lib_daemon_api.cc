@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "client/cli/daemon_api.h"
+#include "client/api/daemon_api.h"
 
 namespace mcpgw::cli {
 namespace {

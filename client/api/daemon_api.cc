@@ -1,4 +1,4 @@
-#include "client/cli/daemon_api.h"
+#include "client/api/daemon_api.h"
 
 #include <climits>
 #include <utility>

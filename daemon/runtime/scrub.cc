@@ -1,4 +1,4 @@
-#include "daemon/guard/scrub.h"
+#include "daemon/runtime/scrub.h"
 
 #include <algorithm>
 #include <unordered_set>
