@@ -310,6 +310,30 @@ TEST_CASE("Transport failures end with a short error and no head", "[http]") {
   CHECK(f.client->active() == 0);
 }
 
+TEST_CASE("Ends reported together: a sink told of one may abort the others or reuse a tag",
+          "[http]") {
+  HttpTestServer server(
+      [](const TestRequest& r, TestConnection& c) { c.Respond(200, {}, r.body); });
+  Fixture f;
+  // Three transfers that cannot start end together, on the loop's next turn.
+  for (uint64_t tag = 1; tag <= 3; tag++) f.client->Start(&f.sink, tag, Get("http://[::1"));
+  f.sink.on_done = [&](uint64_t tag) {
+    if (tag != 1) return;
+    CHECK(f.client->active() == 2);  // the other two: ended, not yet told
+    f.client->Abort(&f.sink, 2);
+    f.client->Start(&f.sink, 3, Post(server.Url(), "again"));  // replaces the ended one
+  };
+  REQUIRE(RunUntil(&f.loop, [&] { return f.sink.Done(3); }));
+  CHECK(f.sink.seen[1].result.error == "malformed url");
+  CHECK(f.sink.seen.count(2) == 0);  // aborted before it was told: never
+  CHECK(f.sink.seen[3].dones == 1);  // the new request's end only
+  CHECK(f.sink.seen[3].result.ok);
+  CHECK(f.sink.seen[3].body == "again");
+  CHECK(f.client->stats().finished == 2);
+  CHECK(f.client->stats().aborted == 2);
+  CHECK(f.client->active() == 0);
+}
+
 TEST_CASE("A server that closes early fails the transfer", "[http]") {
   SECTION("mid-body") {
     HttpTestServer server([](const TestRequest&, TestConnection& c) {

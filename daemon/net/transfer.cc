@@ -1,0 +1,116 @@
+// A transfer's moves, written once.
+#include "daemon/net/transfer.h"
+
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
+#include "daemon/net/easy_pool.h"
+
+namespace mcpgw::http {
+
+namespace {
+
+struct TransferMove {
+  TransferState from;
+  TransferEvent on;
+  TransferState to;
+};
+// Anything not listed is a bug of HttpClient's, except kShutdown, which
+// releases from any state (On).
+constexpr TransferMove kTransferMoves[] = {
+    {TransferState::kWaiting, TransferEvent::kPlaceGiven, TransferState::kStarting},
+    // Out of its queue at once: it holds nothing curl knows of.
+    {TransferState::kWaiting, TransferEvent::kAbort, TransferState::kReleased},
+    {TransferState::kStarting, TransferEvent::kAdded, TransferState::kRunning},
+    {TransferState::kStarting, TransferEvent::kNotAdded, TransferState::kUnstartable},
+    {TransferState::kStarting, TransferEvent::kAbort, TransferState::kAborted},
+    {TransferState::kUnstartable, TransferEvent::kEnd, TransferState::kEnded},
+    {TransferState::kUnstartable, TransferEvent::kAbort, TransferState::kAborted},
+    {TransferState::kRunning, TransferEvent::kHead, TransferState::kReceiving},
+    {TransferState::kRunning, TransferEvent::kEnd, TransferState::kEnded},
+    {TransferState::kRunning, TransferEvent::kAbort, TransferState::kAborted},
+    {TransferState::kReceiving, TransferEvent::kEnd, TransferState::kEnded},
+    {TransferState::kReceiving, TransferEvent::kFinish, TransferState::kDraining},
+    {TransferState::kReceiving, TransferEvent::kAbort, TransferState::kAborted},
+    // A sink told of another transfer's end may abort this one before its
+    // own end is told: then it never is.
+    {TransferState::kEnded, TransferEvent::kAbort, TransferState::kAborted},
+    {TransferState::kEnded, TransferEvent::kRelease, TransferState::kReleased},
+    // The stream ended (its connection kept when it ended well), or it is cut.
+    {TransferState::kDraining, TransferEvent::kRelease, TransferState::kReleased},
+    {TransferState::kDraining, TransferEvent::kCut, TransferState::kAborted},
+    {TransferState::kAborted, TransferEvent::kRelease, TransferState::kReleased},
+};
+
+}  // namespace
+
+std::string_view TransferStateName(TransferState s) {
+  switch (s) {
+    case TransferState::kWaiting:
+      return "waiting";
+    case TransferState::kStarting:
+      return "starting";
+    case TransferState::kUnstartable:
+      return "unstartable";
+    case TransferState::kRunning:
+      return "running";
+    case TransferState::kReceiving:
+      return "receiving";
+    case TransferState::kEnded:
+      return "ended";
+    case TransferState::kDraining:
+      return "draining";
+    case TransferState::kAborted:
+      return "aborted";
+    case TransferState::kReleased:
+      return "released";
+  }
+  return "released";
+}
+
+std::string_view TransferEventName(TransferEvent e) {
+  switch (e) {
+    case TransferEvent::kPlaceGiven:
+      return "place given";
+    case TransferEvent::kAdded:
+      return "added";
+    case TransferEvent::kNotAdded:
+      return "not added";
+    case TransferEvent::kHead:
+      return "head";
+    case TransferEvent::kEnd:
+      return "end";
+    case TransferEvent::kFinish:
+      return "finish";
+    case TransferEvent::kAbort:
+      return "abort";
+    case TransferEvent::kCut:
+      return "cut";
+    case TransferEvent::kRelease:
+      return "release";
+    case TransferEvent::kShutdown:
+      return "shutdown";
+  }
+  return "shutdown";
+}
+
+bool TransferLife::On(TransferEvent event) {
+  if (event == TransferEvent::kShutdown) {
+    state_ = TransferState::kReleased;
+    return true;
+  }
+  const auto move =
+      std::find_if(std::begin(kTransferMoves), std::end(kTransferMoves),
+                   [&](const TransferMove& m) { return m.from == state_ && m.on == event; });
+  if (move == std::end(kTransferMoves)) return false;
+  state_ = move->to;
+  return true;
+}
+
+Transfer::Transfer(HttpSink* s, uint64_t t, HttpRequest r)
+    : sink(s), tag(t), request(std::move(r)) {}
+
+Transfer::~Transfer() = default;
+
+}  // namespace mcpgw::http
