@@ -1,8 +1,8 @@
-// HttpClient::Impl: the loop's side of libcurl (a watch per socket, curl's
-// timer, socket actions) and each transfer's way through it, one state per
-// transfer (transfer.h). The pool of easy handles (easy_pool.h), the budget
-// per origin (origin_budget.h), the drain of answered streams
-// (stream_drain.h) and the TLS trust's hook (tls_wiring.h) are their own.
+// HttpClient::Impl: each transfer's way through libcurl, one state per
+// transfer (transfer.h), and what ties the parts together: the multi handle
+// on the loop (curl_loop.h), the pool of easy handles (easy_pool.h), the
+// budget per origin (origin_budget.h), the drain of answered streams
+// (stream_drain.h) and the TLS trust's hook (tls_wiring.h).
 // libcurl is never called from inside a sink, nor its multi handle from
 // inside its own callbacks: while the client is busy (inside curl, or
 // reporting), starts and aborts only change states and queue work, which the
@@ -12,19 +12,15 @@
 #include "daemon/net/http_client.h"
 
 #include <curl/curl.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cassert>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "daemon/net/curl_loop.h"
 #include "daemon/net/easy_pool.h"
 #include "daemon/net/http_curl.h"
 #include "daemon/net/origin_budget.h"
@@ -52,25 +48,6 @@ constexpr long kMaxCachedConnections = 1024;
 // transfers take a fresh handle and never return it to the pool.
 constexpr long kLongLivedBufferBytes = 2048;
 
-void GlobalInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-uv_timer_t* NewTimer(uv_loop_t* loop, void* data) {
-  auto* timer = new uv_timer_t;
-  uv_timer_init(loop, timer);
-  timer->data = data;
-  return timer;
-}
-
-// The close callback may run after the HttpClient is gone: it only frees.
-void CloseTimer(uv_timer_t* timer) {
-  uv_timer_stop(timer);
-  uv_close(reinterpret_cast<uv_handle_t*>(timer),
-           [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-}
-
 // Makes a move the client relies on: the table has it, or the client erred.
 void Move(Transfer* t, TransferEvent event) {
   const bool moved = t->life.On(event);
@@ -84,23 +61,6 @@ struct HttpClient::Impl {
   using Key = std::pair<HttpSink*, uint64_t>;
   using Live = std::map<Key, std::unique_ptr<Transfer>>;
 
-  // One socket curl asked us to watch. A connection socket (one curl opened
-  // through OnOpenSocket) keeps its watch while its connection idles in
-  // curl's cache: the watch is parked, still polled for reading, so the next
-  // transfer on the connection wants exactly what is registered and the
-  // kernel's registration is not touched (uv_poll_start costs two epoll_ctl
-  // calls even when nothing changes). The watch goes when curl closes the
-  // socket (OnCloseSocket). Freed by the poll handle's close callback, which
-  // may run after the client is gone: it only frees.
-  struct SocketWatch {
-    uv_poll_t poll;
-    Impl* owner;
-    curl_socket_t fd;
-    int wanted = 0;      // UV_READABLE/UV_WRITABLE curl wants now; 0 parked
-    int registered = 0;  // what the poll handle is started with; 0 stopped
-    bool owned = false;  // a connection socket: curl closes it through us
-  };
-
   // A transfer curl is done with, between its bookkeeping and its sink's
   // callbacks: its end, and its head when none went yet (read while it still
   // had its handle).
@@ -113,16 +73,9 @@ struct HttpClient::Impl {
 
   uv_loop_t* loop;
   HttpClientOptions options;
-  CURLM* multi = nullptr;
-  uv_timer_t* timer = nullptr;        // curl's timeout (CURLMOPT_TIMERFUNCTION)
+  http::CurlLoop curl;                // the multi handle on the loop
   uv_timer_t* kick = nullptr;         // reports transfers that could not start
   uv_timer_t* drain_timer = nullptr;  // cuts drained streams whose time is up
-  // Runs curl's "time out now" before the loop next waits, instead of a
-  // zero timer that would cost the loop a poll of its own.
-  uv_prepare_t* due = nullptr;
-  bool in_due = false;
-  std::unordered_map<curl_socket_t, SocketWatch*> watches;
-  std::unordered_set<curl_socket_t> owned_sockets;  // opened by OnOpenSocket, not yet closed
   http::EasyPool pool;
   http::OriginBudget budget;
   http::StreamDrain drain;  // kDraining: the sinks are done with them
@@ -138,19 +91,13 @@ struct HttpClient::Impl {
   Stats stats;  // but handles: the pool counts them
 
   Impl(uv_loop_t* l, HttpClientOptions o)
-      : loop(l), options(std::move(o)), budget(options.max_requests_per_origin) {
-    GlobalInit();
-    multi = curl_multi_init();
-    timer = NewTimer(loop, this);
-    kick = NewTimer(loop, this);
-    drain_timer = NewTimer(loop, this);
-    due = new uv_prepare_t;
-    uv_prepare_init(loop, due);
-    due->data = this;
-    curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, &Impl::OnCurlSocket);
-    curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, this);
-    curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, &Impl::OnCurlTimer);
-    curl_multi_setopt(multi, CURLMOPT_TIMERDATA, this);
+      : loop(l),
+        options(std::move(o)),
+        curl(l, &Impl::OnCurlDue, this),
+        budget(options.max_requests_per_origin) {
+    kick = http::NewTimer(loop, this);
+    drain_timer = http::NewTimer(loop, this);
+    CURLM* multi = curl.multi();
     curl_multi_setopt(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, kMaxHostConnections);
     // Without it curl sizes its connection cache from the transfers added at
@@ -159,24 +106,16 @@ struct HttpClient::Impl {
   }
 
   ~Impl() {
-    // No callbacks from here on: every easy handle leaves curl and is freed,
-    // then curl closes its connections (its socket callback closes our
-    // watches).
+    // No callbacks from here on: every easy handle leaves curl and is freed;
+    // then `curl` goes, closing curl's connections and their watches.
     busy++;
     destroying = true;
     for (auto& [key, t] : live) Shutdown(std::move(t));
     for (auto& t : aborted) Shutdown(std::move(t));
     for (auto& t : drain.TakeAll()) Shutdown(std::move(t));
     pool.Clear();
-    curl_multi_cleanup(multi);
-    for (auto& [fd, watch] : watches) CloseWatch(watch);
-    watches.clear();
-    CloseTimer(timer);
-    CloseTimer(kick);
-    CloseTimer(drain_timer);
-    uv_prepare_stop(due);
-    uv_close(reinterpret_cast<uv_handle_t*>(due),
-             [](uv_handle_t* h) { delete reinterpret_cast<uv_prepare_t*>(h); });
+    http::CloseTimer(kick);
+    http::CloseTimer(drain_timer);
   }
 
   // The client is going: `t` leaves curl and its queue, its handle is freed
@@ -184,112 +123,10 @@ struct HttpClient::Impl {
   void Shutdown(std::unique_ptr<Transfer> t) {
     if (t->state() == TransferState::kWaiting) budget.Cancel(*t);
     if (t->handle) {
-      curl_multi_remove_handle(multi, t->handle->easy);
+      curl_multi_remove_handle(curl.multi(), t->handle->easy);
       pool.Give(std::move(t->handle), /*keep=*/false, /*reset=*/false);
     }
     Move(t.get(), TransferEvent::kShutdown);
-  }
-
-  // uv_close stops the poll (one epoll_ctl when it was registered).
-  static void CloseWatch(SocketWatch* watch) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&watch->poll),
-             [](uv_handle_t* h) { delete static_cast<SocketWatch*>(h->data); });
-  }
-
-  void DropWatch(curl_socket_t fd) {
-    auto it = watches.find(fd);
-    if (it == watches.end()) return;
-    CloseWatch(it->second);
-    watches.erase(it);
-  }
-
-  // Registers `events` for the watch unless that is what it has.
-  void Register(SocketWatch* watch, int events) {
-    if (watch->registered == events) return;
-    watch->registered = events;
-    if (events == 0) {
-      uv_poll_stop(&watch->poll);
-    } else {
-      uv_poll_start(&watch->poll, events, &Impl::OnPoll);
-    }
-  }
-
-  // --- curl's callbacks: they only translate events ---
-
-  static int OnCurlSocket(CURL*, curl_socket_t fd, int what, void* userp, void*) {
-    auto* self = static_cast<Impl*>(userp);
-    auto it = self->watches.find(fd);
-    SocketWatch* watch = it == self->watches.end() ? nullptr : it->second;
-    if (what == CURL_POLL_REMOVE) {
-      if (!watch) return 0;
-      if (!watch->owned) {
-        // Not ours to outlive (a resolver's socket): curl may close it
-        // without telling us, so the watch goes now.
-        self->DropWatch(fd);
-        return 0;
-      }
-      // Parked: an idle connection stays registered for reading (an idle
-      // socket is always writable, so never for writing), so the next
-      // transfer on it wants what is registered already.
-      watch->wanted = 0;
-      self->Register(watch, watch->registered & UV_READABLE);
-      return 0;
-    }
-    if (!watch) {
-      watch = new SocketWatch;
-      watch->owner = self;
-      watch->fd = fd;
-      watch->owned = self->owned_sockets.count(fd) != 0;
-      if (uv_poll_init_socket(self->loop, &watch->poll, fd) != 0) {
-        delete watch;
-        return -1;  // curl fails the transfers on this socket
-      }
-      watch->poll.data = watch;
-      self->watches.emplace(fd, watch);
-    }
-    int events = 0;
-    if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) events |= UV_READABLE;
-    if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) events |= UV_WRITABLE;
-    watch->wanted = events;
-    self->Register(watch, events);
-    return 0;
-  }
-
-  // Connection sockets are opened here so that their watches may outlive
-  // curl's interest in them: curl closes them through OnCloseSocket.
-  static curl_socket_t OnOpenSocket(void* userp, curlsocktype, curl_sockaddr* address) {
-    auto* self = static_cast<Impl*>(userp);
-    int fd = base::OpenSocket(address->family, address->socktype, address->protocol, false);
-    if (fd == CURL_SOCKET_BAD) return fd;
-    // A watch left on this number belonged to a socket closed behind our
-    // back: it must not pass for the new socket's registration.
-    self->DropWatch(fd);
-    self->owned_sockets.insert(fd);
-    return fd;
-  }
-
-  static int OnCloseSocket(void* userp, curl_socket_t fd) {
-    auto* self = static_cast<Impl*>(userp);
-    self->DropWatch(fd);  // before close: the number may be reused at once
-    self->owned_sockets.erase(fd);
-    return close(fd);
-  }
-
-  static int OnCurlTimer(CURLM*, long timeout_ms, void* userp) {
-    auto* self = static_cast<Impl*>(userp);
-    if (timeout_ms < 0) {
-      uv_timer_stop(self->timer);
-      uv_prepare_stop(self->due);
-    } else if (timeout_ms == 0 && !self->in_due) {
-      uv_timer_stop(self->timer);
-      uv_prepare_start(self->due, &Impl::OnDue);
-    } else {
-      // A zero timeout met inside OnDue takes the timer: a prepare handle
-      // started now would not run before the loop waits.
-      uv_prepare_stop(self->due);
-      uv_timer_start(self->timer, &Impl::OnTimer, static_cast<uint64_t>(timeout_ms), 0);
-    }
-    return 0;
   }
 
   // Called before every attempt to send the request (CURLOPT_PREREQFUNCTION:
@@ -378,38 +215,6 @@ struct HttpClient::Impl {
                         t.head.www_authenticate(), http::HttpVersionName(version)};
   }
 
-  // --- loop events: each runs curl once, then drains what it finished ---
-
-  static void OnPoll(uv_poll_t* handle, int status, int events) {
-    auto* watch = static_cast<SocketWatch*>(handle->data);
-    Impl* self = watch->owner;
-    if (watch->wanted == 0) {
-      // A parked connection became readable: the server closed it or sent
-      // what nobody asked for. Stop watching it; curl's check before reuse
-      // finds it dead and closes it.
-      self->Register(watch, 0);
-      return;
-    }
-    int flags = 0;
-    if (status < 0) flags = CURL_CSELECT_ERR | CURL_CSELECT_IN | CURL_CSELECT_OUT;
-    if (events & UV_READABLE) flags |= CURL_CSELECT_IN;
-    if (events & UV_WRITABLE) flags |= CURL_CSELECT_OUT;
-    // The watch may be closed inside curl: read what we need first.
-    self->SocketAction(watch->fd, flags);
-  }
-
-  static void OnTimer(uv_timer_t* handle) {
-    static_cast<Impl*>(handle->data)->SocketAction(CURL_SOCKET_TIMEOUT, 0);
-  }
-
-  static void OnDue(uv_prepare_t* handle) {
-    auto* self = static_cast<Impl*>(handle->data);
-    uv_prepare_stop(handle);
-    self->in_due = true;
-    self->SocketAction(CURL_SOCKET_TIMEOUT, 0);
-    self->in_due = false;
-  }
-
   // Reports the transfers that could not start, on the loop's turn after
   // they failed: never from inside the Start that began them. They hold no
   // handle, so there is nothing of curl's to finish first.
@@ -428,10 +233,16 @@ struct HttpClient::Impl {
     self->Leave();
   }
 
+  // The loop's event for curl (a socket ready, its timeout): curl runs
+  // once, then what it finished is reported.
+  static void OnCurlDue(void* owner, curl_socket_t fd, int flags) {
+    static_cast<Impl*>(owner)->SocketAction(fd, flags);
+  }
+
   void SocketAction(curl_socket_t fd, int flags) {
     busy++;
     int running = 0;
-    curl_multi_socket_action(multi, fd, flags, &running);
+    curl_multi_socket_action(curl.multi(), fd, flags, &running);
     CheckMultiInfo();
     Leave();
   }
@@ -445,7 +256,7 @@ struct HttpClient::Impl {
     std::vector<Ended> batch;
     batch.swap(ended);
     int pending = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi, &pending)) {
+    while (CURLMsg* msg = curl_multi_info_read(curl.multi(), &pending)) {
       if (msg->msg != CURLMSG_DONE) continue;
       const CURLcode code = msg->data.result;
       Transfer* t = nullptr;
@@ -487,7 +298,7 @@ struct HttpClient::Impl {
       e.head = HeadOf(*t);
     }
     Move(t, TransferEvent::kEnd);
-    curl_multi_remove_handle(multi, easy);
+    curl_multi_remove_handle(curl.multi(), easy);
     GiveBack(*t, /*clean=*/code == CURLE_OK);
     return e;
   }
@@ -558,7 +369,7 @@ struct HttpClient::Impl {
     if (!t->handle) return NotStarted(t, "out of memory");
     const CURLcode rc = Prepare(*t);
     if (rc != CURLE_OK) return NotStarted(t, http::ErrorText(rc, 0));
-    if (curl_multi_add_handle(multi, t->handle->easy) != CURLM_OK) {
+    if (curl_multi_add_handle(curl.multi(), t->handle->easy) != CURLM_OK) {
       return NotStarted(t, "could not start the transfer");
     }
     Move(t, TransferEvent::kAdded);
@@ -603,13 +414,10 @@ struct HttpClient::Impl {
       if (rc == CURLE_OK) rc = curl_easy_setopt(h.easy, option, value);
     };
     if (long_lived) set(CURLOPT_BUFFERSIZE, kLongLivedBufferBytes);
-    set(CURLOPT_OPENSOCKETFUNCTION, &Impl::OnOpenSocket);
-    set(CURLOPT_OPENSOCKETDATA, this);
-    set(CURLOPT_CLOSESOCKETFUNCTION, &Impl::OnCloseSocket);
-    set(CURLOPT_CLOSESOCKETDATA, this);
     set(CURLOPT_HEADERFUNCTION, &Impl::OnHeader);
     set(CURLOPT_WRITEFUNCTION, &Impl::OnWrite);
     set(CURLOPT_PREREQFUNCTION, &Impl::OnPrereq);
+    if (rc == CURLE_OK) rc = curl.Wire(h.easy);
     if (rc == CURLE_OK) rc = http::WireTrust(h);
     h.configured = rc == CURLE_OK;
     return rc;
@@ -633,7 +441,7 @@ struct HttpClient::Impl {
   // when the pass ends), and frees it.
   void Release(std::unique_ptr<Transfer> t, bool clean) {
     if (t->handle) {
-      curl_multi_remove_handle(multi, t->handle->easy);
+      curl_multi_remove_handle(curl.multi(), t->handle->easy);
       GiveBack(*t, clean);
     }
     if (t->origin) {

@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "base/platform.h"  // OpenSocket, for HttpClient's open-socket callback
 #include "daemon/net/http_client.h"
 
 namespace mcpgw::http {
