@@ -35,6 +35,7 @@ void EasyPool::Give(std::unique_ptr<EasyHandle> handle, bool keep, bool reset) {
     handle->url.Forget();
   }
   handle->tls_watch.reset();
+  handle->head.Reset();
   spare_.push_back(std::move(handle));
 }
 

@@ -38,6 +38,9 @@ struct EasyHandle {
   std::shared_ptr<TlsErrorWatch> tls_watch;
   HeaderLines headers;  // the list curl reads, its storage kept for the next
   ParsedUrl url;        // the url curl reads, kept parsed for the next
+  // The current transfer's response head as its lines come; reset when the
+  // handle comes back, its storage kept for the next.
+  HeadParser head;
 };
 
 class EasyPool {

@@ -62,13 +62,15 @@ struct HttpClient::Impl {
   using Live = std::map<Key, std::unique_ptr<Transfer>>;
 
   // A transfer curl is done with, between its bookkeeping and its sink's
-  // callbacks: its end, and its head when none went yet (read while it still
-  // had its handle).
+  // callbacks: its end, and its head when none went to the sink yet (read
+  // while it had its handle, the text copied: the handle is back in the pool).
   struct Ended {
     Transfer* t = nullptr;
     TransferResult result;
     bool report_head = false;
-    ResponseHead head;
+    int status = 0;
+    std::string_view http_version;
+    http::HeadParser head;
   };
 
   uv_loop_t* loop;
@@ -88,7 +90,7 @@ struct HttpClient::Impl {
   std::vector<Ended> ended;                        // CheckMultiInfo's, kept for its capacity
   int busy = 0;  // > 0 inside curl or while reporting: curl calls are deferred
   bool destroying = false;
-  Stats stats;  // but handles: the pool counts them
+  Stats stats;  // handles aside: the pool counts them
 
   Impl(uv_loop_t* l, HttpClientOptions o)
       : loop(l),
@@ -138,7 +140,7 @@ struct HttpClient::Impl {
   // was written: CURLINFO_REQUEST_SIZE, "the total size of the issued
   // requests", is still 0 (a proxy's CONNECT counts too, which only errs on
   // the safe side). Otherwise the transfer fails with
-  // CURLE_ABORTED_BY_CALLBACK, which CheckMultiInfo reports as
+  // CURLE_ABORTED_BY_CALLBACK, which Collect reports as
   // kConnectionLostAfterSend.
   //
   // Why this and not a read callback whose seek callback refuses to rewind
@@ -164,7 +166,7 @@ struct HttpClient::Impl {
     const size_t n = size * count;
     switch (t->state()) {
       case TransferState::kRunning:
-        if (t->head.Feed(std::string_view(data, n))) ReportHead(t);
+        if (t->handle->head.Feed(std::string_view(data, n))) ReportHead(t);
         return t->state() == TransferState::kAborted ? 0 : n;
       case TransferState::kReceiving:
       case TransferState::kDraining:
@@ -201,18 +203,20 @@ struct HttpClient::Impl {
     t->sink->OnHttpHead(t->tag, HeadOf(*t));
   }
 
-  // The head as the sink sees it; its views point into `t`'s head parser.
+  // The head as the sink sees it; its views point into the handle's head
+  // parser.
   static ResponseHead HeadOf(const Transfer& t) {
-    int status = t.head.status();
+    const http::EasyHandle& h = *t.handle;
+    int status = h.head.status();
     if (status == 0) {
       long code = 0;
-      curl_easy_getinfo(t.handle->easy, CURLINFO_RESPONSE_CODE, &code);
+      curl_easy_getinfo(h.easy, CURLINFO_RESPONSE_CODE, &code);
       status = static_cast<int>(code);
     }
     long version = 0;
-    curl_easy_getinfo(t.handle->easy, CURLINFO_HTTP_VERSION, &version);
-    return ResponseHead{status, t.head.content_type(), t.head.session_id(),
-                        t.head.www_authenticate(), http::HttpVersionName(version)};
+    curl_easy_getinfo(h.easy, CURLINFO_HTTP_VERSION, &version);
+    return ResponseHead{status, h.head.content_type(), h.head.session_id(),
+                        h.head.www_authenticate(), http::HttpVersionName(version)};
   }
 
   // Reports the transfers that could not start, on the loop's turn after
@@ -294,8 +298,11 @@ struct HttpClient::Impl {
       e.result.error = t->resend_refused ? std::string(kConnectionLostAfterSend)
                                          : FailureText(*t, code, e.result.request_sent);
     } else if (t->state() == TransferState::kRunning) {
+      const ResponseHead head = HeadOf(*t);
       e.report_head = true;
-      e.head = HeadOf(*t);
+      e.status = head.status;
+      e.http_version = head.http_version;
+      e.head = t->handle->head;
     }
     Move(t, TransferEvent::kEnd);
     curl_multi_remove_handle(curl.multi(), easy);
@@ -312,7 +319,9 @@ struct HttpClient::Impl {
       Transfer* t = e.t;
       if (t->state() != TransferState::kEnded) continue;
       if (e.report_head) {
-        t->sink->OnHttpHead(t->tag, e.head);
+        t->sink->OnHttpHead(t->tag,
+                            ResponseHead{e.status, e.head.content_type(), e.head.session_id(),
+                                         e.head.www_authenticate(), e.http_version});
         if (t->state() != TransferState::kEnded) continue;
       }
       auto it = live.find(Key{t->sink, t->tag});

@@ -1,8 +1,7 @@
 // A transfer's moves, written once.
 #include "daemon/net/transfer.h"
 
-#include <algorithm>
-#include <iterator>
+#include <cstddef>
 #include <utility>
 
 #include "daemon/net/easy_pool.h"
@@ -42,6 +41,28 @@ constexpr TransferMove kTransferMoves[] = {
     {TransferState::kDraining, TransferEvent::kCut, TransferState::kAborted},
     {TransferState::kAborted, TransferEvent::kRelease, TransferState::kReleased},
 };
+
+// The table as an index by state and event, worked out when compiling: a
+// move is one lookup, and a second row for the same state and event does
+// not compile.
+constexpr size_t kStates = static_cast<size_t>(TransferState::kReleased) + 1;
+constexpr size_t kEvents = static_cast<size_t>(TransferEvent::kShutdown) + 1;
+struct MoveIndex {
+  bool has[kStates][kEvents] = {};
+  TransferState to[kStates][kEvents] = {};
+};
+constexpr MoveIndex IndexMoves() {
+  MoveIndex index;
+  for (const TransferMove& m : kTransferMoves) {
+    const auto from = static_cast<size_t>(m.from);
+    const auto on = static_cast<size_t>(m.on);
+    if (index.has[from][on]) throw "two moves for one state and event";
+    index.has[from][on] = true;
+    index.to[from][on] = m.to;
+  }
+  return index;
+}
+constexpr MoveIndex kMoveIndex = IndexMoves();
 
 }  // namespace
 
@@ -100,11 +121,10 @@ bool TransferLife::On(TransferEvent event) {
     state_ = TransferState::kReleased;
     return true;
   }
-  const auto move =
-      std::find_if(std::begin(kTransferMoves), std::end(kTransferMoves),
-                   [&](const TransferMove& m) { return m.from == state_ && m.on == event; });
-  if (move == std::end(kTransferMoves)) return false;
-  state_ = move->to;
+  const auto from = static_cast<size_t>(state_);
+  const auto on = static_cast<size_t>(event);
+  if (!kMoveIndex.has[from][on]) return false;
+  state_ = kMoveIndex.to[from][on];
   return true;
 }
 

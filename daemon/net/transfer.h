@@ -14,7 +14,6 @@
 #include <string>
 #include <string_view>
 
-#include "daemon/net/http_curl.h"
 #include "daemon/net/http_types.h"
 
 namespace mcpgw::http {
@@ -91,7 +90,6 @@ struct Transfer {
   // The origin whose place it holds or in whose queue it waits
   // (OriginBudget); null when it counts against none, or no longer.
   Origin* origin = nullptr;
-  HeadParser head;
   // Times curl was about to send the request on a connection (the
   // CURLOPT_PREREQFUNCTION callback): more than one means it sent, or meant
   // to send, the request again.

@@ -19,6 +19,9 @@ void Use(EasyHandle& h, const std::shared_ptr<const TlsTrust>& trust) {
   h.trust = trust;
   h.tls_watch = std::make_shared<TlsErrorWatch>();
   REQUIRE(curl_easy_setopt(h.easy, CURLOPT_PRIVATE, &h) == CURLE_OK);
+  h.head.Feed("HTTP/1.1 401 Unauthorized\r\n");
+  h.head.Feed("WWW-Authenticate: Bearer\r\n");
+  REQUIRE(h.head.Feed("\r\n"));
 }
 
 void* Mark(const EasyHandle& h) {
@@ -43,8 +46,11 @@ TEST_CASE("pool: a handle given back serves the next request as it was", "[pool]
   std::unique_ptr<EasyHandle> again = pool.Take(false, trust);
   CHECK(again.get() == first);
   CHECK(again->configured);
-  CHECK(Mark(*again) == first);   // not reset
-  CHECK_FALSE(again->tls_watch);  // what the last connection said is not the next's
+  CHECK(Mark(*again) == first);         // not reset
+  CHECK_FALSE(again->tls_watch);        // what the last connection said is not the next's
+  CHECK_FALSE(again->head.complete());  // nor the last response's head
+  CHECK(again->head.status() == 0);
+  CHECK(again->head.www_authenticate().empty());
   pool.Give(std::move(again), true, false);
 }
 

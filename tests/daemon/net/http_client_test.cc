@@ -1031,6 +1031,16 @@ TEST_CASE("HeadParser keeps the final head only", "[http]") {
   CHECK_FALSE(p.Feed("Content-Type: trailer\r\n"));
   CHECK_FALSE(p.Feed("\r\n"));
   CHECK(p.content_type() == "text/html");
+  // Reset for the next transfer on the same handle: nothing of this head stays.
+  p.Reset();
+  CHECK_FALSE(p.complete());
+  CHECK(p.status() == 0);
+  CHECK(p.content_type().empty());
+  CHECK(p.session_id().empty());
+  CHECK_FALSE(p.Feed("HTTP/1.1 204 No Content\r\n"));
+  CHECK(p.Feed("\r\n"));
+  CHECK(p.status() == 204);
+  CHECK(p.content_type().empty());
 }
 
 TEST_CASE("HeadParser keeps every WWW-Authenticate of the final head", "[http]") {

@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <curl/curl.h>
+
 #include <memory>
 #include <utility>
 #include <vector>
