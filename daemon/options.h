@@ -15,7 +15,7 @@
 #include "config/settings.h"
 #include "daemon/command_line.h"
 #include "daemon/ipc/ipc_server.h"
-#include "daemon/mcp/session.h"
+#include "daemon/mcp/types.h"
 #include "daemon/net/tls_trust.h"
 
 namespace mcpgw {

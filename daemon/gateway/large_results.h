@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "daemon/mcp/session.h"
+#include "daemon/mcp/types.h"
 
 namespace mcpgw {
 

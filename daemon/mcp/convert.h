@@ -7,7 +7,8 @@
 
 #include <rapidjson/document.h>
 
-#include "daemon/mcp/session.h"
+#include "daemon/mcp/tool_list.h"
+#include "daemon/mcp/types.h"
 
 namespace mcpgw::mcp {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "daemon/mcp/session.h"
+#include "base/clock.h"
 #include "daemon/net/http_client.h"
 
 namespace mcpgw {
@@ -26,7 +26,7 @@ class Timer {
   virtual ~Timer() = default;
   // Arms the timer to run `fn` on the loop after `delay` (0: on the next
   // turn), replacing any earlier arming.
-  virtual void Start(mcp::Duration delay, std::function<void()> fn) = 0;
+  virtual void Start(Duration delay, std::function<void()> fn) = 0;
   virtual void Stop() = 0;
 };
 
@@ -35,7 +35,7 @@ class Env {
   virtual ~Env() = default;
 
   // Any thread.
-  virtual mcp::TimePoint Now() = 0;  // monotonic
+  virtual TimePoint Now() = 0;  // monotonic
   virtual double UnixNow() = 0;      // wall clock, seconds since the epoch
   // Runs `fn` on this Env's loop: later, never inline, in the order posted
   // by each thread. Dropped once the loop has stopped.

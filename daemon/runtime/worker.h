@@ -31,7 +31,7 @@ class Worker : public Env {
   void Stop();
 
   // Env. Post is thread-safe; after Stop() it drops the task.
-  mcp::TimePoint Now() override;
+  TimePoint Now() override;
   double UnixNow() override;
   void Post(std::function<void()> fn) override;
   bool ReadFile(const std::string& path, std::string* contents, std::string* error) override;
