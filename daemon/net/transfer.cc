@@ -1,23 +1,19 @@
 // A transfer's moves, written once.
 #include "daemon/net/transfer.h"
 
-#include <cstddef>
+#include <optional>
 #include <utility>
 
+#include "base/move_table.h"
 #include "daemon/net/easy_pool.h"
 
 namespace mcpgw::http {
 
 namespace {
 
-struct TransferMove {
-  TransferState from;
-  TransferEvent on;
-  TransferState to;
-};
 // Anything not listed is a bug of HttpClient's, except kShutdown, which
 // releases from any state (On).
-constexpr TransferMove kTransferMoves[] = {
+constexpr base::Move<TransferState, TransferEvent> kTransferMoves[] = {
     {TransferState::kWaiting, TransferEvent::kPlaceGiven, TransferState::kStarting},
     // Out of its queue at once: it holds nothing curl knows of.
     {TransferState::kWaiting, TransferEvent::kAbort, TransferState::kReleased},
@@ -41,28 +37,6 @@ constexpr TransferMove kTransferMoves[] = {
     {TransferState::kDraining, TransferEvent::kCut, TransferState::kAborted},
     {TransferState::kAborted, TransferEvent::kRelease, TransferState::kReleased},
 };
-
-// The table as an index by state and event, worked out when compiling: a
-// move is one lookup, and a second row for the same state and event does
-// not compile.
-constexpr size_t kStates = static_cast<size_t>(TransferState::kReleased) + 1;
-constexpr size_t kEvents = static_cast<size_t>(TransferEvent::kShutdown) + 1;
-struct MoveIndex {
-  bool has[kStates][kEvents] = {};
-  TransferState to[kStates][kEvents] = {};
-};
-constexpr MoveIndex IndexMoves() {
-  MoveIndex index;
-  for (const TransferMove& m : kTransferMoves) {
-    const auto from = static_cast<size_t>(m.from);
-    const auto on = static_cast<size_t>(m.on);
-    if (index.has[from][on]) throw "two moves for one state and event";
-    index.has[from][on] = true;
-    index.to[from][on] = m.to;
-  }
-  return index;
-}
-constexpr MoveIndex kMoveIndex = IndexMoves();
 
 }  // namespace
 
@@ -121,10 +95,9 @@ bool TransferLife::On(TransferEvent event) {
     state_ = TransferState::kReleased;
     return true;
   }
-  const auto from = static_cast<size_t>(state_);
-  const auto on = static_cast<size_t>(event);
-  if (!kMoveIndex.has[from][on]) return false;
-  state_ = kMoveIndex.to[from][on];
+  const std::optional<TransferState> to = base::FindMove(kTransferMoves, state_, event);
+  if (!to) return false;
+  state_ = *to;
   return true;
 }
 
