@@ -36,6 +36,7 @@ void EasyPool::Give(std::unique_ptr<EasyHandle> handle, bool keep, bool reset) {
   }
   handle->tls_watch.reset();
   handle->head.Reset();
+  handle->transfer = nullptr;
   spare_.push_back(std::move(handle));
 }
 

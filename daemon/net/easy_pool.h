@@ -21,6 +21,8 @@
 
 namespace mcpgw::http {
 
+struct Transfer;
+
 // One easy handle and what it keeps between transfers.
 struct EasyHandle {
   explicit EasyHandle(CURL* e) : easy(e) {}
@@ -41,6 +43,10 @@ struct EasyHandle {
   // The current transfer's response head as its lines come; reset when the
   // handle comes back, its storage kept for the next.
   HeadParser head;
+  // The transfer it serves now, null in the pool: HttpClient's callbacks
+  // get the handle (set once, when it is configured) and find the transfer
+  // here.
+  Transfer* transfer = nullptr;
 };
 
 class EasyPool {

@@ -151,7 +151,7 @@ struct HttpClient::Impl {
   // --syscalls, sequential calls: 9.0 instead of 8.0 per call in the daemon,
   // sendto 2 instead of 1). This costs none: the body stays POSTFIELDS.
   static int OnPrereq(void* userp, char*, char*, int, int) {
-    auto* t = static_cast<Transfer*>(userp);
+    Transfer* t = Serving(userp);
     if (++t->attempts == 1 || !t->request.at_most_once) return CURL_PREREQFUNC_OK;
     long sent = 0;
     curl_easy_getinfo(t->handle->easy, CURLINFO_REQUEST_SIZE, &sent);
@@ -160,9 +160,12 @@ struct HttpClient::Impl {
     return CURL_PREREQFUNC_ABORT;
   }
 
+  // The transfer a callback's handle serves.
+  static Transfer* Serving(void* userp) { return static_cast<http::EasyHandle*>(userp)->transfer; }
+
   // Returning less than `n` makes curl fail the transfer: an aborted one.
   static size_t OnHeader(char* data, size_t size, size_t count, void* userp) {
-    auto* t = static_cast<Transfer*>(userp);
+    Transfer* t = Serving(userp);
     const size_t n = size * count;
     switch (t->state()) {
       case TransferState::kRunning:
@@ -177,7 +180,7 @@ struct HttpClient::Impl {
   }
 
   static size_t OnWrite(char* data, size_t size, size_t count, void* userp) {
-    auto* t = static_cast<Transfer*>(userp);
+    Transfer* t = Serving(userp);
     const size_t n = size * count;
     // A response without a complete head (HTTP/0.9-like) gets one before
     // its first body bytes.
@@ -263,8 +266,9 @@ struct HttpClient::Impl {
     while (CURLMsg* msg = curl_multi_info_read(curl.multi(), &pending)) {
       if (msg->msg != CURLMSG_DONE) continue;
       const CURLcode code = msg->data.result;
-      Transfer* t = nullptr;
-      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&t));
+      http::EasyHandle* h = nullptr;
+      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&h));
+      Transfer* t = h ? h->transfer : nullptr;
       if (!t) continue;
       switch (t->state()) {
         case TransferState::kRunning:
@@ -376,6 +380,7 @@ struct HttpClient::Impl {
   void Launch(Transfer* t) {
     t->handle = pool.Take(t->request.long_lived, options.trust);
     if (!t->handle) return NotStarted(t, "out of memory");
+    t->handle->transfer = t;
     const CURLcode rc = Prepare(*t);
     if (rc != CURLE_OK) return NotStarted(t, http::ErrorText(rc, 0));
     if (curl_multi_add_handle(curl.multi(), t->handle->easy) != CURLM_OK) {
@@ -392,8 +397,7 @@ struct HttpClient::Impl {
   }
 
   // Sets a transfer's handle up for its request: the client's options once
-  // per handle (Configure), then the request's url, headers, method and body,
-  // and the transfer the handle's callbacks serve.
+  // per handle (Configure), then the request's url, headers, method and body.
   CURLcode Prepare(Transfer& t) {
     http::EasyHandle& h = *t.handle;
     const std::string& proxy =
@@ -404,13 +408,6 @@ struct HttpClient::Impl {
       rc = http::ConfigureRequest(h.easy, t.request, proxy, h.headers.Build(t.request.headers),
                                   h.url);
     }
-    auto set = [&](CURLoption option, void* value) {
-      if (rc == CURLE_OK) rc = curl_easy_setopt(h.easy, option, value);
-    };
-    set(CURLOPT_PRIVATE, &t);
-    set(CURLOPT_HEADERDATA, &t);
-    set(CURLOPT_WRITEDATA, &t);
-    set(CURLOPT_PREREQDATA, &t);
     return rc;
   }
 
@@ -423,9 +420,14 @@ struct HttpClient::Impl {
       if (rc == CURLE_OK) rc = curl_easy_setopt(h.easy, option, value);
     };
     if (long_lived) set(CURLOPT_BUFFERSIZE, kLongLivedBufferBytes);
+    // The callbacks get the handle, which names the transfer it serves.
+    set(CURLOPT_PRIVATE, &h);
     set(CURLOPT_HEADERFUNCTION, &Impl::OnHeader);
+    set(CURLOPT_HEADERDATA, &h);
     set(CURLOPT_WRITEFUNCTION, &Impl::OnWrite);
+    set(CURLOPT_WRITEDATA, &h);
     set(CURLOPT_PREREQFUNCTION, &Impl::OnPrereq);
+    set(CURLOPT_PREREQDATA, &h);
     if (rc == CURLE_OK) rc = curl.Wire(h.easy);
     if (rc == CURLE_OK) rc = http::WireTrust(h);
     h.configured = rc == CURLE_OK;
