@@ -1,4 +1,4 @@
-// Base64 (RFC 4648 §4) and base64url (§5), built on OpenSSL's
+// Base64 (RFC 4648 §4) and base64url (RFC 4648 §5), built on OpenSSL's
 // EVP_EncodeBlock/EVP_DecodeBlock with the url-safe alphabet and the padding
 // rules handled here. Used by OAuth (PKCE values and `state` in base64url
 // without padding, HTTP Basic credentials, JWT payloads) and by the

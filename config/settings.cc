@@ -15,6 +15,7 @@
 #include <rapidjson/reader.h>
 
 #include "base/json_text.h"
+#include "config/settings_table.h"
 
 namespace mcpgw {
 namespace {
@@ -164,7 +165,8 @@ std::string JsonQuoted(std::string_view s) {
   return out;
 }
 
-// Walks the parsed document into Settings, stopping at the first error.
+// Walks the parsed document into Settings through the table of keys
+// (settings_table.h), stopping at the first error.
 class SettingsReader {
  public:
   SettingsReader(std::string_view text, std::string_view path,
@@ -173,199 +175,66 @@ class SettingsReader {
 
   bool Read(const Value& root, Settings& s) {
     if (!root.IsObject()) return Fail("", "the settings must be a JSON object");
-    for (const auto& m : root.GetObject()) {
-      std::string key = m.name.GetString();
-      const Value& v = m.value;
-      if (key == "limits") {
-        if (!ReadLimits(v, key, s.limits)) return false;
-      } else if (key == "ipc") {
-        if (!ReadIpc(v, key, s.ipc)) return false;
-      } else if (key == "workers") {
-        if (!Int(v, key, 0, 1024, s.workers)) return false;
-      } else if (key == "call_log") {
-        if (!ReadCallLog(v, key, s.call_log)) return false;
-      } else if (key == "policy") {
-        if (!ReadPolicy(v, key, s.policy)) return false;
-      } else if (key == "tls") {
-        if (!ReadTls(v, key, s.tls)) return false;
-      } else if (key == "results") {
-        if (!ReadResults(v, key, s.results)) return false;
-      } else if (key == "pinning") {
-        if (!ReadPinningMode(v, key, s.pinning.mode)) return false;
-      } else if (key == "pinning_exempt") {
-        if (!NamespacePatterns(v, key, s.pinning.exempt)) return false;
-      } else if (key == "metrics") {
-        if (!ReadMetrics(v, key, s.metrics)) return false;
-      } else {
-        return Unknown(key, key,
-                       "limits, ipc, workers, call_log, policy, tls, results, pinning, "
-                       "pinning_exempt, metrics");
-      }
-    }
-    return true;
+    return ReadObject(root, "", s);
   }
 
   const std::string& error() const { return error_; }
 
  private:
-  bool ReadLimits(const Value& v, const std::string& at, LimitsSettings& l) {
-    if (!v.IsObject()) return Fail(at, "expected an object");
-    for (const auto& m : v.GetObject()) {
-      std::string key = m.name.GetString();
-      std::string p = at + "." + key;
-      const Value& x = m.value;
-      bool ok;
-      if (key == "max_response_bytes") {
-        ok = Size(x, p, 1024, size_t{1} << 30, l.max_response_bytes);
-      } else if (key == "max_json_depth") {
-        ok = Int(x, p, 2, 1024, l.max_json_depth);
-      } else if (key == "call_timeout_s") {
-        ok = Int(x, p, 1, 86400, l.call_timeout_s);
-      } else if (key == "listing_timeout_s") {
-        ok = Int(x, p, 1, 86400, l.listing_timeout_s);
-      } else if (key == "max_tools_per_server") {
-        ok = Size(x, p, 1, 1000000, l.max_tools_per_server);
-      } else if (key == "max_list_pages") {
-        ok = Int(x, p, 1, 100000, l.max_list_pages);
-      } else if (key == "max_sse_event_bytes") {
-        ok = Size(x, p, 1024, size_t{1} << 30, l.max_sse_event_bytes);
-      } else if (key == "max_connections_per_server") {
-        ok = Size(x, p, 1, 65536, l.max_connections_per_server);
+  // The members of the top level (`parent` "") or of one of its objects.
+  bool ReadObject(const Value& object, const std::string& parent, Settings& s) {
+    for (const auto& m : object.GetObject()) {
+      const std::string name = m.name.GetString();
+      const std::string at = parent.empty() ? name : parent + "." + name;
+      if (const SettingKey* key = FindSettingKey(parent, name)) {
+        SettingValue value;
+        if (!ReadValue(key->rule, m.value, at, value)) return false;
+        key->field.set(s, std::move(value));
+      } else if (parent.empty() && IsSettingsObject(name)) {
+        if (!m.value.IsObject()) return Fail(at, "expected an object");
+        if (!ReadObject(m.value, name, s)) return false;
       } else {
-        return Unknown(p, key,
-                       "max_response_bytes, max_json_depth, call_timeout_s, listing_timeout_s, "
-                       "max_tools_per_server, max_list_pages, max_sse_event_bytes, "
-                       "max_connections_per_server");
-      }
-      if (!ok) return false;
-    }
-    return true;
-  }
-
-  bool ReadIpc(const Value& v, const std::string& at, IpcSettings& ipc) {
-    if (!v.IsObject()) return Fail(at, "expected an object");
-    for (const auto& m : v.GetObject()) {
-      std::string key = m.name.GetString();
-      std::string p = at + "." + key;
-      const Value& x = m.value;
-      bool ok;
-      if (key == "allowed_uids") {
-        ok = Uids(x, p, ipc.allowed_uids);
-      } else if (key == "max_connections_per_uid") {
-        ok = Size(x, p, 1, 65536, ipc.max_connections_per_uid);
-      } else if (key == "max_in_flight_per_connection") {
-        ok = Size(x, p, 1, 1000000, ipc.max_in_flight_per_connection);
-      } else if (key == "max_frame_bytes") {
-        ok = Size(x, p, 1024, proto::kMaxFrameBytes, ipc.max_frame_bytes);
-      } else {
-        return Unknown(p, key,
-                       "allowed_uids, max_connections_per_uid, max_in_flight_per_connection, "
-                       "max_frame_bytes");
-      }
-      if (!ok) return false;
-    }
-    return true;
-  }
-
-  bool ReadCallLog(const Value& v, const std::string& at, CallLogSettings& c) {
-    if (!v.IsObject()) return Fail(at, "expected an object");
-    for (const auto& m : v.GetObject()) {
-      std::string key = m.name.GetString();
-      std::string p = at + "." + key;
-      const Value& x = m.value;
-      bool ok;
-      if (key == "path") {
-        ok = String(x, p, c.path);
-        if (ok && !c.path.empty() && c.path.front() != '/') {
-          return Fail(p, "expected an absolute path (or \"\" for no call log)");
-        }
-      } else if (key == "max_bytes") {
-        ok = Uint64(x, p, 4096, uint64_t{1} << 40, c.max_bytes);
-      } else if (key == "keep") {
-        ok = Int(x, p, 0, 100, c.keep);
-      } else {
-        return Unknown(p, key, "path, max_bytes, keep");
-      }
-      if (!ok) return false;
-    }
-    return true;
-  }
-
-  bool ReadResults(const Value& v, const std::string& at, ResultsSettings& r) {
-    if (!v.IsObject()) return Fail(at, "expected an object");
-    for (const auto& m : v.GetObject()) {
-      std::string key = m.name.GetString();
-      std::string p = at + "." + key;
-      const Value& x = m.value;
-      bool ok;
-      if (key == "max_text_bytes") {
-        ok = Uint64(x, p, 0, proto::kMaxTextBytesBound, r.max_text_bytes);
-      } else if (key == "stdio_max_text_bytes") {
-        ok = Uint64(x, p, 0, proto::kMaxTextBytesBound, r.stdio_max_text_bytes);
-      } else if (key == "spill_max_mb") {
-        ok = Uint64(x, p, 0, uint64_t{1} << 20, r.spill_max_mb);
-      } else {
-        return Unknown(p, key, "max_text_bytes, stdio_max_text_bytes, spill_max_mb");
-      }
-      if (!ok) return false;
-    }
-    return true;
-  }
-
-  bool ReadMetrics(const Value& v, const std::string& at, MetricsSettings& metrics) {
-    if (!v.IsObject()) return Fail(at, "expected an object");
-    for (const auto& m : v.GetObject()) {
-      std::string key = m.name.GetString();
-      std::string p = at + "." + key;
-      if (key != "listen") return Unknown(p, key, "listen");
-      if (!String(m.value, p, metrics.listen)) return false;
-      std::string why;
-      if (!metrics.listen.empty() && !ParseLoopbackListen(metrics.listen, &why)) {
-        return Fail(p, why);
+        return Fail(
+            at, "unknown key " + Quoted(name) + " (known keys: " + KnownSettingKeys(parent) + ")");
       }
     }
     return true;
   }
 
-  bool ReadPolicy(const Value& v, const std::string& at, PolicySettings& policy) {
-    if (!v.IsObject()) return Fail(at, "expected an object");
-    for (const auto& m : v.GetObject()) {
-      std::string key = m.name.GetString();
-      std::string p = at + "." + key;
-      const Value& x = m.value;
-      bool ok;
-      if (key == "allow") {
-        ok = Patterns(x, p, policy.allow);
-      } else if (key == "deny") {
-        ok = Patterns(x, p, policy.deny);
-      } else if (key == "read_only") {
-        ok = Patterns(x, p, policy.read_only);
-      } else {
-        return Unknown(p, key, "allow, deny, read_only");
-      }
-      if (!ok) return false;
+  bool ReadValue(const SettingRule& rule, const Value& v, const std::string& at,
+                 SettingValue& out) {
+    switch (rule.type) {
+      case SettingType::kWhole:
+        return Uint64(v, at, rule.min, rule.max, out.emplace<uint64_t>());
+      case SettingType::kPath:
+        return AbsolutePath(v, at, rule.empty_means, out.emplace<std::string>());
+      case SettingType::kLoopbackAddress:
+        return LoopbackAddressText(v, at, out.emplace<std::string>());
+      case SettingType::kPatterns:
+        return Patterns(v, at, out.emplace<std::vector<std::string>>());
+      case SettingType::kNamespacePatterns:
+        return NamespacePatterns(v, at, out.emplace<std::vector<std::string>>());
+      case SettingType::kUids:
+        return Uids(v, at, out.emplace<std::vector<uid_t>>());
+      case SettingType::kPinningMode:
+        return ReadPinningMode(v, at, out.emplace<PinningMode>());
+    }
+    return Fail(at, "a key of no known type");
+  }
+
+  bool AbsolutePath(const Value& v, const std::string& at, std::string_view empty_means,
+                    std::string& out) {
+    if (!String(v, at, out)) return false;
+    if (!out.empty() && out.front() != '/') {
+      return Fail(at, "expected an absolute path (or \"\" for " + std::string(empty_means) + ")");
     }
     return true;
   }
 
-  bool ReadTls(const Value& v, const std::string& at, TlsSettings& tls) {
-    if (!v.IsObject()) return Fail(at, "expected an object");
-    for (const auto& m : v.GetObject()) {
-      std::string key = m.name.GetString();
-      std::string p = at + "." + key;
-      std::string* out;
-      if (key == "ca_file") {
-        out = &tls.ca_file;
-      } else if (key == "ca_dir") {
-        out = &tls.ca_dir;
-      } else {
-        return Unknown(p, key, "ca_file, ca_dir");
-      }
-      if (!String(m.value, p, *out)) return false;
-      if (!out->empty() && out->front() != '/') {
-        return Fail(p, "expected an absolute path (or \"\" for none)");
-      }
-    }
+  bool LoopbackAddressText(const Value& v, const std::string& at, std::string& out) {
+    if (!String(v, at, out)) return false;
+    if (out.empty()) return true;
+    if (auto address = ParseLoopbackListen(out); !address.ok()) return Fail(at, address.message());
     return true;
   }
 
@@ -376,7 +245,7 @@ class SettingsReader {
       std::string p = at + "[" + std::to_string(i) + "]";
       std::string pattern;
       if (!String(v[i], p, pattern)) return false;
-      if (auto why = CheckPolicyPattern(pattern)) return Fail(p, *why);
+      if (base::Status why = CheckPolicyPattern(pattern); !why.ok()) return Fail(p, why.message());
       out.push_back(std::move(pattern));
     }
     return true;
@@ -432,22 +301,6 @@ class SettingsReader {
     out = v.GetUint64();
     return true;
   }
-  bool Size(const Value& v, const std::string& at, size_t min, size_t max, size_t& out) {
-    uint64_t n = 0;
-    if (!Uint64(v, at, min, max, n)) return false;
-    out = static_cast<size_t>(n);
-    return true;
-  }
-  bool Int(const Value& v, const std::string& at, int min, int max, int& out) {
-    uint64_t n = 0;
-    if (!Uint64(v, at, static_cast<uint64_t>(min), static_cast<uint64_t>(max), n)) return false;
-    out = static_cast<int>(n);
-    return true;
-  }
-
-  bool Unknown(const std::string& at, const std::string& key, std::string_view known) {
-    return Fail(at, "unknown key " + Quoted(key) + " (known keys: " + std::string(known) + ")");
-  }
 
   bool Fail(const std::string& at, const std::string& message) {
     size_t offset = 0;
@@ -466,11 +319,10 @@ class SettingsReader {
 
 }  // namespace
 
-SettingsResult ParseSettings(std::string_view text, std::string_view path) {
-  SettingsResult result;
+base::Result<Settings> ParseSettings(std::string_view text, std::string_view path) {
   if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
-    result.error = std::string(path) + ":" + LineColumn(text, nul) + ": invalid JSON: NUL byte";
-    return result;
+    return base::InvalidInput(std::string(path) + ":" + LineColumn(text, nul) +
+                              ": invalid JSON: NUL byte");
   }
   // RapidJSON's reader wants a NUL-terminated buffer.
   std::string buffer(text);
@@ -487,24 +339,20 @@ SettingsResult ParseSettings(std::string_view text, std::string_view path) {
   };
   doc.Populate(generate);
   if (parsed.IsError()) {
-    result.error = std::string(path) + ":" + LineColumn(buffer, parsed.Offset()) +
-                   ": invalid JSON: " + rapidjson::GetParseError_En(parsed.Code());
-    return result;
+    return base::InvalidInput(std::string(path) + ":" + LineColumn(buffer, parsed.Offset()) +
+                              ": invalid JSON: " + rapidjson::GetParseError_En(parsed.Code()));
   }
   SettingsReader settings_reader(buffer, path, recorder.TakePositions());
-  if (!settings_reader.Read(doc, result.settings)) {
-    result.error = settings_reader.error();
-    return result;
-  }
-  result.ok = true;
-  return result;
+  Settings settings;
+  if (!settings_reader.Read(doc, settings)) return base::InvalidInput(settings_reader.error());
+  return settings;
 }
 
-SettingsResult LoadSettingsFile(const std::string& path) {
+base::Result<LoadedSettings> LoadSettingsFile(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "rbe");
   if (f == nullptr) {
-    if (errno == ENOENT) return SettingsResult{true, {}, {}, true};
-    return SettingsResult{false, path + ": cannot read: " + std::strerror(errno), {}};
+    if (errno == ENOENT) return LoadedSettings{Settings{}, true};
+    return base::ErrnoError(path + ": cannot read", errno);
   }
   std::string text;
   char chunk[8192];
@@ -512,16 +360,17 @@ SettingsResult LoadSettingsFile(const std::string& path) {
   while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) text.append(chunk, n);
   bool failed = std::ferror(f) != 0;
   std::fclose(f);
-  if (failed) return SettingsResult{false, path + ": cannot read", {}};
-  return ParseSettings(text, path);
+  if (failed) return base::IoError(path + ": cannot read");
+  base::Result<Settings> parsed = ParseSettings(text, path);
+  if (!parsed.ok()) return std::move(parsed).status();
+  return LoadedSettings{std::move(*parsed), false};
 }
 
-std::optional<LoopbackAddress> ParseLoopbackListen(std::string_view text, std::string* error) {
-  auto fail = [&](std::string why) -> std::optional<LoopbackAddress> {
-    *error = JsonQuoted(text) + ": " + why +
-             "; expected \"127.0.0.1:PORT\" or \"[::1]:PORT\" (the metrics are served on "
-             "loopback only)";
-    return std::nullopt;
+base::Result<LoopbackAddress> ParseLoopbackListen(std::string_view text) {
+  auto fail = [&](std::string why) -> base::Status {
+    return base::InvalidInput(JsonQuoted(text) + ": " + why +
+                              "; expected \"127.0.0.1:PORT\" or \"[::1]:PORT\" (the metrics are "
+                              "served on loopback only)");
   };
   LoopbackAddress address;
   std::string_view port;
@@ -566,18 +415,19 @@ std::string DefaultSettingsPath(
   return std::string(home) + "/.config/mcpgw/settings.json";
 }
 
-std::optional<std::string> CheckPolicyPattern(std::string_view pattern) {
-  if (pattern.empty()) return "empty pattern";
-  if (pattern.front() == '/') return "pattern " + JsonQuoted(pattern) + " has no namespace part";
+base::Status CheckPolicyPattern(std::string_view pattern) {
+  if (pattern.empty()) return base::InvalidInput("empty pattern");
+  const std::string quoted = "pattern " + JsonQuoted(pattern);
+  if (pattern.front() == '/') return base::InvalidInput(quoted + " has no namespace part");
   if (pattern.back() == '/') {
-    return "pattern " + JsonQuoted(pattern) + " has an empty tool part (use \"ns\" or \"ns/*\")";
+    return base::InvalidInput(quoted + " has an empty tool part (use \"ns\" or \"ns/*\")");
   }
   for (char c : pattern) {
     if (static_cast<unsigned char>(c) < 0x20) {
-      return "pattern " + JsonQuoted(pattern) + " holds a control character";
+      return base::InvalidInput(quoted + " holds a control character");
     }
   }
-  return std::nullopt;
+  return base::Status();
 }
 
 std::string_view PinningModeName(PinningMode mode) {

@@ -1,8 +1,9 @@
 // Settings: the gateway's own settings file (limits, local socket, workers,
 // call log, policy, TLS trust), distinct from mcp.json. Parsing is a pure function of the
 // text and the path that labels its messages; the daemon loads the file once
-// at start-up and on reload. Every setting and its default is documented in
-// docs/SETTINGS.md.
+// at start-up and on reload. The structs below hold the defaults; the keys,
+// their types, ranges and when they apply are listed once in
+// settings_table.h, and documented in docs/SETTINGS.md.
 #pragma once
 
 #include <sys/types.h>
@@ -15,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "proto/proto.h"
 
 namespace mcpgw {
@@ -109,7 +111,7 @@ struct LoopbackAddress {
 // Reads "127.0.0.1:PORT" ("127.x.y.z") or "[::1]:PORT"; nullopt, with why
 // in `error`, for anything else — a name, another address, a missing or
 // out-of-range port.
-std::optional<LoopbackAddress> ParseLoopbackListen(std::string_view text, std::string* error);
+base::Result<LoopbackAddress> ParseLoopbackListen(std::string_view text);
 
 struct Settings {
   LimitsSettings limits;
@@ -123,27 +125,26 @@ struct Settings {
   MetricsSettings metrics;
 };
 
-struct SettingsResult {
-  bool ok = false;
-  // When !ok: "<path>:<line>:<column>: <key path>: <what is wrong>".
-  std::string error;
+// A settings file read: its settings, or the defaults when it is missing.
+struct LoadedSettings {
   Settings settings;
-  bool missing = false;  // the file does not exist (ok, with the defaults)
+  bool missing = false;  // the file does not exist (the defaults apply)
 };
 
-// Why a policy pattern cannot be used (empty, an empty namespace or tool
-// part, a control character), or nullopt.
-std::optional<std::string> CheckPolicyPattern(std::string_view pattern);
+// Ok, or why a policy pattern cannot be used (empty, an empty namespace or
+// tool part, a control character).
+base::Status CheckPolicyPattern(std::string_view pattern);
 
 // Parses `text` (the contents of `path`; the path only labels messages).
 // Unknown keys are errors: a misspelt policy key must not pass silently.
 // `//` and `/* */` comments are allowed.
-SettingsResult ParseSettings(std::string_view text, std::string_view path);
+// An error's message: "<path>:<line>:<column>: <key path>: <what is wrong>".
+base::Result<Settings> ParseSettings(std::string_view text, std::string_view path);
 
 // Reads and parses `path`. A missing file gives the defaults (and `missing`;
 // mcpgwd refuses a missing file named by --settings); an unreadable one is an
 // error naming it.
-SettingsResult LoadSettingsFile(const std::string& path);
+base::Result<LoadedSettings> LoadSettingsFile(const std::string& path);
 
 // $XDG_CONFIG_HOME/mcpgw/settings.json, else <home>/.config/mcpgw/settings.json.
 // `get_env` looks up an environment variable (tests pass a fake).

@@ -1,4 +1,5 @@
-// Watching the configuration files' directories (see config_watch.h).
+// What the platforms' watches share (see config_watch.h): the grouping of
+// the files by directory and the debounce.
 #include "daemon/config_watch.h"
 
 #include <sys/stat.h>
@@ -22,22 +23,14 @@ std::pair<std::string, std::string> SplitPath(const std::string& path) {
 
 }  // namespace
 
-// One watched directory and the names in it whose change matters.
-struct ConfigWatch::Dir {
-  uv_fs_event_t handle;
-  ConfigWatch* owner = nullptr;
-  std::string path;
-  std::vector<std::string> names;
-};
-
 ConfigWatch::ConfigWatch(Env* env, uv_loop_t* loop, std::function<void()> changed)
     : loop_(loop), changed_(std::move(changed)), debounce_(env->NewTimer()) {}
 
 ConfigWatch::~ConfigWatch() { Close(); }
 
-void ConfigWatch::Watch(const std::vector<std::string>& paths) {
+std::vector<ConfigWatch::Dir> ConfigWatch::ByDirectory(const std::vector<std::string>& paths) {
   // mcp.json and settings.json usually share a directory: one watch.
-  std::vector<std::unique_ptr<Dir>> wanted;
+  std::vector<Dir> dirs;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (paths[i].empty()) continue;
     auto [dir, name] = SplitPath(paths[i]);
@@ -46,49 +39,15 @@ void ConfigWatch::Watch(const std::vector<std::string>& paths) {
       spdlog::debug("not watching {}: {}", dir, std::strerror(errno));
       continue;
     }
-    auto same =
-        std::find_if(wanted.begin(), wanted.end(), [&](const auto& w) { return w->path == dir; });
-    if (same != wanted.end()) {
-      (*same)->names.push_back(name);
-      continue;
-    }
-    auto w = std::make_unique<Dir>();
-    w->owner = this;
-    w->path = dir;
-    w->names.push_back(name);
-    wanted.push_back(std::move(w));
+    auto same = std::find_if(dirs.begin(), dirs.end(), [&](const Dir& d) { return d.path == dir; });
+    if (same == dirs.end()) same = dirs.insert(dirs.end(), Dir{dir, {}});
+    same->names.push_back(name);
   }
-  for (auto& w : wanted) {
-    uv_fs_event_init(loop_, &w->handle);
-    w->handle.data = w.get();
-    auto on_event = [](uv_fs_event_t* h, const char* filename, int, int) {
-      auto* dir = static_cast<Dir*>(h->data);
-      const auto& names = dir->names;
-      if (filename && std::find(names.begin(), names.end(), filename) == names.end()) return;
-      dir->owner->Changed();
-    };
-    Dir* dir = w.release();  // freed by its close callback
-    if (int rc = uv_fs_event_start(&dir->handle, on_event, dir->path.c_str(), 0); rc != 0) {
-      spdlog::warn("not watching {} for changes: {}", dir->path, uv_strerror(rc));
-      uv_close(reinterpret_cast<uv_handle_t*>(&dir->handle),
-               [](uv_handle_t* h) { delete static_cast<Dir*>(h->data); });
-      continue;
-    }
-    dirs_.push_back(dir);
-  }
+  return dirs;
 }
 
 void ConfigWatch::Changed() {
   debounce_->Start(kReloadDebounce, [this] { changed_(); });
-}
-
-void ConfigWatch::Close() {
-  for (Dir* dir : dirs_) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&dir->handle),
-             [](uv_handle_t* h) { delete static_cast<Dir*>(h->data); });
-  }
-  dirs_.clear();
-  if (debounce_) debounce_->Stop();
 }
 
 }  // namespace mcpgw

@@ -42,7 +42,7 @@ bool NamedSettingsMissing(const CommandLine& command_line, const OptionsResult& 
 
 // The --check line about the settings file.
 std::string SettingsReport(const std::string& path, const OptionsResult& options) {
-  if (!options.ok()) return path + ": unusable settings\n" + options.error() + "\n";
+  if (!options.ok()) return path + ": unusable settings\n" + options.error().message() + "\n";
   if (options.file_missing) return path + ": no settings file; the defaults apply\n";
   return path + ": settings usable\n";
 }
@@ -73,9 +73,10 @@ void LogFdLimit(const DaemonOptions& options, size_t servers) {
   } else if (fds.now != fds.before) {
     spdlog::info("open-file limit raised from {} to {}", fds.before, fds.now);
   }
-  const size_t need =
-      FdsNeeded(servers, options.workers, options.max_connections_per_server,
-                options.ipc.max_connections_per_uid * (options.ipc.allowed_uids.size() + 1));
+  const Settings& settings = options.settings;
+  const size_t need = FdsNeeded(
+      servers, static_cast<size_t>(settings.workers), settings.limits.max_connections_per_server,
+      settings.ipc.max_connections_per_uid * (settings.ipc.allowed_uids.size() + 1));
   if (fds.now != 0 && fds.now < need) {
     spdlog::warn(
         "open-file limit {} is below the {} descriptors {} servers and the connection budgets "
@@ -105,7 +106,7 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
   if (NamedSettingsMissing(command_line, options, get_env)) return kExitMisuse;
   const config::ParseResult parsed = ReadConfig(command_line.config_path);
   if (!parsed.ok()) return fatal(parsed.message());
-  if (!options.ok()) return fatal(options.error());
+  if (!options.ok()) return fatal(options.error().message());
 
   // Tokens and secrets live in this process's memory: no core dumps, no
   // ptrace by other processes of the user (BEHAVIOR.md §8).
@@ -120,7 +121,7 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
   std::signal(SIGXFSZ, SIG_IGN);
 
   CallLog call_log;
-  if (const CallLogSettings& log = options.options.call_log; !log.path.empty()) {
+  if (const CallLogSettings& log = options.options.settings.call_log; !log.path.empty()) {
     if (base::Status opened = call_log.Open(log.path, log.max_bytes, log.keep); !opened.ok()) {
       return fatal("call log: " + opened.message());
     }
@@ -128,18 +129,18 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
   // Record and replay (BEHAVIOR.md §14): a cassette that cannot be read,
   // or a recording that cannot be written, stops the start.
   std::unique_ptr<Cassette> replay;
-  if (const std::string& path = options.options.replay_path; !path.empty()) {
+  if (const std::string& path = options.options.gateway.replay_path; !path.empty()) {
     base::Result<Cassette::Loaded> loaded = Cassette::Load(path);
     if (!loaded.ok()) return fatal(loaded.message());
     if (!loaded->warning.empty()) spdlog::warn("{}", loaded->warning);
     spdlog::info("replaying {}: {} servers, {} calls ({} different); misses {}", path,
                  loaded->cassette->Namespaces().size(), loaded->cassette->calls(),
                  loaded->cassette->digests(),
-                 options.options.replay_forward ? "go to the live servers" : "fail");
+                 options.options.gateway.replay_forward ? "go to the live servers" : "fail");
     replay = std::move(loaded->cassette);
   }
   CassetteWriter recorder;
-  if (const std::string& path = options.options.record_path; !path.empty()) {
+  if (const std::string& path = options.options.gateway.record_path; !path.empty()) {
     std::string notice;
     if (base::Status opened = recorder.Open(path, &notice); !opened.ok()) {
       return fatal(opened.message());

@@ -5,54 +5,50 @@
 #include <chrono>
 #include <thread>
 
+#include "config/settings_table.h"
 #include "daemon/auth/store.h"
 #include "daemon/guard/pins.h"
 #include "daemon/guard/policy.h"
 #include "proto/socket_path.h"
 
 namespace mcpgw {
+namespace {
+
+// The sessions' bounds, in the units a session counts in.
+mcp::SessionLimits SessionLimitsFrom(const LimitsSettings& limits) {
+  mcp::SessionLimits session;
+  session.max_response_bytes = limits.max_response_bytes;
+  session.max_json_depth = limits.max_json_depth;
+  session.max_sse_event_bytes = limits.max_sse_event_bytes;
+  session.max_tools = limits.max_tools_per_server;
+  session.max_list_pages = limits.max_list_pages;
+  session.call_deadline = std::chrono::seconds(limits.call_timeout_s);
+  // A first attempt's handshake and listing, and every later listing request,
+  // share the one listing budget.
+  session.first_attempt_deadline = std::chrono::seconds(limits.listing_timeout_s);
+  session.request_deadline = std::chrono::seconds(limits.listing_timeout_s);
+  return session;
+}
+
+}  // namespace
 
 DaemonOptions MakeOptions(const CommandLine& command_line, const Settings& settings,
                           unsigned cores) {
   DaemonOptions o;
-  o.config_path = command_line.config_path;
-  o.settings_path = command_line.settings_path;
-  o.socket_path = command_line.socket_path;
-  if (command_line.workers > 0) {
-    o.workers = command_line.workers;
-  } else if (settings.workers > 0) {
-    o.workers = static_cast<unsigned>(settings.workers);
-  } else {
-    o.workers = std::max(1u, cores);
-  }
-
-  const LimitsSettings& limits = settings.limits;
-  o.limits.max_response_bytes = limits.max_response_bytes;
-  o.limits.max_json_depth = limits.max_json_depth;
-  o.limits.max_sse_event_bytes = limits.max_sse_event_bytes;
-  o.limits.max_tools = limits.max_tools_per_server;
-  o.limits.max_list_pages = limits.max_list_pages;
-  o.max_connections_per_server = limits.max_connections_per_server;
-  o.limits.call_deadline = std::chrono::seconds(limits.call_timeout_s);
-  // A first attempt's handshake and listing, and every later listing request,
-  // share the one listing budget.
-  o.limits.first_attempt_deadline = std::chrono::seconds(limits.listing_timeout_s);
-  o.limits.request_deadline = std::chrono::seconds(limits.listing_timeout_s);
-
-  o.ipc.allowed_uids = settings.ipc.allowed_uids;
-  o.ipc.max_connections_per_uid = settings.ipc.max_connections_per_uid;
-  o.ipc.max_in_flight_per_connection = settings.ipc.max_in_flight_per_connection;
-  o.ipc.max_frame_bytes = settings.ipc.max_frame_bytes;
-
-  o.call_log = settings.call_log;
-  o.results = settings.results;
-  o.pinning = settings.pinning;
-  o.metrics = settings.metrics;
-  o.record_path = command_line.record_path;
-  o.replay_path = command_line.replay_path;
-  o.replay_forward = command_line.replay_forward;
-  o.policy = std::make_shared<const Policy>(settings.policy);
   o.settings = settings;
+  if (command_line.workers > 0) {
+    o.settings.workers = static_cast<int>(command_line.workers);
+  } else if (settings.workers == 0) {
+    o.settings.workers = static_cast<int>(std::max(1u, cores));
+  }
+  o.policy = std::make_shared<const Policy>(settings.policy);
+  o.gateway.config_path = command_line.config_path;
+  o.gateway.settings_path = command_line.settings_path;
+  o.gateway.socket_path = command_line.socket_path;
+  o.gateway.limits = SessionLimitsFrom(settings.limits);
+  o.gateway.record_path = command_line.record_path;
+  o.gateway.replay_path = command_line.replay_path;
+  o.gateway.replay_forward = command_line.replay_forward;
   return o;
 }
 
@@ -69,38 +65,45 @@ std::string ResultsDir(const GetEnv& get_env, const std::string& socket_path) {
 OptionsResult LoadOptions(const CommandLine& command_line, const GetEnv& get_env) {
   OptionsResult result;
   const std::string& path = command_line.settings_path;
-  SettingsResult loaded = LoadSettingsFile(path);
-  result.file_missing = loaded.missing;
-  if (loaded.ok && loaded.missing && command_line.settings_named) {
-    // A deny policy never silently vanishes with its file.
-    result.settings_error = path + ": no such file (named by --settings)";
+  base::Result<LoadedSettings> loaded = LoadSettingsFile(path);
+  if (!loaded.ok()) {
+    result.settings_error = std::move(loaded).status();
     return result;
   }
-  if (!loaded.ok) {
-    result.settings_error = loaded.error;
+  result.file_missing = loaded->missing;
+  if (loaded->missing && command_line.settings_named) {
+    // A deny policy never silently vanishes with its file.
+    result.settings_error = base::NotFound(path + ": no such file (named by --settings)");
     return result;
   }
   const unsigned cores = std::thread::hardware_concurrency();
-  result.options = MakeOptions(command_line, loaded.settings, cores);
-  result.options.socket_path = proto::ResolveSocketPath(command_line.socket_path);
-  result.options.token_dir = auth::DefaultTokenDir(get_env, get_env("HOME").value_or(""));
-  result.options.results_dir = ResultsDir(get_env, result.options.socket_path);
-  result.options.pins_dir =
+  result.options = MakeOptions(command_line, loaded->settings, cores);
+  GatewayOptions& gateway = result.options.gateway;
+  gateway.socket_path = proto::ResolveSocketPath(command_line.socket_path);
+  gateway.pins_dir =
       DefaultPinsDir(get_env("XDG_STATE_HOME").value_or(""), get_env("HOME").value_or(""));
-  http::TlsTrust::Result trust = http::TlsTrust::Load(loaded.settings.tls, get_env);
-  if (!trust.trust) result.trust_error = path + ": " + trust.error;
-  result.options.trust = std::move(trust.trust);
+  result.options.token_dir = auth::DefaultTokenDir(get_env, get_env("HOME").value_or(""));
+  result.options.results_dir = ResultsDir(get_env, gateway.socket_path);
+  base::Result<std::shared_ptr<const http::TlsTrust>> trust =
+      http::TlsTrust::Load(loaded->settings.tls, get_env);
+  if (trust.ok()) {
+    result.options.trust = std::move(*trust);
+  } else {
+    result.trust_error = std::move(trust).status().Prefixed(path + ": ");
+  }
   return result;
 }
 
 std::vector<std::string_view> RestartOnlyChanges(const DaemonOptions& running,
                                                  const DaemonOptions& read) {
   std::vector<std::string_view> changed;
-  if (!(running.settings.limits == read.settings.limits)) changed.push_back("limits");
-  if (!(running.settings.ipc == read.settings.ipc)) changed.push_back("ipc");
-  if (running.workers != read.workers) changed.push_back("workers");
-  if (!(running.settings.call_log == read.settings.call_log)) changed.push_back("call_log");
-  if (!(running.settings.metrics == read.settings.metrics)) changed.push_back("metrics");
+  for (const SettingKey& key : SettingKeys()) {
+    if (key.applies != SettingApplies::kAtRestart) continue;
+    if (key.field.get(running.settings) == key.field.get(read.settings)) continue;
+    if (std::find(changed.begin(), changed.end(), key.TopLevel()) == changed.end()) {
+      changed.push_back(key.TopLevel());
+    }
+  }
   return changed;
 }
 

@@ -1,12 +1,11 @@
-// DaemonOptions: what mcpgwd's runtime needs (session limits, ipc limits,
-// worker count, call log, policy, TLS trust, paths), made from the command
-// line, the settings file and the environment by ONE function, LoadOptions.
-// The Supervisor calls it at start-up and again at every reload, so what a
-// reload applies is exactly what a start with the same files would have run
-// with. MakeOptions is its pure part.
+// DaemonOptions: what mcpgwd's runtime needs (the settings, what the gateway
+// is made with, the compiled policy, the TLS trust, paths), made from the
+// command line, the settings file and the environment by ONE function,
+// LoadOptions. The Supervisor calls it at start-up and again at every reload,
+// so what a reload applies is exactly what a start with the same files would
+// have run with. MakeOptions is its pure part.
 #pragma once
 
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -14,8 +13,8 @@
 
 #include "config/settings.h"
 #include "daemon/command_line.h"
-#include "daemon/ipc/ipc_server.h"
-#include "daemon/mcp/session.h"
+#include "daemon/gateway/gateway.h"
+#include "daemon/mcp/types.h"
 #include "daemon/net/tls_trust.h"
 
 namespace mcpgw {
@@ -23,56 +22,41 @@ namespace mcpgw {
 class Policy;
 
 struct DaemonOptions {
-  // From the command line.
-  std::string config_path;
-  std::string settings_path;  // watched; status names it when it exists
-  std::string socket_path;    // the default one when --socket was not given
-  // From the settings, with the command line's --workers first.
-  unsigned workers = 1;  // session threads, the main loop included
-  mcp::SessionLimits limits;
-  // Requests in progress at once per origin on each worker (HttpClientOptions).
-  size_t max_connections_per_server = 64;
-  IpcServerOptions ipc;
-  CallLogSettings call_log;  // path empty: no call log
-  std::shared_ptr<const Policy> policy;
+  // The settings file as read (the defaults where it is silent), held once:
+  // each part of the runtime is given its own section of it. `workers` is the
+  // number in effect: --workers, else the file's, else one per core. A reload
+  // compares what it read with the ones the daemon started with
+  // (RestartOnlyChanges).
+  Settings settings;
+  // What the Gateway is made with: the files and the socket from the command
+  // line (the default socket when --socket was not given), the session limits
+  // from settings.limits, where pins live, record and replay (BEHAVIOR.md
+  // §14), the grace time at shutdown.
+  GatewayOptions gateway;
+  std::shared_ptr<const Policy> policy;         // settings.policy, compiled
   std::shared_ptr<const http::TlsTrust> trust;  // null only when trust_error is set
-  ResultsSettings results;                      // bounds on result texts and the folder's budget
-  PinningSettings pinning;                      // pinned tool definitions (BEHAVIOR.md §13)
-  MetricsSettings metrics;                      // the metrics endpoint (BEHAVIOR.md §15)
-  // From the command line: record and replay (BEHAVIOR.md §14).
-  std::string record_path;
-  std::string replay_path;
-  bool replay_forward = false;
   // From the environment.
   std::string token_dir;  // where OAuth tokens live (docs/AUTH.md)
-  // Where tool definitions are pinned (BEHAVIOR.md §13):
-  // $XDG_STATE_HOME/mcpgw/pins, else ~/.local/state/mcpgw/pins.
-  std::string pins_dir;
   // Where cut results keep their whole text (BEHAVIOR.md §11):
   // $XDG_RUNTIME_DIR/mcpgw/results, else `results` beside the socket.
   std::string results_dir;
-  // Calls in flight at shutdown get this long before sessions are closed.
-  uint64_t shutdown_grace_ms = 3000;
-  // What the options were made from: a reload compares what it read with
-  // these (RestartOnlyChanges).
-  Settings settings;
 };
 
 struct OptionsResult {
   // The settings file cannot be used (a syntax or range error, unreadable, or
   // missing when --settings named it): no option comes from it.
-  std::string settings_error;
+  base::Status settings_error;
   // The settings file does not exist: the defaults apply, unless --settings
   // named it (then settings_error says so).
   bool file_missing = false;
   // The file can be used but its tls keys cannot (a CA file that cannot be
   // read): every option but the trust comes from it.
-  std::string trust_error;
-  DaemonOptions options;  // meaningful when settings_error is empty
+  base::Status trust_error;
+  DaemonOptions options;  // meaningful when settings_error is ok
 
-  bool ok() const { return settings_error.empty() && trust_error.empty(); }
-  // The one message to show when !ok().
-  const std::string& error() const { return settings_error.empty() ? trust_error : settings_error; }
+  bool ok() const { return settings_error.ok() && trust_error.ok(); }
+  // The one error to show when !ok().
+  const base::Status& error() const { return settings_error.ok() ? trust_error : settings_error; }
 };
 
 // The options from the command line and parsed settings. `cores` is the
@@ -89,11 +73,11 @@ std::string ResultsDir(const GetEnv& get_env, const std::string& socket_path);
 // XDG_STATE_HOME or HOME. Every error names the file.
 OptionsResult LoadOptions(const CommandLine& command_line, const GetEnv& get_env);
 
-// The settings sections that differ between the `running` options and those
-// a reload `read`, and that only a restart applies: "limits", "ipc",
-// "workers" (the number in effect: --workers wins over the file), "call_log",
-// "metrics".
-// The policy, the tls keys, results and pinning apply at a reload.
+// The keys of the top level that differ between the `running` options and
+// those a reload `read` in a key only a restart applies (settings_table.h):
+// "limits", "ipc", "workers" (the number in effect: --workers wins over the
+// file), "call_log", "metrics", in table order. The policy, the tls keys,
+// results and pinning apply at a reload.
 std::vector<std::string_view> RestartOnlyChanges(const DaemonOptions& running,
                                                  const DaemonOptions& read);
 

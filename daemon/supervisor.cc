@@ -18,9 +18,9 @@
 #include "daemon/auth/manager.h"
 #include "daemon/config_watch.h"
 #include "daemon/gateway/gateway.h"
-#include "daemon/guard/scrub.h"
 #include "daemon/ipc/metrics_listener.h"
 #include "daemon/runtime/logging.h"
+#include "daemon/runtime/scrub.h"
 #include "daemon/runtime/worker.h"
 
 namespace mcpgw {
@@ -64,23 +64,16 @@ std::string Join(const std::vector<std::string_view>& words) {
   return out;
 }
 
-GatewayOptions GatewayOptionsFrom(const DaemonOptions& options) {
-  GatewayOptions g;
-  g.config_path = options.config_path;
-  // Status names the settings file only when there is one to read.
+// The gateway's options as made, but status names the settings file only
+// when there is one to read.
+GatewayOptions ForGateway(const DaemonOptions& options) {
+  GatewayOptions gateway = options.gateway;
   std::error_code exists_error;
-  if (!options.settings_path.empty() &&
-      std::filesystem::exists(options.settings_path, exists_error)) {
-    g.settings_path = options.settings_path;
+  if (!gateway.settings_path.empty() &&
+      !std::filesystem::exists(gateway.settings_path, exists_error)) {
+    gateway.settings_path.clear();
   }
-  g.socket_path = options.socket_path;
-  g.limits = options.limits;
-  g.pins_dir = options.pins_dir;
-  g.record_path = options.record_path;
-  g.replay_path = options.replay_path;
-  g.replay_forward = options.replay_forward;
-  g.shutdown_grace = std::chrono::milliseconds(options.shutdown_grace_ms);
-  return g;
+  return gateway;
 }
 
 }  // namespace
@@ -114,7 +107,7 @@ int Supervisor::Run(const config::Config& config, int listen_fd, CallLog* call_l
 void Supervisor::StartWorkers() {
   HttpClientOptions http_options;
   http_options.trust = options_.trust;
-  http_options.max_requests_per_origin = options_.max_connections_per_server;
+  http_options.max_requests_per_origin = options_.settings.limits.max_connections_per_server;
   if (options_.trust) {
     trust_described_ = options_.trust->Describe();
     spdlog::info("TLS trust: {}", trust_described_);
@@ -123,18 +116,18 @@ void Supervisor::StartWorkers() {
   // The main loop is the first session worker: calls to the servers sharded
   // onto it cross no thread at all.
   std::vector<Env*> envs;
-  for (unsigned i = 0; i < options_.workers; i++) {
+  for (int i = 0; i < options_.settings.workers; i++) {
     const std::string name = i == 0 ? "mcpgw-main" : "mcpgw-w" + std::to_string(i);
     workers_.push_back(std::make_unique<Worker>(name, http_options));
     workers_.back()->Start();
     envs.push_back(workers_.back().get());
   }
-  gateway_ = std::make_unique<Gateway>(&main_loop(), std::move(envs), GatewayOptionsFrom(options_));
+  gateway_ = std::make_unique<Gateway>(&main_loop(), std::move(envs), ForGateway(options_));
 }
 
 void Supervisor::Start(const config::Config& config, int listen_fd, CallLog* call_log) {
   Worker& loop = main_loop();
-  ipc_ = std::make_unique<IpcServer>(loop.loop(), gateway_.get(), options_.ipc);
+  ipc_ = std::make_unique<IpcServer>(loop.loop(), gateway_.get(), options_.settings.ipc);
   gateway_->SetReplies(ipc_.get());
   gateway_->SetCallLog(call_log);
   gateway_->SetConnectionCount([this] { return ipc_ ? ipc_->connections() : 0; });
@@ -148,11 +141,11 @@ void Supervisor::Start(const config::Config& config, int listen_fd, CallLog* cal
     }
   });
   gateway_->SetPolicy(options_.policy);
-  gateway_->SetResults(options_.results, options_.results_dir);
-  gateway_->SetPinning(options_.pinning);
+  gateway_->SetResults(options_.settings.results, options_.results_dir);
+  gateway_->SetPinning(options_.settings.pinning);
   StartAuth();
   const base::Status listening =
-      listen_fd >= 0 ? ipc_->ListenFd(listen_fd) : ipc_->Listen(options_.socket_path);
+      listen_fd >= 0 ? ipc_->ListenFd(listen_fd) : ipc_->Listen(options_.gateway.socket_path);
   if (!listening.ok()) {
     spdlog::error("{}", listening.message());
     Exit(1);
@@ -160,13 +153,13 @@ void Supervisor::Start(const config::Config& config, int listen_fd, CallLog* cal
   }
   if (!StartMetrics()) return;
   OpenSignals();
-  config_text_ = ReadFileOrEmpty(loop, options_.config_path);
-  settings_text_ = ReadFileOrEmpty(loop, options_.settings_path);
+  config_text_ = ReadFileOrEmpty(loop, options_.gateway.config_path);
+  settings_text_ = ReadFileOrEmpty(loop, options_.gateway.settings_path);
   watch_ = std::make_unique<ConfigWatch>(&loop, loop.loop(), [this] { Reload("file"); });
-  watch_->Watch({options_.config_path, options_.settings_path});
+  watch_->Watch({options_.gateway.config_path, options_.gateway.settings_path});
   gateway_->Load(config);
   spdlog::info("mcpgwd {} listening on {} ({} servers, {} workers)", MCPGW_VERSION,
-               listen_fd >= 0 ? std::string("an inherited socket") : options_.socket_path,
+               listen_fd >= 0 ? std::string("an inherited socket") : options_.gateway.socket_path,
                config.entries.size(), workers_.size());
   notify_("READY=1");
 }
@@ -174,11 +167,11 @@ void Supervisor::Start(const config::Config& config, int listen_fd, CallLog* cal
 // The metrics endpoint (BEHAVIOR.md §15), when the settings name one; one
 // that cannot listen stops the start, as the socket does.
 bool Supervisor::StartMetrics() {
-  if (options_.metrics.listen.empty()) return true;
-  std::string why;
-  const std::optional<LoopbackAddress> address = ParseLoopbackListen(options_.metrics.listen, &why);
-  std::string error = address ? "" : "metrics.listen: " + why;
-  if (address) {
+  const std::string& listen = options_.settings.metrics.listen;
+  if (listen.empty()) return true;
+  const base::Result<LoopbackAddress> address = ParseLoopbackListen(listen);
+  std::string error = address.ok() ? "" : "metrics.listen: " + address.message();
+  if (address.ok()) {
     metrics_ = std::make_unique<MetricsListener>(main_loop().loop(),
                                                  [this] { return gateway_->MetricsText(); });
     error = metrics_->Listen(*address).message();
@@ -228,8 +221,8 @@ void Supervisor::OpenSignals() {
 void Supervisor::Reload(std::string_view why) {
   if (stopping_) return;
   Worker& loop = main_loop();
-  std::string config_text = ReadFileOrEmpty(loop, options_.config_path);
-  std::string settings_text = ReadFileOrEmpty(loop, options_.settings_path);
+  std::string config_text = ReadFileOrEmpty(loop, options_.gateway.config_path);
+  std::string settings_text = ReadFileOrEmpty(loop, options_.gateway.settings_path);
   // Editors touch a file more than once per save, and a directory watch sees
   // its neighbours too: a file event that changed neither file is no reload.
   if (why == "file" && config_text == config_text_ && settings_text == settings_text_) return;
@@ -242,34 +235,35 @@ void Supervisor::Reload(std::string_view why) {
 }
 
 // What a reload can change while the daemon runs: the policy, the TLS
-// trust, the bounds on results and pinning. The rest of the settings (limits, ipc, workers, call
-// log) shape objects made at start-up; a change to them is logged as waiting for a restart. Status
-// shows why the settings could not be used until a reload reads them well.
+// trust, the bounds on results and pinning. The rest of the settings (the keys
+// the table marks kAtRestart: limits, ipc, workers, call_log, metrics) shape
+// objects made at start-up; a change to them is logged as waiting for a
+// restart. Status shows why the settings could not be used until a reload
+// reads them well.
 void Supervisor::ApplySettings(std::string_view why, const OptionsResult& read) {
-  if (!read.settings_error.empty()) {
+  if (!read.settings_error.ok()) {
     // A broken file never loosens the running policy.
     spdlog::error("reload ({}): keeping the previous policy and TLS trust: {}", why,
-                  read.settings_error);
-    gateway_->SettingsReloaded(read.settings_error);
+                  read.settings_error.message());
+    gateway_->SettingsReloaded(read.settings_error.message());
     return;
   }
   const DaemonOptions& next = read.options;
   options_.policy = next.policy;
   gateway_->SetPolicy(next.policy);
-  options_.results = next.results;
-  gateway_->SetResults(next.results, options_.results_dir);
-  options_.pinning = next.pinning;
-  gateway_->SetPinning(next.pinning);
+  gateway_->SetResults(next.settings.results, options_.results_dir);
+  gateway_->SetPinning(next.settings.pinning);
   if (next.trust) {
     ApplyTrust(why, next.trust);
   } else {
-    spdlog::error("reload ({}): keeping the previous TLS trust: {}", why, read.trust_error);
+    spdlog::error("reload ({}): keeping the previous TLS trust: {}", why,
+                  read.trust_error.message());
   }
   if (auto changed = RestartOnlyChanges(options_, next); !changed.empty()) {
     spdlog::warn("reload ({}): {} changed in {}; {} when mcpgwd restarts", why, Join(changed),
-                 options_.settings_path, changed.size() == 1 ? "it applies" : "they apply");
+                 options_.gateway.settings_path, changed.size() == 1 ? "it applies" : "they apply");
   }
-  gateway_->SettingsReloaded(read.trust_error);
+  gateway_->SettingsReloaded(read.trust_error.message());
 }
 
 // New connections use the new trust; a transfer keeps the one it started with.

@@ -87,7 +87,9 @@ class Supervisor {
   void Exit(int code);
   Worker& main_loop() { return *workers_.front(); }
 
-  DaemonOptions options_;  // the running ones (policy and trust follow reloads)
+  // As the daemon started; the policy and the trust follow reloads (the results
+  // and pinning settings a reload applies live on in the gateway).
+  DaemonOptions options_;
   Sources sources_;
   Notify notify_;
 

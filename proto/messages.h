@@ -92,7 +92,7 @@ std::string EncodeTextResult(std::string_view id, std::string_view text);
 // The same, with the text already a JSON string literal made by AppendJsonString.
 std::string EncodeTextLiteralResult(std::string_view id, std::string_view literal);
 std::string EncodeHelloResult(std::string_view id, std::string_view daemon);
-// An error of a §4 kind, or a protocol-level error (`code` one of kCode*).
+// An error of a BEHAVIOR §4 kind, or a protocol-level error (`code` one of kCode*).
 std::string EncodeError(std::string_view id, ErrorKind kind, std::string_view message);
 std::string EncodeProtocolError(std::string_view id, int code, std::string_view message);
 

@@ -71,7 +71,7 @@ using ErrorKind = base::ErrorKind;
 std::string_view ErrorKindName(ErrorKind kind);  // "invalid_request", ...
 // One of the six wire names, else nullopt.
 std::optional<ErrorKind> ParseErrorKind(std::string_view name);
-// CLI exit code of §7 for an error kind (1 backend ... 7 unavailable).
+// CLI exit code of BEHAVIOR §7 for an error kind (1 backend ... 7 unavailable).
 int ExitCode(ErrorKind kind);
 
 }  // namespace mcpgw::proto

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "client/api/daemon_api.h"
 #include "client/cli/args.h"
 #include "client/cli/commands.h"
-#include "client/cli/daemon_api.h"
 #include "client/cli/setup_exec.h"
 #include "client/cli/status_view.h"
 #include "client/cli/subcommands.h"

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "base/status.h"
+#include "client/api/daemon_api.h"
 #include "client/cli/args.h"
-#include "client/cli/daemon_api.h"
 
 namespace mcpgw::cli {
 

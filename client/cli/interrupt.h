@@ -6,7 +6,7 @@
 #include <atomic>
 #include <thread>
 
-#include "client/cli/daemon_api.h"
+#include "client/api/daemon_api.h"
 
 namespace mcpgw::cli {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "client/cli/daemon_api.h"
+#include "client/api/daemon_api.h"
 
 namespace mcpgw::cli {
 

@@ -14,7 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "base/platform.h"
-#include "client/cli/daemon_api.h"
+#include "client/api/daemon_api.h"
 #include "client/cli/hints.h"
 #include "client/cli/subcommands.h"
 #include "client/setup/doctor.h"

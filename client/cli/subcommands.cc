@@ -13,7 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "client/cli/async_api.h"
+#include "client/api/async_api.h"
 #include "client/cli/interrupt.h"
 #include "client/cli/login.h"
 #include "client/cli/metrics_view.h"

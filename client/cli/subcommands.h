@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "client/api/daemon_api.h"
 #include "client/cli/args.h"
 #include "client/cli/commands.h"
-#include "client/cli/daemon_api.h"
 
 namespace CLI {
 class App;

@@ -111,17 +111,17 @@ void FileChecks(const SetupEnv& env, const Value* d, std::vector<Check>& checks)
                           std::to_string(parsed->entries.size()) + " servers)",
                       ""});
   }
-  const SettingsResult s = LoadSettingsFile(settings);
+  const base::Result<LoadedSettings> s = LoadSettingsFile(settings);
   const std::string settings_error = d != nullptr ? Str(*d, "settings_error") : "";
-  if (!s.ok) {
-    checks.push_back({false, "settings: " + s.error, "fix the key named (docs/SETTINGS.md)"});
+  if (!s.ok()) {
+    checks.push_back({false, "settings: " + s.message(), "fix the key named (docs/SETTINGS.md)"});
   } else if (!settings_error.empty()) {
     checks.push_back({false, "settings: the daemon could not use them: " + settings_error,
                       "fix the key named (docs/SETTINGS.md)"});
   } else {
     checks.push_back({true,
-                      "settings: " + (s.missing ? std::string("none; the defaults apply")
-                                                : ShortPath(settings, env) + " is usable"),
+                      "settings: " + (s->missing ? std::string("none; the defaults apply")
+                                                 : ShortPath(settings, env) + " is usable"),
                       ""});
   }
 }

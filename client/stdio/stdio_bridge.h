@@ -17,7 +17,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "client/cli/async_api.h"
+#include "client/api/async_api.h"
 #include "client/stdio/stdio_request.h"
 
 namespace mcpgw::cli {

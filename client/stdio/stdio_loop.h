@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "client/cli/async_api.h"
+#include "client/api/async_api.h"
 #include "client/stdio/stdio_bridge.h"
 
 namespace mcpgw::cli {

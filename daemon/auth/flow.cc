@@ -1,6 +1,9 @@
 #include "daemon/auth/flow.h"
 
+#include <cassert>
+
 #include "base/clean_text.h"
+#include "base/move_table.h"
 #include "base/url.h"
 #include "daemon/auth/pkce.h"
 #include "daemon/auth/token.h"
@@ -20,18 +23,39 @@ std::string Describe(const base::Result<FetchResult>& r) {
   return "HTTP " + std::to_string(r->status);
 }
 
+// Where one authorization is.
+enum class Step {
+  kResource,  // fetching protected resource metadata candidates
+  kServer,    // fetching authorization server metadata candidates
+  kRegister,  // dynamic client registration
+  kConsent,   // waiting for the redirect
+  kExchange,  // trading the code for tokens
+  kDone,      // tokens, a failure, no OAuth, or discovery only: nothing more happens
+};
+
+// Every move of a flow. kDone is reachable from every other step (a failure,
+// a timeout, no OAuth) and is left out; anything else not listed is a bug in
+// this file.
+constexpr base::Transition<Step> kSteps[] = {
+    // Resource metadata found, or none anywhere (a 2025-03-26 server).
+    {Step::kResource, Step::kServer},
+    // The authorization server's metadata: register a client, or use the one
+    // known, and ask for consent.
+    {Step::kServer, Step::kRegister},
+    {Step::kServer, Step::kConsent},
+    {Step::kRegister, Step::kConsent},
+    // The redirect came with a code.
+    {Step::kConsent, Step::kExchange},
+};
+
+[[maybe_unused]] bool StepAllowed(Step from, Step to) {
+  if (to == Step::kDone) return from != Step::kDone;
+  return base::Allowed(kSteps, from, to);
+}
+
 }  // namespace
 
 struct AuthFlow::Impl {
-  enum class Step {
-    kResource,  // fetching protected resource metadata candidates
-    kServer,    // fetching authorization server metadata candidates
-    kRegister,  // dynamic client registration
-    kConsent,   // waiting for the redirect
-    kExchange,  // trading the code for tokens
-    kDone,
-  };
-
   FlowStart start;
   ClientLookup lookup_client;
   RedirectOpener open_redirect;
@@ -59,8 +83,15 @@ struct AuthFlow::Impl {
   std::string waiting_for;  // what the deadline is for, for its reason
   std::vector<FlowAction> actions;
 
+  // The one place the step changes; a move the table lacks is a bug here
+  // (debug builds stop on it).
+  void Enter(Step next) {
+    assert(StepAllowed(step, next));
+    step = next;
+  }
+
   void End() {
-    step = Step::kDone;
+    Enter(Step::kDone);
     fetch_id = 0;
     deadline.reset();
   }
@@ -124,7 +155,6 @@ struct AuthFlow::Impl {
       candidates = ProtectedResourceMetadataUrls(server_url);
     }
     candidate = 0;
-    step = Step::kResource;
     FetchCandidate(now);
   }
 
@@ -157,7 +187,7 @@ struct AuthFlow::Impl {
   }
 
   void BeginServerDiscovery(const base::Url& issuer_url, TimePoint now) {
-    step = Step::kServer;
+    Enter(Step::kServer);
     candidates = AuthorizationServerMetadataUrls(issuer_url);
     candidate = 0;
     FetchCandidate(now);
@@ -223,7 +253,7 @@ struct AuthFlow::Impl {
         Learn(client.client_secret.Reveal());
         return Consent(now);
       case IdentityPlan::kRegister:
-        step = Step::kRegister;
+        Enter(Step::kRegister);
         register_method = plan.auth_method;
         return Send(BuildRegistration(as, redirect_uri, plan.auth_method), "client registration",
                     now);
@@ -249,7 +279,7 @@ struct AuthFlow::Impl {
   }
 
   void Consent(TimePoint now) {
-    step = Step::kConsent;
+    Enter(Step::kConsent);
     fetch_id = 0;
     requested_scope = SelectScope(start.challenge, prm ? &*prm : nullptr, as, start.held_scope);
     verifier = NewCodeVerifier();
@@ -291,7 +321,7 @@ struct AuthFlow::Impl {
       return Fail("the authorization response lacks the iss parameter its server promised");
     }
     if (!code || code->empty()) return Fail("the authorization response carried no code");
-    step = Step::kExchange;
+    Enter(Step::kExchange);
     Send(BuildCodeExchange(as.token_endpoint, client, *code, verifier, redirect_uri, resource),
          "the token endpoint", now);
   }
@@ -303,9 +333,7 @@ struct AuthFlow::Impl {
     if (!tokens.ok()) return Fail(tokens.message());
     Learn(tokens->access_token.Reveal());
     Learn(tokens->refresh_token.Reveal());
-    step = Step::kDone;
-    fetch_id = 0;
-    deadline.reset();
+    End();
     StoredGrant grant;
     grant.tokens = *std::move(tokens);
     grant.client = client;
@@ -384,8 +412,8 @@ std::vector<FlowAction> AuthFlow::TakeActions() {
   return out;
 }
 std::optional<TimePoint> AuthFlow::NextWakeup() const { return impl_->deadline; }
-bool AuthFlow::done() const { return impl_->step == Impl::Step::kDone; }
-bool AuthFlow::awaiting_consent() const { return impl_->step == Impl::Step::kConsent; }
+bool AuthFlow::done() const { return impl_->step == Step::kDone; }
+bool AuthFlow::awaiting_consent() const { return impl_->step == Step::kConsent; }
 const std::string& AuthFlow::scope() const { return impl_->requested_scope; }
 
 }  // namespace mcpgw::auth

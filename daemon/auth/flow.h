@@ -24,12 +24,12 @@
 #include "daemon/auth/registration.h"
 #include "daemon/auth/store.h"
 #include "daemon/auth/url.h"
-#include "daemon/mcp/session.h"
+#include "base/clock.h"
 
 namespace mcpgw::auth {
 
-using mcp::Duration;
-using mcp::TimePoint;
+using mcpgw::Duration;
+using mcpgw::TimePoint;
 
 struct FlowLimits {
   Duration fetch_timeout = std::chrono::seconds(30);   // each discovery/token request

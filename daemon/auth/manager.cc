@@ -291,7 +291,7 @@ void AuthManager::Logout(const std::string& name, std::function<void(base::Statu
   impl_->Logout(name, std::move(done));
 }
 OAuthStatus AuthManager::Status(uint64_t id) const { return impl_->Status(id); }
-void AuthManager::Shutdown(mcp::Duration grace, std::function<void()> done) {
+void AuthManager::Shutdown(Duration grace, std::function<void()> done) {
   impl_->Shutdown(grace, std::move(done));
 }
 

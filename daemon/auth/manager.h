@@ -141,7 +141,7 @@ class AuthManager {
   // token the store holds. `done` runs later (never inline) once no refresh
   // is left. Nothing is told to sessions any more; RemoveServer keeps a
   // refreshing server until then.
-  void Shutdown(mcp::Duration grace, std::function<void()> done);
+  void Shutdown(Duration grace, std::function<void()> done);
 
  private:
   struct Impl;

@@ -1,5 +1,5 @@
 // The authorization code grant with PKCE (OAuth 2.1 §4.1) and refresh
-// (§4.3): the authorization URL the user opens, the token requests, and the
+// (OAuth 2.1 §4.3): the authorization URL the user opens, the token requests, and the
 // token endpoint's answer read into Tokens. Token values travel as Secret.
 // Pure: time comes in as Unix seconds.
 #pragma once

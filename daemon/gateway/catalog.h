@@ -31,7 +31,8 @@
 
 #include "daemon/guard/pins.h"
 #include "daemon/guard/policy.h"
-#include "daemon/mcp/session.h"
+#include "daemon/mcp/tool_list.h"
+#include "daemon/mcp/types.h"
 #include "daemon/search/tool_index.h"
 #include "proto/proto.h"
 

@@ -16,8 +16,8 @@
 #include "daemon/gateway/gateway_server.h"
 #include "daemon/guard/call_log.h"
 #include "daemon/guard/request_digest.h"
-#include "daemon/guard/scrub.h"
 #include "daemon/net/proxy.h"
+#include "daemon/runtime/scrub.h"
 #include "proto/messages.h"
 
 namespace mcpgw {
@@ -95,7 +95,7 @@ void Gateway::SetResults(const ResultsSettings& results, const std::string& dir)
   const uint64_t budget = results.spill_max_mb << 20;
   if (spill_) {
     spill_->SetMaxBytes(budget);
-    spill_->Sweep(std::chrono::system_clock::now());
+    spill_->Sweep(main_->WallNow());
     return;
   }
   if (dir.empty()) return;
@@ -109,7 +109,7 @@ void Gateway::SetResults(const ResultsSettings& results, const std::string& dir)
 
 // Files expire even when no new result comes to push them out.
 void Gateway::SweepResults() {
-  if (const size_t removed = spill_->Sweep(std::chrono::system_clock::now()); removed > 0) {
+  if (const size_t removed = spill_->Sweep(main_->WallNow()); removed > 0) {
     spdlog::debug("results: removed {} expired file{} from {}", removed, removed == 1 ? "" : "s",
                   spill_->dir());
   }
@@ -623,7 +623,7 @@ void Gateway::LogCall(const PendingCall& call, std::string_view outcome,
                       const mcp::CallOutcome* result) {
   if (!call_log_) return;
   CallRecord r;
-  r.time = std::chrono::system_clock::now();
+  r.time = main_->WallNow();
   r.pid = call.peer.pid;
   r.uid = call.peer.uid;
   r.ns = call.ns;
@@ -731,7 +731,7 @@ std::string Gateway::StatusJson() const {
     String(w, server.name);
     w.Key("status");
     String(w, mcp::StatusName(server.view.status));
-    w.Key("source");  // where its listing and answers come from (§14)
+    w.Key("source");  // where its listing and answers come from (BEHAVIOR §14)
     String(w, server.replay ? "replay" : "live");
     w.Key("reason");
     String(w, server.view.reason);

@@ -31,7 +31,7 @@
 #include "daemon/gateway/metrics.h"
 #include "daemon/ipc/ipc_server.h"
 #include "daemon/mcp/era_cache.h"
-#include "daemon/mcp/session.h"
+#include "daemon/mcp/types.h"
 #include "daemon/runtime/env.h"
 
 namespace mcpgw {

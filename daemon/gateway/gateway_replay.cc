@@ -61,7 +61,7 @@ bool Gateway::Replay(const PendingCall& call, Server& server, const ResultBound&
                  : recorded->kind == RecordedKind::kBackend ? mcp::CallErrorKind::kBackend
                                                             : mcp::CallErrorKind::kTransport;
   outcome.text = std::move(recorded->text);
-  FitResult(outcome, bound, std::chrono::system_clock::now());
+  FitResult(outcome, bound, main_->WallNow());
   const double ms = std::chrono::duration<double, std::milli>(main_->Now() - call.start).count();
   CountFinished(&server, outcome, ms);
   Answer(call.ticket, outcome);
@@ -74,11 +74,11 @@ bool Gateway::Replay(const PendingCall& call, Server& server, const ResultBound&
 }
 
 // The text recorded is the text answered: a result cut to its client's
-// bound (§11) is recorded cut, and error messages are scrubbed (§8).
+// bound (BEHAVIOR §11) is recorded cut, and error messages are scrubbed (BEHAVIOR §8).
 void Gateway::RecordCall(const PendingCall& call, const mcp::CallOutcome& outcome, double ms) {
   if (call.digest.empty()) return;
   CallLine line;
-  line.time = std::chrono::system_clock::now();
+  line.time = main_->WallNow();
   line.digest = call.digest;
   line.ns = call.ns;
   line.tool = call.tool;
@@ -101,8 +101,7 @@ void Gateway::RecordCall(const PendingCall& call, const mcp::CallOutcome& outcom
 
 void Gateway::RecordListing(const Server& server) {
   if (!server.view.tools) return;
-  const std::string line =
-      FormatListingLine(std::chrono::system_clock::now(), server.name, *server.view.tools);
+  const std::string line = FormatListingLine(main_->WallNow(), server.name, *server.view.tools);
   if (base::Status written = recorder_->Append(line); !written.ok()) {
     spdlog::error("{}", written.message());
   }

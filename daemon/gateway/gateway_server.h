@@ -41,7 +41,7 @@ struct Gateway::Server {
   std::string last_error;  // the most recent failure: an attempt's or a call's transport error
   double last_error_unix = 0;
   bool failing = false;  // ready, and its last call failed as transport
-  bool replay = false;   // served from the cassette: ready from its recorded listing (§14)
+  bool replay = false;  // served from the cassette: ready from its recorded listing (BEHAVIOR §14)
   // With --replay-miss forward, the status of its live session, which
   // serves the calls the cassette misses.
   mcp::Status live_status = mcp::Status::kLoading;

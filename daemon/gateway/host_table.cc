@@ -1,6 +1,5 @@
 #include "daemon/gateway/host_table.h"
 
-#include <chrono>
 #include <utility>
 
 namespace mcpgw {
@@ -15,7 +14,7 @@ struct HostTable::Slot : ServerHostListener {
   }
   void OnCallFinished(mcp::CallId call, mcp::CallOutcome outcome) override {
     if (auto bound = bounds.find(call); bound != bounds.end()) {
-      FitResult(outcome, bound->second, std::chrono::system_clock::now());
+      FitResult(outcome, bound->second, table->env_->WallNow());
       bounds.erase(bound);
     }
     table->main_->Post(

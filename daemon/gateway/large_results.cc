@@ -18,7 +18,7 @@
 #include "base/utf8.h"
 #include "daemon/guard/call_log.h"
 #include "daemon/guard/request_digest.h"
-#include "daemon/guard/scrub.h"
+#include "daemon/runtime/scrub.h"
 
 namespace mcpgw {
 

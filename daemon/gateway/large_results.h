@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "daemon/mcp/session.h"
+#include "daemon/mcp/types.h"
 
 namespace mcpgw {
 

@@ -15,7 +15,7 @@
 
 #include "base/status.h"
 #include "config/settings.h"
-#include "daemon/mcp/session.h"
+#include "daemon/mcp/tool_list.h"
 
 namespace mcpgw {
 

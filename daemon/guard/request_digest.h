@@ -3,8 +3,8 @@
 // form (BEHAVIOR.md §8) — so the same call written differently (members in
 // another order, other white space, `arguments` absent or `{}`) has the same
 // digest, and two calls whose numbers a double cannot tell apart do not.
-// The call log records it, a cassette keys its recordings by it (§14), and a
-// kept whole result is named after it (§11). Computed on the main loop when
+// The call log records it, a cassette keys its recordings by it (BEHAVIOR §14), and a
+// kept whole result is named after it (BEHAVIOR §11). Computed on the main loop when
 // the gateway accepts a request; a pure function.
 #pragma once
 

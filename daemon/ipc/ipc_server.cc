@@ -23,6 +23,7 @@
 #include "base/platform.h"
 #include "base/text.h"
 #include "daemon/ipc/peer_cred.h"
+#include "daemon/ipc/socket_mode.h"
 #include "proto/frame.h"
 #include "proto/messages.h"
 #include "proto/methods.h"
@@ -107,6 +108,46 @@ base::Status RemoveStaleSocket(const std::string& path) {
     return base::ErrnoError("cannot remove the stale socket " + path, errno);
   }
   spdlog::info("removed stale socket {}", path);
+  return base::Status();
+}
+
+// Binds a new socket to `path` and makes its file 0600, without listening
+// yet: *fd and the file's *inode, or an error (nothing is left behind).
+//
+// No other user may ever connect, and the process's umask is not changed to
+// see to it: it is shared by every thread, and one creating a file meanwhile
+// would get the wrong mode. A socket file's mode matters only to connect(),
+// and a socket that does not listen yet refuses every connect(), so the file
+// is made 0600 before the caller's listen(). On Linux it is even born so
+// (SetModeBeforeBind: 0600 less the umask): no window at all. On macOS it is
+// born 0777 less the umask; the one window left is a connect() that passed
+// its permission check before the chmod and reaches the socket once it
+// listens, and the peer check at accept (Allowed) refuses another user there.
+base::Status BindPrivateSocket(const std::string& path, int* fd_out, ino_t* inode) {
+  const int fd = base::OpenSocket(AF_UNIX, SOCK_STREAM, 0, /*nonblocking=*/true);
+  if (fd < 0) return base::ErrnoError("cannot create a socket", errno);
+  if (const int err = SetModeBeforeBind(fd, 0600); err != 0) {
+    close(fd);
+    return base::ErrnoError("cannot set the mode of a socket for " + path, err);
+  }
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  memcpy(addr.sun_path, path.data(), path.size());  // CheckSocketPath: it fits
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    const int err = errno;
+    close(fd);
+    return base::IoError("cannot listen on " + path + ": " +
+                         uv_strerror(uv_translate_sys_error(err)));
+  }
+  struct stat st {};
+  if (chmod(path.c_str(), 0600) != 0 || lstat(path.c_str(), &st) != 0) {
+    base::Status error = base::ErrnoError("cannot set the mode of " + path, errno);
+    unlink(path.c_str());
+    close(fd);
+    return error;
+  }
+  *fd_out = fd;
+  *inode = st.st_ino;
   return base::Status();
 }
 
@@ -493,24 +534,19 @@ base::Status IpcServer::Listen(const std::string& path) {
   if (base::Status error = PrepareDirectory(dir); !error.ok()) return error;
   if (base::Status error = RemoveStaleSocket(path); !error.ok()) return error;
 
+  int fd = -1;
+  ino_t inode = 0;
+  if (base::Status error = BindPrivateSocket(path, &fd, &inode); !error.ok()) return error;
   impl_->listener = new uv_pipe_t;
   uv_pipe_init(impl_->loop, impl_->listener, 0);
   impl_->listener->data = impl_.get();
-  mode_t old_mask = umask(0177);  // the socket is born 0600: no window for others
-  int rc = uv_pipe_bind(impl_->listener, path.c_str());
-  umask(old_mask);
-  if (rc != 0) {
+  impl_->bound_path = path;
+  impl_->bound_inode = inode;
+  if (int rc = uv_pipe_open(impl_->listener, fd); rc != 0) {
+    close(fd);
     impl_->CloseListener();
     return base::IoError("cannot listen on " + path + ": " + uv_strerror(rc));
   }
-  struct stat st {};
-  if (chmod(path.c_str(), 0600) != 0 || lstat(path.c_str(), &st) != 0) {
-    base::Status error = base::ErrnoError("cannot set the mode of " + path, errno);
-    impl_->CloseListener();
-    return error;
-  }
-  impl_->bound_path = path;
-  impl_->bound_inode = st.st_ino;
   return impl_->StartListening();
 }
 

@@ -23,6 +23,7 @@
 #include <uv.h>
 
 #include "base/status.h"
+#include "config/settings.h"
 #include "proto/proto.h"
 
 namespace mcpgw {
@@ -61,12 +62,8 @@ class IpcReplies {
   virtual void ReplyError(Ticket ticket, proto::ErrorKind kind, std::string_view message) = 0;
 };
 
-struct IpcServerOptions {
-  std::vector<uid_t> allowed_uids;  // empty: only the daemon's own uid
-  size_t max_frame_bytes = proto::kMaxFrameBytes;
-  size_t max_connections_per_uid = 1024;
-  size_t max_in_flight_per_connection = 1024;
-};
+// The socket's bounds: the settings file's `ipc` object, as read.
+using IpcServerOptions = IpcSettings;
 
 class IpcServer : public IpcReplies {
  public:

@@ -2,20 +2,17 @@
 #include "daemon/mcp/auth_hold.h"
 
 #include <algorithm>
-#include <iterator>
+#include <optional>
+
+#include "base/move_table.h"
 
 namespace mcpgw::mcp {
 
 namespace {
 
-struct HoldMove {
-  HoldState from;
-  HoldEvent on;
-  HoldState to;
-};
 // Anything not listed is ignored: a refusal while waiting joins the wait
 // (one AuthorizationNeeded per wait), an answer while clear is late.
-constexpr HoldMove kHoldMoves[] = {
+constexpr base::Move<HoldState, HoldEvent> kHoldMoves[] = {
     {HoldState::kClear, HoldEvent::kRefused, HoldState::kWaiting},
     {HoldState::kWaiting, HoldEvent::kAuthorized, HoldState::kClear},
     {HoldState::kWaiting, HoldEvent::kDenied, HoldState::kClear},
@@ -49,11 +46,9 @@ std::string_view HoldEventName(HoldEvent e) {
 }
 
 bool AuthHold::On(HoldEvent event) {
-  const auto move =
-      std::find_if(std::begin(kHoldMoves), std::end(kHoldMoves),
-                   [&](const HoldMove& m) { return m.from == state_ && m.on == event; });
-  if (move == std::end(kHoldMoves)) return false;
-  state_ = move->to;
+  const std::optional<HoldState> to = base::FindMove(kHoldMoves, state_, event);
+  if (!to) return false;
+  state_ = *to;
   return true;
 }
 

@@ -3,7 +3,7 @@
 // 403 insufficient_scope, never ran on the server: it is held, not failed,
 // until whoever holds the credentials answers. A hold is not a phase: the
 // session's lifecycle stays where the refusal found it (connecting, listing,
-// ready...) and only what may go out changes. Passive: Session::Impl reports
+// ready...) and only what may go out changes. Passive: Credentials (credentials.h) reports
 // events and reads the state; every move is in the table in auth_hold.cc.
 #pragma once
 

@@ -129,12 +129,11 @@ ConvertedResult ConvertCallResult(const rapidjson::Value& result) {
   return converted;
 }
 
-bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, ToolList& out,
-                     std::string& error) {
+base::Status AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits,
+                             ToolList& out) {
   const rapidjson::Value* tools = Member(result, "tools");
   if (tools == nullptr || !tools->IsArray()) {
-    error = "tools/list result has no tools array";
-    return false;
+    return base::InvalidInput("tools/list result has no tools array");
   }
   std::string clean_name, clean_description, clean_title, clean_annotations;
   for (const auto& t : tools->GetArray()) {
@@ -207,7 +206,7 @@ bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, T
     extras.described = own && !own->empty();
     out.CloseTool(read_only, TaskSupportOf(t), extras);
   }
-  return true;
+  return base::Status();
 }
 
 void SortAndDedupTools(ToolList& tools) {

@@ -7,7 +7,9 @@
 
 #include <rapidjson/document.h>
 
-#include "daemon/mcp/session.h"
+#include "base/status.h"
+#include "daemon/mcp/tool_list.h"
+#include "daemon/mcp/types.h"
 
 namespace mcpgw::mcp {
 
@@ -31,10 +33,10 @@ ConvertedResult ConvertCallResult(const rapidjson::Value& result);
 
 // One tools/list page's `tools` array appended to `out`. A tool without a
 // string name is skipped; fields are bounded by `limits`. Each tool keeps its
-// execution.taskSupport (forbidden unless "optional" or "required"). Returns false with
-// `error` set when `tools` is not an array.
-bool AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits, ToolList& out,
-                     std::string& error);
+// execution.taskSupport (forbidden unless "optional" or "required"). An error
+// when `tools` is not an array (and nothing is appended).
+base::Status AppendToolsPage(const rapidjson::Value& result, const ToolLimits& limits,
+                             ToolList& out);
 
 // Sorts by name (byte order) and removes later duplicates of a name. The
 // text of removed tools stays in the list until ToolList::Shrink.

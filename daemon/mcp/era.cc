@@ -1,21 +1,17 @@
 // The protocol era's moves, written once.
 #include "daemon/mcp/era.h"
 
-#include <algorithm>
-#include <iterator>
+#include <optional>
+
+#include "base/move_table.h"
 
 namespace mcpgw::mcp {
 
 namespace {
 
-struct EraMove {
-  EraState from;
-  EraEvent on;
-  EraState to;
-};
 // Anything not listed is ignored: asking again at another version keeps the
 // probe going, an attempt that ends on the modern wire keeps it modern.
-constexpr EraMove kEraMoves[] = {
+constexpr base::Move<EraState, EraEvent> kEraMoves[] = {
     // Only a session that never started takes the cache's word.
     {EraState::kUnknown, EraEvent::kCachedLegacy, EraState::kLegacy},
     // Every attempt of an unknown or modern server probes; a legacy one
@@ -73,11 +69,9 @@ std::string_view EraEventName(EraEvent e) {
 }
 
 bool Era::On(EraEvent event) {
-  const auto move = std::find_if(std::begin(kEraMoves), std::end(kEraMoves), [&](const EraMove& m) {
-    return m.from == state_ && m.on == event;
-  });
-  if (move == std::end(kEraMoves)) return false;
-  state_ = move->to;
+  const std::optional<EraState> to = base::FindMove(kEraMoves, state_, event);
+  if (!to) return false;
+  state_ = *to;
   return true;
 }
 

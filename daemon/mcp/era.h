@@ -2,7 +2,7 @@
 // (BEHAVIOR.md §6; the 2026-07-28 revision's "Backward Compatibility"
 // section). A new attempt probes with server/discover unless the server is
 // taken for a 2025 one; the probe's verdict, and later the server's own
-// answers, move it. Passive: Session::Impl reports events and asks what to do
+// answers, move it. Passive: the Handshake (handshake.h) reports events and asks what to do
 // next; every move is in the table in era.cc. The probe's verdict itself is
 // judged by JudgeDiscover (modern_wire.h).
 #pragma once

@@ -17,7 +17,7 @@ namespace mcpgw::mcp {
 
 using RpcId = int64_t;
 
-// The revision the client asks for, and the ones it accepts in answer (§6);
+// The revision the client asks for, and the ones it accepts in answer (BEHAVIOR §6);
 // written once in proto/mcp_versions.h, which the stdio bridge shares.
 inline constexpr std::string_view kProtocolVersion = proto::kMcpLegacyVersion;
 bool IsSupportedProtocolVersion(std::string_view version);

@@ -2,21 +2,17 @@
 // attempts.
 #include "daemon/mcp/listen_stream.h"
 
-#include <algorithm>
-#include <iterator>
+#include <optional>
+
+#include "base/move_table.h"
 
 namespace mcpgw::mcp {
 
 namespace {
 
-struct ListenMove {
-  ListenState from;
-  ListenEvent on;
-  ListenState to;
-};
 // Anything not listed is ignored: a stream the session offers none of stays
 // so until a new session, and a stopped stream has nothing left to end.
-constexpr ListenMove kListenMoves[] = {
+constexpr base::Move<ListenState, ListenEvent> kListenMoves[] = {
     {ListenState::kIdle, ListenEvent::kAsked, ListenState::kOpening},
     {ListenState::kRetrying, ListenEvent::kAsked, ListenState::kOpening},
     {ListenState::kOpening, ListenEvent::kAnswered, ListenState::kOpen},
@@ -72,11 +68,9 @@ std::string_view ListenEventName(ListenEvent e) {
 }
 
 bool ListenStream::On(ListenEvent event) {
-  const auto move =
-      std::find_if(std::begin(kListenMoves), std::end(kListenMoves),
-                   [&](const ListenMove& m) { return m.from == state_ && m.on == event; });
-  if (move == std::end(kListenMoves)) return false;
-  state_ = move->to;
+  const std::optional<ListenState> to = base::FindMove(kListenMoves, state_, event);
+  if (!to) return false;
+  state_ = *to;
   if (state_ != ListenState::kOpening && state_ != ListenState::kOpen) transfer_ = 0;
   return true;
 }

@@ -1,7 +1,7 @@
 // ListenStream: the session's stream for what the server sends unasked — the
 // standalone GET stream of a 2025-11-25 session, a subscriptions/listen
 // request on the 2026-07-28 wire (BEHAVIOR.md §3, §6). It belongs to one
-// upstream session: a new session starts it afresh. Passive: Session::Impl
+// upstream session: a new session starts it afresh. Passive: the HTTP wire (http_wire.h)
 // starts and aborts the transfers, reports what became of them and asks when
 // to open it; every move is in the table in listen_stream.cc.
 #pragma once
@@ -9,7 +9,7 @@
 #include <optional>
 #include <string_view>
 
-#include "daemon/mcp/session.h"
+#include "daemon/mcp/http_actions.h"
 
 namespace mcpgw::mcp {
 

@@ -159,7 +159,7 @@ std::string DescribeVersions(const std::vector<std::string>& versions) {
   return out;
 }
 
-EraVerdict JudgeDiscover(int http_status, const rapidjson::Value* message, bool retried) {
+EraVerdict JudgeDiscover(const rapidjson::Value* message, bool refused, bool retried) {
   EraVerdict verdict;  // legacy unless the answer says modern
   if (message == nullptr || !message->IsObject()) return verdict;
 
@@ -188,7 +188,7 @@ EraVerdict JudgeDiscover(int http_status, const rapidjson::Value* message, bool 
     return verdict;
   }
 
-  if (http_status < 200 || http_status >= 300) return verdict;
+  if (refused) return verdict;
   const rapidjson::Value* result = Member(*message, "result");
   if (result == nullptr) return verdict;
   auto discover = ParseDiscoverResult(*result);

@@ -101,14 +101,16 @@ struct EraVerdict {
   bool tools_list_changed = false;
   std::string reason;  // kFail
 };
-// `http_status` is the response's status; `message` the JSON-RPC message its
-// body held, or null when it held none (empty, not JSON, not one message).
+// `message` is the JSON-RPC message the answer held, or null when it held
+// none (empty, not JSON, not one message); `refused`: it came as the
+// transport's refusal (an HTTP error status), where a result is no discover
+// result.
 // `retried` says whether this was already the second ask. A valid discover
 // result listing a modern version this client speaks means modern; a
 // recognised modern error means modern (retry or fail); anything else — a
 // 2025 server's empty result or error, an error status with any other body —
 // means legacy. Transport failures and authorization are not judged here.
-EraVerdict JudgeDiscover(int http_status, const rapidjson::Value* message, bool retried);
+EraVerdict JudgeDiscover(const rapidjson::Value* message, bool refused, bool retried);
 
 // --- results ------------------------------------------------------------------
 

@@ -86,8 +86,7 @@ const RetryRule& RuleFor(Loss loss) {
 Verdict Lost(const Outcome& o, Loss loss, std::string reason) {
   const RetryRule& rule = RuleFor(loss);
   Verdict v = Of(rule.remedy, std::move(reason));
-  const bool again = !o.resent && (o.target == Target::kCall || o.target == Target::kListTools ||
-                                   o.target == Target::kTaskRead);
+  const bool again = !o.resent && (o.target == Target::kCall || o.target == Target::kRead);
   if ((v.remedy == Remedy::kResend || v.remedy == Remedy::kReprobe) && !again) {
     v.remedy = Remedy::kFail;
   }
@@ -114,12 +113,12 @@ Verdict Refusal(const Outcome& o) {
   const bool era_hint = o.status == 400 || o.status == 404 || o.status == 405;
   // Its JSON body says what it means: the probe's verdict, or one of the
   // modern wire's errors.
-  if (o.media == kJson && (o.target == Target::kDiscover || (o.modern && era_hint))) {
+  if (o.media == kJson && (o.target == Target::kProbe || (o.modern && era_hint))) {
     return Of(Remedy::kReadErrorBody);
   }
   // Whatever a 2025 server makes of the probe is its answer.
-  if (o.target == Target::kDiscover) return Of(Remedy::kJudgeEra);
-  if (o.target == Target::kInitialize && era_hint && o.may_probe) {
+  if (o.target == Target::kProbe) return Of(Remedy::kJudgeEra);
+  if (o.target == Target::kOpen && era_hint && o.may_probe) {
     return Of(Remedy::kProbeEra, StatusReason(o.status));
   }
   // On the legacy wire any 400 to a request of the session; on the modern
@@ -146,7 +145,7 @@ Verdict RequestHead(const Outcome& o) {
   // A resumption answers with events only.
   if (o.media == kJson && !o.resuming) return Of(Remedy::kReadJson);
   if (o.media == kEventStream) return Of(Remedy::kReadSse);
-  if (o.target == Target::kDiscover) return Of(Remedy::kJudgeEra);
+  if (o.target == Target::kProbe) return Of(Remedy::kJudgeEra);
   if (o.status == 202) {
     return Lost(o, Loss::kFailed, "server accepted the request without answering it");
   }
@@ -174,7 +173,7 @@ Verdict RequestEnd(const Outcome& o) {
 
 // The JSON body of an error status, read (Remedy::kReadErrorBody).
 Verdict ErrorBody(const Outcome& o) {
-  if (o.target == Target::kDiscover) return Of(Remedy::kJudgeEra);
+  if (o.target == Target::kProbe) return Of(Remedy::kJudgeEra);
   const std::string error = o.modern_error == 0 ? std::string()
                                                 : "error " + std::to_string(o.modern_error) + ": " +
                                                       std::string(o.modern_message);
@@ -201,7 +200,7 @@ Verdict ErrorBody(const Outcome& o) {
 Verdict Request(const Outcome& o) {
   if (!o.invalid.empty()) {
     // Whatever a 2025 server makes of the probe, it is no discover result.
-    if (o.target == Target::kDiscover) return Of(Remedy::kJudgeEra);
+    if (o.target == Target::kProbe) return Of(Remedy::kJudgeEra);
     return Lost(o, Loss::kFailed, std::string(o.invalid));
   }
   if (o.error_body) return ErrorBody(o);
@@ -247,7 +246,7 @@ Verdict Listen(const Outcome& o) {
 // Notifications, replies, DELETEs and tasks/cancel: nothing waits on their
 // answer; a failed DELETE or tasks/cancel is worth a log line.
 Verdict Quiet(const Outcome& o) {
-  const bool logged = o.target == Target::kDelete || o.target == Target::kCancelTask;
+  const bool logged = o.target == Target::kDelete || o.target == Target::kTell;
   if (logged && o.done && (o.failed || !Is2xx(o.status))) {
     const std::string_view what =
         o.target == Target::kDelete ? "DELETE of an abandoned session" : "tasks/cancel";
@@ -261,17 +260,15 @@ Verdict Quiet(const Outcome& o) {
 
 std::string_view TargetName(Target t) {
   switch (t) {
-    case Target::kDiscover:
+    case Target::kProbe:
       return "server/discover";
-    case Target::kInitialize:
+    case Target::kOpen:
       return "initialize";
-    case Target::kListTools:
-      return "tools/list";
+    case Target::kRead:
+      return "a request sent again freely";
     case Target::kCall:
-      return "tools/call";
-    case Target::kTaskRead:
-      return "tasks/get or tasks/result";
-    case Target::kInitialized:
+      return "a request run at most once";
+    case Target::kConfirm:
       return "notifications/initialized";
     case Target::kNotify:
       return "notification";
@@ -279,8 +276,8 @@ std::string_view TargetName(Target t) {
       return "GET stream";
     case Target::kDelete:
       return "DELETE";
-    case Target::kCancelTask:
-      return "tasks/cancel";
+    case Target::kTell:
+      return "a request whose answer is not read";
   }
   return "notification";
 }
@@ -329,19 +326,18 @@ std::string_view RemedyName(Remedy r) {
 
 Verdict Classify(const Outcome& facts) {
   switch (facts.target) {
-    case Target::kDiscover:
-    case Target::kInitialize:
-    case Target::kListTools:
+    case Target::kProbe:
+    case Target::kOpen:
+    case Target::kRead:
     case Target::kCall:
-    case Target::kTaskRead:
       return Request(facts);
-    case Target::kInitialized:
+    case Target::kConfirm:
       return Initialized(facts);
     case Target::kListen:
       return Listen(facts);
     case Target::kNotify:
     case Target::kDelete:
-    case Target::kCancelTask:
+    case Target::kTell:
       return Quiet(facts);
   }
   return Quiet(facts);

@@ -20,25 +20,22 @@
 #include <string_view>
 
 #include "base/text.h"
+#include "daemon/mcp/types.h"
 
 namespace mcpgw::mcp {
 
-// The end of a call's error text when the server may have run it.
-inline constexpr std::string_view kMayHaveRun =
-    "; the tool may have run, and calling it again may run it again";
-
-// What a transfer was for.
+// What a transfer was for. A request's target is its role (wire.h).
 enum class Target {
-  kDiscover,     // server/discover, the era probe
-  kInitialize,   // initialize
-  kListTools,    // a tools/list page
-  kCall,         // tools/call (task-augmented or not)
-  kTaskRead,     // tasks/get or tasks/result: reads of a task, sent again freely
-  kInitialized,  // notifications/initialized, the end of the handshake
-  kNotify,       // any other notification, or a reply to the server
-  kListen,       // the GET stream (subscriptions/listen on the 2026-07-28 wire)
-  kDelete,       // DELETE of an abandoned session
-  kCancelTask,   // tasks/cancel, whose answer is not read
+  kProbe,    // the era probe (server/discover): whatever comes is its answer
+  kOpen,     // the request that opens a session (initialize)
+  kRead,     // a request that may go out once more when the server never took it
+             // (a tools/list page, a task's tasks/get or tasks/result)
+  kCall,     // a request that runs at most once (tools/call, task-augmented or not)
+  kConfirm,  // notifications/initialized, the end of the handshake
+  kNotify,   // any other notification, or a reply to the server
+  kListen,   // the GET stream (subscriptions/listen on the 2026-07-28 wire)
+  kDelete,   // DELETE of an abandoned session
+  kTell,     // a request whose answer is not read (tasks/cancel)
 };
 std::string_view TargetName(Target t);
 

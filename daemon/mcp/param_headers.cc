@@ -194,14 +194,24 @@ std::variant<ParamHeaders, std::string> ReadParamHeaders(const rapidjson::Value&
   return std::move(reader.found);
 }
 
-std::vector<std::pair<std::string, std::string>> ParamHeaderValues(
-    const ParamHeaders& params, const rapidjson::Value& arguments) {
-  std::vector<std::pair<std::string, std::string>> headers;
+std::vector<std::pair<std::string, std::string>> ParamValues(const ParamHeaders& params,
+                                                             const rapidjson::Value& arguments) {
+  std::vector<std::pair<std::string, std::string>> values;
   std::string text;
   for (const ParamHeader& param : params) {
     const rapidjson::Value* value = AtPath(arguments, param.path);
     if (value == nullptr || !ValueText(*value, text)) continue;
-    headers.emplace_back("Mcp-Param-" + param.name, EncodeHeaderValue(text));
+    values.emplace_back(param.name, text);
+  }
+  return values;
+}
+
+std::vector<std::pair<std::string, std::string>> ParamHeaderValues(
+    const ParamHeaders& params, const rapidjson::Value& arguments) {
+  std::vector<std::pair<std::string, std::string>> headers = ParamValues(params, arguments);
+  for (auto& [name, value] : headers) {
+    name.insert(0, kParamHeaderPrefix);
+    value = EncodeHeaderValue(value);
   }
   return headers;
 }

@@ -35,10 +35,17 @@ inline constexpr size_t kMaxParamHeaderNameBytes = 128;
 // const, enum, default and examples are data, not schemas, and are not read.
 std::variant<ParamHeaders, std::string> ReadParamHeaders(const rapidjson::Value& input_schema);
 
-// The Mcp-Param-* headers of a call of a tool annotated with `params`, given
-// the call's arguments object. A parameter that is absent, null, an object or
-// an array gets no header; a string is sent as is, a boolean as true/false,
-// an integral number in decimal; every value goes through EncodeHeaderValue.
+// The values of a call's arguments that a tool annotated with `params`
+// mirrors, given the call's arguments object: (annotation name, value as
+// text). A parameter that is absent, null, an object or an array has none; a
+// string is taken as is, a boolean as true/false, an integral number in
+// decimal.
+std::vector<std::pair<std::string, std::string>> ParamValues(const ParamHeaders& params,
+                                                             const rapidjson::Value& arguments);
+
+// The Mcp-Param-* headers of those values: each name after the prefix, each
+// value through EncodeHeaderValue.
+inline constexpr std::string_view kParamHeaderPrefix = "Mcp-Param-";
 std::vector<std::pair<std::string, std::string>> ParamHeaderValues(
     const ParamHeaders& params, const rapidjson::Value& arguments);
 

@@ -3,23 +3,19 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
+#include <optional>
 
 #include "base/clean_text.h"
 #include "base/json_text.h"
+#include "base/move_table.h"
 
 namespace mcpgw::mcp {
 
 namespace {
 
-struct TaskMove {
-  TaskState from;
-  TaskEvent on;
-  TaskState to;
-};
 // Anything not listed is ignored (an answer that comes after the call left,
 // a second outcome).
-constexpr TaskMove kTaskMoves[] = {
+constexpr base::Move<TaskState, TaskEvent> kTaskMoves[] = {
     // The CreateTaskResult: poll it, fetch what it ended with, or end.
     {TaskState::kCreating, TaskEvent::kWorking, TaskState::kPolling},
     {TaskState::kCreating, TaskEvent::kEnded, TaskState::kFetching},
@@ -97,11 +93,9 @@ std::string_view TaskEventName(TaskEvent e) {
 }
 
 bool TaskCall::On(TaskEvent event) {
-  const auto move =
-      std::find_if(std::begin(kTaskMoves), std::end(kTaskMoves),
-                   [&](const TaskMove& m) { return m.from == state_ && m.on == event; });
-  if (move == std::end(kTaskMoves)) return false;
-  state_ = move->to;
+  const std::optional<TaskState> to = base::FindMove(kTaskMoves, state_, event);
+  if (!to) return false;
+  state_ = *to;
   return true;
 }
 

@@ -8,7 +8,7 @@
 // (dropped, its deadline, input the gateway cannot give, shutdown) sends
 // tasks/cancel.
 //
-// Passive, like AuthHold: Session::Impl (session_tasks.cc) reports events
+// Passive, like AuthHold: TaskCalls (task_calls.h) reports events
 // and reads the state; every move is in the table in task_call.cc. Beside
 // the machine: pure functions that read a server's task and build the
 // requests' params. Incoming values are untrusted and may have any shape.

@@ -36,7 +36,7 @@ enum class TaskSupport : uint8_t { kForbidden, kOptional, kRequired };
 // One tool as the server listed it. Strings are untrusted server text.
 struct Tool {
   std::string_view name;
-  std::string_view description;        // description, else title, else name (§4)
+  std::string_view description;        // description, else title, else name (BEHAVIOR §4)
   std::string_view input_schema_json;  // compact JSON object text ({"type":"object"} if absent)
   bool read_only_hint = false;         // annotations.readOnlyHint === true (untrusted)
   TaskSupport task_support = TaskSupport::kForbidden;  // execution.taskSupport (untrusted)
@@ -48,7 +48,7 @@ struct Tool {
   // What its pinned definition holds beyond the above (BEHAVIOR.md §13):
   // the title ("" when none), the annotations as compact JSON with members
   // in byte order ("" when none), and whether `description` is the server's
-  // own (false: the fallback of §4 filled it in).
+  // own (false: the fallback of BEHAVIOR §4 filled it in).
   std::string_view title = {};
   std::string_view annotations_json = {};
   bool described = true;

@@ -155,6 +155,14 @@ CURLcode ConfigureRequest(CURL* easy, const HttpRequest& request, const std::str
   return rc;
 }
 
+void HeadParser::Reset() {
+  status_ = 0;
+  content_type_.clear();
+  session_id_.clear();
+  www_authenticate_.clear();
+  complete_ = false;
+}
+
 bool HeadParser::Feed(std::string_view line) {
   if (complete_) return false;  // trailers after the body
   if (line.substr(0, 5) == "HTTP/") {

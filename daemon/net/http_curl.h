@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "base/platform.h"  // OpenSocket, for HttpClient's open-socket callback
 #include "daemon/net/http_client.h"
 
 namespace mcpgw::http {
@@ -71,6 +70,8 @@ class HeadParser {
  public:
   // True when `line` completed the final head (exactly once per transfer).
   bool Feed(std::string_view line);
+  // Ready for the next transfer's head; the text's storage is kept.
+  void Reset();
   bool complete() const { return complete_; }
   int status() const { return status_; }
   const std::string& content_type() const { return content_type_; }

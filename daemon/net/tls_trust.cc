@@ -25,24 +25,20 @@ std::string Plural(size_t n, const char* one, const char* many) {
 }
 
 // The whole file, or an error naming it.
-std::optional<std::string> ReadFile(const std::string& path, std::string* error) {
+base::Result<std::string> ReadFile(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
-    *error = "cannot read " + path + ": " + std::strerror(errno);
-    return std::nullopt;
+    return base::InvalidInput("cannot read " + path + ": " + std::strerror(errno));
   }
   if (!S_ISREG(st.st_mode)) {
-    *error = path + " is not a file";
-    return std::nullopt;
+    return base::InvalidInput(path + " is not a file");
   }
   if (st.st_size > kMaxBundleBytes) {
-    *error = path + " is larger than 64 MiB: not a certificate bundle";
-    return std::nullopt;
+    return base::InvalidInput(path + " is larger than 64 MiB: not a certificate bundle");
   }
   FILE* f = std::fopen(path.c_str(), "rbe");
   if (!f) {
-    *error = "cannot read " + path + ": " + std::strerror(errno);
-    return std::nullopt;
+    return base::InvalidInput("cannot read " + path + ": " + std::strerror(errno));
   }
   std::string text;
   char chunk[16384];
@@ -54,20 +50,18 @@ std::optional<std::string> ReadFile(const std::string& path, std::string* error)
   bool failed = std::ferror(f) != 0;
   std::fclose(f);
   if (failed) {
-    *error = "cannot read " + path;
-    return std::nullopt;
+    return base::InvalidInput("cannot read " + path);
   }
   return text;
 }
 
 // Every certificate of a PEM bundle (other PEM blocks are skipped), or the
 // one certificate of a DER file.
-bool ParseCertificates(const std::string& path, const std::string& text, std::vector<x509_st*>& out,
-                       std::string* error) {
+base::Status ParseCertificates(const std::string& path, const std::string& text,
+                               std::vector<x509_st*>& out) {
   BIO* bio = BIO_new_mem_buf(text.data(), static_cast<int>(text.size()));
   if (!bio) {
-    *error = "out of memory";
-    return false;
+    return base::InvalidInput("out of memory");
   }
   STACK_OF(X509_INFO)* infos = PEM_X509_INFO_read_bio(bio, nullptr, nullptr, nullptr);
   BIO_free(bio);
@@ -75,9 +69,8 @@ bool ParseCertificates(const std::string& path, const std::string& text, std::ve
     unsigned long code = ERR_peek_last_error();
     const char* why = ERR_reason_error_string(code);
     ERR_clear_error();
-    *error = path + " is not a valid PEM certificate bundle" +
-             (why ? std::string(" (") + why + ")" : std::string());
-    return false;
+    return base::InvalidInput(path + " is not a valid PEM certificate bundle" +
+                              (why ? std::string(" (") + why + ")" : std::string()));
   }
   for (int i = 0; i < sk_X509_INFO_num(infos); i++) {
     X509_INFO* info = sk_X509_INFO_value(infos, i);
@@ -96,10 +89,10 @@ bool ParseCertificates(const std::string& path, const std::string& text, std::ve
     ERR_clear_error();
   }
   if (out.empty()) {
-    *error = path + " holds no certificate (expected PEM \"BEGIN CERTIFICATE\" blocks)";
-    return false;
+    return base::InvalidInput(path +
+                              " holds no certificate (expected PEM \"BEGIN CERTIFICATE\" blocks)");
   }
-  return true;
+  return base::Status();
 }
 
 // "5d30f3c2.0": the name `openssl rehash` gives a certificate (".r0" a CRL).
@@ -117,20 +110,17 @@ bool IsHashedName(const char* name) {
   return true;
 }
 
-bool CheckHashedDir(const std::string& path, std::string* error) {
+base::Status CheckHashedDir(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
-    *error = "cannot read " + path + ": " + std::strerror(errno);
-    return false;
+    return base::InvalidInput("cannot read " + path + ": " + std::strerror(errno));
   }
   if (!S_ISDIR(st.st_mode)) {
-    *error = path + " is not a directory";
-    return false;
+    return base::InvalidInput(path + " is not a directory");
   }
   DIR* dir = opendir(path.c_str());
   if (!dir) {
-    *error = "cannot read " + path + ": " + std::strerror(errno);
-    return false;
+    return base::InvalidInput("cannot read " + path + ": " + std::strerror(errno));
   }
   bool hashed = false;
   while (dirent* entry = readdir(dir)) {
@@ -141,10 +131,10 @@ bool CheckHashedDir(const std::string& path, std::string* error) {
   }
   closedir(dir);
   if (!hashed) {
-    *error = path + " holds no hashed certificate names (run: openssl rehash " + path + ")";
-    return false;
+    return base::InvalidInput(path + " holds no hashed certificate names (run: openssl rehash " +
+                              path + ")");
   }
-  return true;
+  return base::Status();
 }
 
 // The callback hands over OpenSSL objects: only libcurl built on OpenSSL
@@ -185,38 +175,41 @@ const TlsTrust::SystemLocations& TlsTrust::System() {
   return system;
 }
 
-TlsTrust::Result TlsTrust::Load(const TlsSettings& settings, const GetEnv& get_env) {
+base::Result<std::shared_ptr<const TlsTrust>> TlsTrust::Load(const TlsSettings& settings,
+                                                             const GetEnv& get_env) {
   auto trust = std::make_shared<TlsTrust>();
   if (auto file = get_env("SSL_CERT_FILE"); file && !file->empty()) trust->env_file_ = *file;
   if (auto dir = get_env("SSL_CERT_DIR"); dir && !dir->empty()) trust->env_dir_ = *dir;
-  std::string error;
   if (!settings.ca_file.empty()) {
-    std::optional<std::string> text = ReadFile(settings.ca_file, &error);
-    if (!text || !ParseCertificates(settings.ca_file, *text, trust->certs_, &error)) {
-      return {nullptr, "tls.ca_file: " + error};
-    }
+    base::Result<std::string> text = ReadFile(settings.ca_file);
+    if (!text.ok()) return std::move(text).status().Prefixed("tls.ca_file: ");
+    base::Status parsed = ParseCertificates(settings.ca_file, *text, trust->certs_);
+    if (!parsed.ok()) return std::move(parsed).Prefixed("tls.ca_file: ");
     trust->extra_file_ = settings.ca_file;
   }
   if (!settings.ca_dir.empty()) {
-    if (!CheckHashedDir(settings.ca_dir, &error)) return {nullptr, "tls.ca_dir: " + error};
+    if (base::Status dir = CheckHashedDir(settings.ca_dir); !dir.ok()) {
+      return std::move(dir).Prefixed("tls.ca_dir: ");
+    }
     trust->extra_dir_ = settings.ca_dir;
   }
   std::string backend;
   trust->shared_store_ = CurlUsesOpenssl(&backend);
   if ((!trust->certs_.empty() || !trust->extra_dir_.empty()) && !trust->shared_store_) {
-    return {nullptr, std::string(settings.ca_file.empty() ? "tls.ca_dir" : "tls.ca_file") +
-                         ": needs libcurl built with OpenSSL (this one uses " + backend + ")"};
+    return base::InvalidInput(std::string(settings.ca_file.empty() ? "tls.ca_dir" : "tls.ca_file") +
+                              ": needs libcurl built with OpenSSL (this one uses " + backend + ")");
   }
-  return {std::move(trust), ""};
+  return std::shared_ptr<const TlsTrust>(std::move(trust));
 }
 
 std::shared_ptr<const TlsTrust> TlsTrust::FromProcessEnv() {
+  // Without settings only the environment is read, which cannot fail.
   return Load({},
               [](std::string_view name) -> std::optional<std::string> {
                 const char* v = std::getenv(std::string(name).c_str());
                 return v ? std::optional<std::string>(v) : std::nullopt;
               })
-      .trust;
+      .value_or(nullptr);
 }
 
 CURLcode TlsTrust::Apply(CURL* easy) const {
@@ -318,9 +311,10 @@ std::string TlsTrust::Describe() const {
 
 std::vector<std::string> TlsTrust::Warnings() const {
   std::vector<std::string> out;
-  std::string error;
-  if (!env_file_.empty() && !ReadFile(env_file_, &error)) {
-    out.push_back("SSL_CERT_FILE: " + error + " (every HTTPS server will fail)");
+  if (!env_file_.empty()) {
+    if (base::Result<std::string> file = ReadFile(env_file_); !file.ok()) {
+      out.push_back("SSL_CERT_FILE: " + file.message() + " (every HTTPS server will fail)");
+    }
   }
   size_t start = 0;
   while (!env_dir_.empty() && start <= env_dir_.size()) {

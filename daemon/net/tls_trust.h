@@ -47,15 +47,14 @@ using GetEnv = std::function<std::optional<std::string>(std::string_view name)>;
 
 class TlsTrust {
  public:
-  struct Result {
-    std::shared_ptr<const TlsTrust> trust;  // null when `error` is set
-    std::string error;  // "tls.ca_file: cannot read /etc/x.pem: No such file or directory"
-  };
   // Reads every certificate of settings.ca_file and checks settings.ca_dir;
   // takes SSL_CERT_FILE and SSL_CERT_DIR from `get_env`. Only the settings'
   // files can make it fail: a bad SSL_CERT_FILE is reported by Warnings()
   // and by the transfers that need it, as it would be for OpenSSL tools.
-  static Result Load(const TlsSettings& settings, const GetEnv& get_env);
+  // An error's message: "tls.ca_file: cannot read /etc/x.pem: No such file
+  // or directory".
+  static base::Result<std::shared_ptr<const TlsTrust>> Load(const TlsSettings& settings,
+                                                            const GetEnv& get_env);
   // The process environment's SSL_CERT_FILE / SSL_CERT_DIR, no extras.
   static std::shared_ptr<const TlsTrust> FromProcessEnv();
 

@@ -8,14 +8,15 @@
 // the model.)
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "base/clock.h"
 #include "base/status.h"
-#include "daemon/mcp/session.h"
 #include "daemon/net/http_client.h"
 
 namespace mcpgw {
@@ -27,7 +28,7 @@ class Timer {
   virtual ~Timer() = default;
   // Arms the timer to run `fn` on the loop after `delay` (0: on the next
   // turn), replacing any earlier arming.
-  virtual void Start(mcp::Duration delay, std::function<void()> fn) = 0;
+  virtual void Start(Duration delay, std::function<void()> fn) = 0;
   virtual void Stop() = 0;
 };
 
@@ -36,8 +37,12 @@ class Env {
   virtual ~Env() = default;
 
   // Any thread.
-  virtual mcp::TimePoint Now() = 0;  // monotonic
-  virtual double UnixNow() = 0;      // wall clock, seconds since the epoch
+  virtual TimePoint Now() = 0;  // monotonic
+  // The wall clock: the times people read (the call log, cassettes, status)
+  // and the age of files on disk. It may jump; durations use Now().
+  virtual std::chrono::system_clock::time_point WallNow() = 0;
+  // WallNow() in seconds since the epoch.
+  double UnixNow() { return std::chrono::duration<double>(WallNow().time_since_epoch()).count(); }
   // Runs `fn` on this Env's loop: later, never inline, in the order posted
   // by each thread. Dropped once the loop has stopped.
   virtual void Post(std::function<void()> fn) = 0;

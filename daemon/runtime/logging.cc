@@ -8,7 +8,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "daemon/guard/scrub.h"
+#include "daemon/runtime/scrub.h"
 
 namespace mcpgw {
 namespace {

@@ -1,7 +1,7 @@
 // Logging for the daemon: spdlog to stderr, level from --log-level or
 // $MCPGW_LOG. Under systemd (JOURNAL_STREAM set) each line carries a <N>
 // syslog priority prefix so journald records the level. Every message passes
-// through the current Scrubber (daemon/scrub.h) before it is formatted, so a
+// through the current Scrubber (daemon/runtime/scrub.h) before it is formatted, so a
 // known secret value never reaches the log, whichever thread logs it.
 #pragma once
 

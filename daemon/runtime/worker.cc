@@ -39,7 +39,7 @@ class UvTimer : public Timer {
   UvTimer(const UvTimer&) = delete;
   UvTimer& operator=(const UvTimer&) = delete;
 
-  void Start(mcp::Duration delay, std::function<void()> fn) override {
+  void Start(Duration delay, std::function<void()> fn) override {
     fn_ = std::move(fn);
     auto ms = std::chrono::ceil<std::chrono::milliseconds>(delay).count();
     uv_timer_start(handle_, &UvTimer::OnFire, ms > 0 ? static_cast<uint64_t>(ms) : 0, 0);
@@ -270,11 +270,9 @@ void Worker::Stop() {
   if (w.thread.joinable()) w.thread.join();
 }
 
-mcp::TimePoint Worker::Now() { return mcp::Clock::now(); }
+TimePoint Worker::Now() { return Clock::now(); }
 
-double Worker::UnixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+std::chrono::system_clock::time_point Worker::WallNow() { return std::chrono::system_clock::now(); }
 
 base::Result<std::string> Worker::ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -31,8 +31,8 @@ class Worker : public Env {
   void Stop();
 
   // Env. Post is thread-safe; after Stop() it drops the task.
-  mcp::TimePoint Now() override;
-  double UnixNow() override;
+  TimePoint Now() override;
+  std::chrono::system_clock::time_point WallNow() override;
   void Post(std::function<void()> fn) override;
   base::Result<std::string> ReadFile(const std::string& path) override;
   base::Result<std::string> ReadPrivateFile(const std::string& path, size_t max_bytes) override;

@@ -62,8 +62,7 @@ std::map<std::string, std::shared_ptr<const ToolList>> LoadListings(const std::s
     rapidjson::Document doc;
     doc.Parse(text.data(), text.size());
     auto list = std::make_shared<ToolList>();
-    std::string error;
-    if (doc.HasParseError() || !mcpgw::mcp::AppendToolsPage(doc, {}, *list, error)) {
+    if (doc.HasParseError() || !mcpgw::mcp::AppendToolsPage(doc, {}, *list).ok()) {
       std::fprintf(stderr, "search_bench: %s: not a tools array\n", e.path().c_str());
       std::exit(2);
     }

@@ -7,24 +7,28 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 
 #include <catch2/catch.hpp>
+
+#include "config/settings_table.h"
+#include "config/settings_test_values.h"
 
 namespace mcpgw {
 namespace {
 
 Settings Parsed(const std::string& text) {
   auto r = ParseSettings(text, "settings.json");
-  INFO(r.error);
-  REQUIRE(r.ok);
-  return r.settings;
+  INFO(r.message());
+  REQUIRE(r.ok());
+  return *r;
 }
 
 std::string Error(const std::string& text) {
   auto r = ParseSettings(text, "/home/u/.config/mcpgw/settings.json");
-  REQUIRE_FALSE(r.ok);
-  return r.error;
+  REQUIRE_FALSE(r.ok());
+  return r.message();
 }
 
 TEST_CASE("an empty object gives the documented defaults", "[settings]") {
@@ -98,6 +102,56 @@ TEST_CASE("every key is read", "[settings]") {
   CHECK(s.tls.ca_dir == "/etc/mcpgw/ca.d");
 }
 
+TEST_CASE("every key of the table is read into its own field, and only there", "[settings]") {
+  const Settings defaults;
+  for (const SettingKey& key : SettingKeys()) {
+    CAPTURE(key.path);
+    const SettingValue value = testing::OtherThanDefault(key);
+    // The field holds what the key's type reads.
+    REQUIRE(key.field.get(defaults).index() == value.index());
+    REQUIRE(key.field.get(defaults) != value);
+    const Settings s = Parsed(testing::FileWith(key, testing::AsJson(value)));
+    CHECK(key.field.get(s) == value);
+    for (const SettingKey& other : SettingKeys()) {
+      if (&other == &key) continue;
+      CAPTURE(other.path);
+      CHECK(other.field.get(s) == other.field.get(defaults));
+    }
+  }
+}
+
+TEST_CASE("every whole number is taken at both ends of its range and refused past them",
+          "[settings]") {
+  for (const SettingKey& key : SettingKeys()) {
+    if (key.rule.type != SettingType::kWhole) continue;
+    CAPTURE(key.path);
+    const uint64_t min = key.rule.min, max = key.rule.max;
+    const std::string refused = std::string(key.path) + ": expected a whole number from " +
+                                std::to_string(min) + " to " + std::to_string(max);
+    CHECK(key.field.get(Parsed(testing::FileWith(key, std::to_string(min)))) == SettingValue(min));
+    CHECK(key.field.get(Parsed(testing::FileWith(key, std::to_string(max)))) == SettingValue(max));
+    CHECK_THAT(Error(testing::FileWith(key, std::to_string(max + 1))), Catch::EndsWith(refused));
+    if (min > 0) {
+      CHECK_THAT(Error(testing::FileWith(key, std::to_string(min - 1))), Catch::EndsWith(refused));
+    }
+  }
+}
+
+TEST_CASE("the table names each key once, at most one object deep", "[settings]") {
+  std::set<std::string_view> paths;
+  for (const SettingKey& key : SettingKeys()) {
+    CAPTURE(key.path);
+    CHECK(paths.insert(key.path).second);
+    CHECK(key.Name().find('.') == std::string_view::npos);
+    CHECK(FindSettingKey(key.Parent(), key.Name()) == &key);
+    // An object of keys is not a key itself.
+    if (!key.Parent().empty()) CHECK(FindSettingKey("", key.Parent()) == nullptr);
+  }
+  CHECK(IsSettingsObject("limits"));
+  CHECK_FALSE(IsSettingsObject("workers"));
+  CHECK_FALSE(IsSettingsObject(""));
+}
+
 TEST_CASE("a JSON syntax error names the file, line and column", "[settings]") {
   CHECK(Error("{\n  \"workers\": 2,\n  \"ipc\": {,}\n}") ==
         "/home/u/.config/mcpgw/settings.json:3:11: invalid JSON: Missing a name for object "
@@ -118,6 +172,58 @@ TEST_CASE("unknown keys are errors naming the key and where it is", "[settings]"
   CHECK_THAT(Error(R"({"call_log": {"file": ""}})"), Catch::Contains("call_log.file: unknown key"));
   CHECK_THAT(Error(R"({"limits": {"timeout": 1}})"),
              Catch::Contains("limits.timeout: unknown key"));
+}
+
+TEST_CASE("an unknown key's error lists the keys of its object, always in the same order",
+          "[settings]") {
+  auto known = [](const std::string& text) {
+    const std::string error = Error(text);
+    const size_t at = error.find("(known keys: ");
+    return at == std::string::npos ? error : error.substr(at);
+  };
+  CHECK(known(R"({"x": 1})") ==
+        "(known keys: limits, ipc, workers, call_log, policy, tls, results, pinning, "
+        "pinning_exempt, metrics)");
+  CHECK(known(R"({"limits": {"x": 1}})") ==
+        "(known keys: max_response_bytes, max_json_depth, call_timeout_s, listing_timeout_s, "
+        "max_tools_per_server, max_list_pages, max_sse_event_bytes, max_connections_per_server)");
+  CHECK(known(R"({"ipc": {"x": 1}})") ==
+        "(known keys: allowed_uids, max_connections_per_uid, max_in_flight_per_connection, "
+        "max_frame_bytes)");
+  CHECK(known(R"({"call_log": {"x": 1}})") == "(known keys: path, max_bytes, keep)");
+  CHECK(known(R"({"policy": {"x": 1}})") == "(known keys: allow, deny, read_only)");
+  CHECK(known(R"({"tls": {"x": 1}})") == "(known keys: ca_file, ca_dir)");
+  CHECK(known(R"({"results": {"x": 1}})") ==
+        "(known keys: max_text_bytes, stdio_max_text_bytes, spill_max_mb)");
+  CHECK(known(R"({"metrics": {"x": 1}})") == "(known keys: listen)");
+  // A key of an object is not a key of the top level, spelt with its dot or not.
+  CHECK(Error(R"({"limits.max_json_depth": 5})") ==
+        "/home/u/.config/mcpgw/settings.json:1:27: limits.max_json_depth: unknown key "
+        "\"limits.max_json_depth\" (known keys: limits, ipc, workers, call_log, policy, tls, "
+        "results, pinning, pinning_exempt, metrics)");
+  CHECK_THAT(Error(R"({"max_json_depth": 5})"), Catch::Contains("unknown key \"max_json_depth\""));
+  // Keys of the top level are not objects, and objects are not keys of the top level.
+  CHECK(Error(R"({"workers": {"x": 1}})") ==
+        "/home/u/.config/mcpgw/settings.json:1:13: workers: expected a whole number from 0 to "
+        "1024");
+  CHECK(Error(R"({"pinning": {"mode": "off"}})") ==
+        "/home/u/.config/mcpgw/settings.json:1:13: pinning: expected \"block\", \"strict\" or "
+        "\"off\"");
+  CHECK(Error(R"({"limits": 5})") ==
+        "/home/u/.config/mcpgw/settings.json:1:12: limits: expected an object");
+}
+
+TEST_CASE("a key given twice takes its last value, an object given twice adds up", "[settings]") {
+  const Settings s = Parsed(R"({"limits": {"max_json_depth": 5, "max_json_depth": 6},
+                                "limits": {"max_list_pages": 7},
+                                "policy": {"deny": ["a"]}, "policy": {"deny": ["b", "c"]}})");
+  CHECK(s.limits.max_json_depth == 6);
+  CHECK(s.limits.max_list_pages == 7);
+  CHECK(s.policy.deny == std::vector<std::string>{"b", "c"});
+  // The first error in the file is the one reported.
+  CHECK_THAT(Error(R"({"workers": 2000, "limits": {"x": 1}})"), Catch::Contains(": workers: "));
+  CHECK_THAT(Error(R"({"pinning_exempt": ["a/b", ""]})"),
+             Catch::Contains("pinning_exempt[1]: empty pattern"));
 }
 
 TEST_CASE("wrong types and ranges name the key path and position", "[settings]") {
@@ -186,9 +292,8 @@ TEST_CASE("metrics.listen takes a loopback address and port, nothing else", "[se
   CHECK(Parsed(R"({"metrics": {"listen": "[::1]:9464"}})").metrics.listen == "[::1]:9464");
   CHECK(Parsed(R"({"metrics": {"listen": "127.3.2.1:0"}})").metrics.listen == "127.3.2.1:0");
   CHECK(Parsed(R"({"metrics": {"listen": ""}})").metrics.listen.empty());
-  std::string why;
-  auto v6 = ParseLoopbackListen("[::1]:65535", &why);
-  REQUIRE(v6);
+  auto v6 = ParseLoopbackListen("[::1]:65535");
+  REQUIRE(v6.ok());
   CHECK(v6->ipv6);
   CHECK(v6->host == "::1");
   CHECK(v6->port == 65535);
@@ -244,18 +349,20 @@ TEST_CASE("a missing file gives the defaults, a present one is parsed", "[settin
   REQUIRE(mkdtemp(dir_template) != nullptr);
   std::string dir = dir_template;
   auto missing = LoadSettingsFile(dir + "/settings.json");
-  CHECK(missing.ok);
-  CHECK(missing.settings.workers == 0);
+  REQUIRE(missing.ok());
+  CHECK(missing->missing);
+  CHECK(missing->settings.workers == 0);
 
   std::ofstream(dir + "/settings.json") << "{\"workers\": 3}";
   auto present = LoadSettingsFile(dir + "/settings.json");
-  CHECK(present.ok);
-  CHECK(present.settings.workers == 3);
+  REQUIRE(present.ok());
+  CHECK_FALSE(present->missing);
+  CHECK(present->settings.workers == 3);
 
   std::ofstream(dir + "/settings.json") << "{\"workers\": }";
   auto broken = LoadSettingsFile(dir + "/settings.json");
-  CHECK_FALSE(broken.ok);
-  CHECK_THAT(broken.error, Catch::StartsWith(dir + "/settings.json:1:13: invalid JSON"));
+  CHECK_FALSE(broken.ok());
+  CHECK_THAT(broken.message(), Catch::StartsWith(dir + "/settings.json:1:13: invalid JSON"));
 
   std::remove((dir + "/settings.json").c_str());
   rmdir(dir.c_str());

@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "config/settings_table.h"
+#include "config/settings_test_values.h"
 #include "daemon/guard/policy.h"
 #include "daemon/ipc/ipc_test_fixture.h"
 
@@ -18,10 +20,10 @@ namespace {
 using testing::TempDir;
 
 Settings Parsed(const std::string& text) {
-  SettingsResult r = ParseSettings(text, "settings.json");
-  INFO(r.error);
-  REQUIRE(r.ok);
-  return r.settings;
+  base::Result<Settings> r = ParseSettings(text, "settings.json");
+  INFO(r.message());
+  REQUIRE(r.ok());
+  return *r;
 }
 
 GetEnv NoEnv() {
@@ -51,42 +53,44 @@ TEST_CASE("options: every limit reaches the sessions and the socket", "[options]
             "max_in_flight_per_connection": 8, "max_frame_bytes": 65536},
     "call_log": {"path": "/var/log/calls.jsonl", "max_bytes": 8192, "keep": 1}})");
   const DaemonOptions o = MakeOptions(CommandLine{}, s, 4);
-  CHECK(o.limits.max_response_bytes == 2048);
-  CHECK(o.limits.max_json_depth == 9);
+  const mcp::SessionLimits& limits = o.gateway.limits;
+  CHECK(limits.max_response_bytes == 2048);
+  CHECK(limits.max_json_depth == 9);
   // Past the 330 s the stdio bridge used to allow itself: the daemon's deadline is the only one.
-  CHECK(o.limits.call_deadline == std::chrono::seconds(400));
-  CHECK(o.limits.first_attempt_deadline == std::chrono::seconds(7));
-  CHECK(o.limits.request_deadline == std::chrono::seconds(7));
-  CHECK(o.limits.max_tools == 5);
-  CHECK(o.limits.max_list_pages == 3);
-  CHECK(o.limits.max_sse_event_bytes == 4096);
-  CHECK(o.max_connections_per_server == 8);
-  CHECK(o.ipc.allowed_uids == std::vector<uid_t>{1001});
-  CHECK(o.ipc.max_connections_per_uid == 2);
-  CHECK(o.ipc.max_in_flight_per_connection == 8);
-  CHECK(o.ipc.max_frame_bytes == 65536);
-  CHECK(o.call_log.path == "/var/log/calls.jsonl");
-  CHECK(o.call_log.max_bytes == 8192);
-  CHECK(o.call_log.keep == 1);
+  CHECK(limits.call_deadline == std::chrono::seconds(400));
+  CHECK(limits.first_attempt_deadline == std::chrono::seconds(7));
+  CHECK(limits.request_deadline == std::chrono::seconds(7));
+  CHECK(limits.max_tools == 5);
+  CHECK(limits.max_list_pages == 3);
+  CHECK(limits.max_sse_event_bytes == 4096);
+  CHECK(o.settings.limits.max_connections_per_server == 8);
+  const IpcServerOptions& ipc = o.settings.ipc;
+  CHECK(ipc.allowed_uids == std::vector<uid_t>{1001});
+  CHECK(ipc.max_connections_per_uid == 2);
+  CHECK(ipc.max_in_flight_per_connection == 8);
+  CHECK(ipc.max_frame_bytes == 65536);
+  CHECK(o.settings.call_log.path == "/var/log/calls.jsonl");
+  CHECK(o.settings.call_log.max_bytes == 8192);
+  CHECK(o.settings.call_log.keep == 1);
 }
 
 TEST_CASE("options: the defaults are the documented ones", "[options]") {
   const DaemonOptions o = MakeOptions(CommandLine{}, Parsed("{}"), 4);
-  CHECK(o.limits.call_deadline == std::chrono::minutes(5));
-  CHECK(o.limits.request_deadline == std::chrono::minutes(2));
-  CHECK(o.workers == 4);
-  CHECK(o.call_log.path.empty());
+  CHECK(o.gateway.limits.call_deadline == std::chrono::minutes(5));
+  CHECK(o.gateway.limits.request_deadline == std::chrono::minutes(2));
+  CHECK(o.settings.workers == 4);
+  CHECK(o.settings.call_log.path.empty());
   REQUIRE(o.policy);
   CHECK(o.policy->AllowsAll());
 }
 
 TEST_CASE("options: --workers wins over the settings, which win over the cores", "[options]") {
   CommandLine cl;
-  CHECK(MakeOptions(cl, Parsed(R"({"workers": 3})"), 8).workers == 3);
-  CHECK(MakeOptions(cl, Parsed("{}"), 8).workers == 8);
-  CHECK(MakeOptions(cl, Parsed("{}"), 0).workers == 1);  // the core count can be unknown
+  CHECK(MakeOptions(cl, Parsed(R"({"workers": 3})"), 8).settings.workers == 3);
+  CHECK(MakeOptions(cl, Parsed("{}"), 8).settings.workers == 8);
+  CHECK(MakeOptions(cl, Parsed("{}"), 0).settings.workers == 1);  // the core count can be unknown
   cl.workers = 2;
-  CHECK(MakeOptions(cl, Parsed(R"({"workers": 3})"), 8).workers == 2);
+  CHECK(MakeOptions(cl, Parsed(R"({"workers": 3})"), 8).settings.workers == 2);
 }
 
 TEST_CASE("options: the policy comes from the settings", "[options]") {
@@ -103,15 +107,16 @@ TEST_CASE("options: a missing settings file means the defaults, unless --setting
   OptionsResult absent = LoadOptions(Files(dir), NoEnv());
   CHECK(absent.ok());
   CHECK(absent.file_missing);
-  CHECK(absent.options.limits.call_deadline == std::chrono::minutes(5));
-  CHECK(absent.options.socket_path == dir.path() + "/mcpgw.sock");
+  CHECK(absent.options.gateway.limits.call_deadline == std::chrono::minutes(5));
+  CHECK(absent.options.gateway.socket_path == dir.path() + "/mcpgw.sock");
   CHECK(absent.options.token_dir == "/home/u/.local/state/mcpgw/oauth");
   REQUIRE(absent.options.trust);
 
   OptionsResult named = LoadOptions(Files(dir, /*named=*/true), NoEnv());
   CHECK_FALSE(named.ok());
   CHECK(named.file_missing);
-  CHECK(named.error() == dir.path() + "/settings.json: no such file (named by --settings)");
+  CHECK(named.error().message() ==
+        dir.path() + "/settings.json: no such file (named by --settings)");
 }
 
 TEST_CASE("options: a broken settings file gives no options and names the file", "[options]") {
@@ -119,9 +124,9 @@ TEST_CASE("options: a broken settings file gives no options and names the file",
   Write(dir.path() + "/settings.json", "{\n  \"limits\": {\"call_timeout_s\": 0}}");
   OptionsResult r = LoadOptions(Files(dir), NoEnv());
   CHECK_FALSE(r.ok());
-  CHECK(r.trust_error.empty());
-  CHECK(r.settings_error.rfind(dir.path() + "/settings.json:2:", 0) == 0);
-  CHECK(r.settings_error.find("limits.call_timeout_s") != std::string::npos);
+  CHECK(r.trust_error.ok());
+  CHECK(r.settings_error.message().rfind(dir.path() + "/settings.json:2:", 0) == 0);
+  CHECK(r.settings_error.message().find("limits.call_timeout_s") != std::string::npos);
 }
 
 TEST_CASE("options: an unreadable CA file fails the trust alone", "[options]") {
@@ -129,12 +134,13 @@ TEST_CASE("options: an unreadable CA file fails the trust alone", "[options]") {
   Write(dir.path() + "/settings.json",
         R"({"limits": {"call_timeout_s": 600}, "tls": {"ca_file": "/nonexistent/ca.pem"}})");
   OptionsResult r = LoadOptions(Files(dir), NoEnv());
-  CHECK(r.settings_error.empty());
+  CHECK(r.settings_error.ok());
   CHECK_FALSE(r.options.trust);
-  CHECK(r.error() == dir.path() + "/settings.json: tls.ca_file: cannot read /nonexistent/ca.pem: " +
-                         "No such file or directory");
+  CHECK(r.error().message() ==
+        dir.path() + "/settings.json: tls.ca_file: cannot read /nonexistent/ca.pem: " +
+            "No such file or directory");
   // The rest of the file still counts: a reload applies its policy and reports the trust.
-  CHECK(r.options.limits.call_deadline == std::chrono::seconds(600));
+  CHECK(r.options.gateway.limits.call_deadline == std::chrono::seconds(600));
 }
 
 TEST_CASE("options: a reload names the settings only a restart applies", "[options]") {
@@ -150,12 +156,41 @@ TEST_CASE("options: a reload names the settings only a restart applies", "[optio
   CHECK(RestartOnlyChanges(running, options(R"({"workers": 2, "ipc": {"allowed_uids": [7]},
                                                  "call_log": {"path": "/tmp/c.jsonl"}})")) ==
         std::vector<std::string_view>{"ipc", "workers", "call_log"});
+  // Every section only a restart applies is named, in one fixed order.
+  CHECK(RestartOnlyChanges(running, options(R"({"metrics": {"listen": "127.0.0.1:9464"},
+                                                 "call_log": {"keep": 1}, "workers": 2,
+                                                 "ipc": {"max_frame_bytes": 4096},
+                                                 "limits": {"max_list_pages": 2}})")) ==
+        std::vector<std::string_view>{"limits", "ipc", "workers", "call_log", "metrics"});
+  // Whatever a reload applies is never named.
+  CHECK(RestartOnlyChanges(running, options(R"({"pinning": "off", "pinning_exempt": ["dev"],
+                                                 "results": {"spill_max_mb": 1},
+                                                 "tls": {"ca_file": "/etc/ca.pem"},
+                                                 "policy": {"allow": ["x"], "read_only": ["y"]}})"))
+            .empty());
   // The file's `workers` spelling out the cores in use changes nothing.
   CHECK(RestartOnlyChanges(running, options(R"({"workers": 4})")).empty());
   // Bounds on results apply at a reload.
   const DaemonOptions bounded = options(R"({"results": {"max_text_bytes": 9000}})");
-  CHECK(bounded.results.max_text_bytes == 9000);
+  CHECK(bounded.settings.results.max_text_bytes == 9000);
   CHECK(RestartOnlyChanges(running, bounded).empty());
+}
+
+TEST_CASE("options: a reload names a key's object when, and only when, a restart applies the key",
+          "[options]") {
+  const DaemonOptions running = MakeOptions(CommandLine{}, Settings{}, 4);
+  for (const SettingKey& key : SettingKeys()) {
+    CAPTURE(key.path);
+    Settings changed;
+    key.field.set(changed, testing::OtherThanDefault(key));
+    const std::vector<std::string_view> named =
+        RestartOnlyChanges(running, MakeOptions(CommandLine{}, changed, 4));
+    if (key.applies == SettingApplies::kAtRestart) {
+      CHECK(named == std::vector<std::string_view>{key.TopLevel()});
+    } else {
+      CHECK(named.empty());
+    }
+  }
 }
 
 TEST_CASE("options: whole results live under XDG_RUNTIME_DIR, else beside the socket",

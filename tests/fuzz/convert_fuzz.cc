@@ -45,10 +45,9 @@ void CheckTools(const rapidjson::Value& value) {
   limits.max_description_bytes = 32;
   limits.max_schema_bytes = 64;
   mcpgw::mcp::ToolList tools;
-  std::string error;
-  const bool ok = mcpgw::mcp::AppendToolsPage(value, limits, tools, error);
-  FUZZ_CHECK(ok == error.empty());
-  if (!ok) FUZZ_CHECK(tools.empty());
+  const mcpgw::base::Status appended = mcpgw::mcp::AppendToolsPage(value, limits, tools);
+  FUZZ_CHECK(appended.ok() || !appended.message().empty());
+  if (!appended.ok()) FUZZ_CHECK(tools.empty());
   for (const auto& t : tools) {
     FUZZ_CHECK(!t.name.empty() && t.name.size() <= limits.max_name_bytes);
     FUZZ_CHECK(!t.description.empty() && t.description.size() <= limits.max_description_bytes);

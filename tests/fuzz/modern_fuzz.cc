@@ -88,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   for (int status : {200, 400, 404}) {
     for (bool retried : {false, true}) {
-      const mcpgw::mcp::EraVerdict v = mcpgw::mcp::JudgeDiscover(status, &doc, retried);
+      const mcpgw::mcp::EraVerdict v = mcpgw::mcp::JudgeDiscover(&doc, status != 200, retried);
       using Kind = mcpgw::mcp::EraVerdict::Kind;
       if (v.kind == Kind::kModern || v.kind == Kind::kRetry) {
         FUZZ_CHECK(mcpgw::mcp::IsModernProtocolVersion(v.version));

@@ -11,7 +11,7 @@
 
 #include "base/clean_text.h"
 #include "base/utf8.h"
-#include "client/cli/async_api.h"
+#include "client/api/async_api.h"
 #include "client/cli/sanitize.h"
 #include "client/stdio/stdio_bridge.h"
 

@@ -6,6 +6,9 @@
 // old configuration and calls keep working.
 #include <signal.h>
 
+#include <cstdio>
+#include <fstream>
+
 #include <catch2/catch.hpp>
 
 #include "integration/service_harness.h"
@@ -194,6 +197,43 @@ TEST_CASE("reload: mcp.json saved on disk is picked up without SIGHUP, once per 
   // served this call.
   CHECK(Echo(d, "a", "after the edits"));
   CHECK(a.InitializeCount() == 1);
+}
+
+TEST_CASE("reload: mcp.json deleted and made again is picked up, a file written beside it is not",
+          "[service][reload]") {
+  TempDir dir;
+  Upstream a(dir, "a"), b(dir, "b");
+  REQUIRE_UPSTREAM(a, b);
+  Daemon d(dir, Config({{"a", Remote(a)}}));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "a"));
+  auto reloads = [&] {
+    size_t n = 0;
+    const std::string log = d.Log();
+    for (size_t at = log.find("reload ("); at != std::string::npos;
+         at = log.find("reload (", at + 1)) {
+      n++;
+    }
+    return n;
+  };
+
+  // A trace written beside mcp.json a thousand times changes nothing.
+  {
+    std::ofstream trace(dir / "trace.out");
+    for (int i = 0; i < 1000; i++) trace << "event " << i << std::endl;
+  }
+  // Deleted and written again, as some tools save: b appears, a keeps its session.
+  REQUIRE(std::remove(d.config().c_str()) == 0);
+  WriteFile(d.config(), Config({{"a", Remote(a)}, {"b", Remote(b)}}));
+  REQUIRE(WaitReady(d, "b", std::chrono::seconds(10)));
+  CHECK(a.InitializeCount() == 1);
+  // One reload, or two if the delete settled before the new file came.
+  CHECK(reloads() >= 1);
+  CHECK(reloads() <= 2);
+  // The new file is the one watched now: writing it in place reloads too.
+  WriteFile(d.config(), Config({{"a", Remote(a)}}));
+  CHECK(WaitFor([&] { return !Row(d, "b").listed; }, std::chrono::seconds(10)));
+  CHECK(Echo(d, "a", "after the saves"));
 }
 
 TEST_CASE("reload: settings.json saved on disk is picked up without SIGHUP", "[service][reload]") {

@@ -16,7 +16,7 @@
 #include <rapidjson/document.h>
 #include <catch2/catch.hpp>
 
-#include "client/libmcpgw_fixture.h"
+#include "client/lib/libmcpgw_fixture.h"
 #include "client/stdio/stdio_bridge.h"
 #include "client/stdio/stdio_loop.h"
 

@@ -98,7 +98,7 @@ TEST_CASE("stdio messages: the discover result is one the gateway judges modern"
   CHECK(result["ttlMs"].GetInt64() > 0);
   CHECK(std::string(result["cacheScope"].GetString()) == "public");
   CHECK(result.HasMember("instructions"));
-  mcp::EraVerdict verdict = mcp::JudgeDiscover(200, &doc, false);
+  mcp::EraVerdict verdict = mcp::JudgeDiscover(&doc, /*refused=*/false, false);
   CHECK(verdict.kind == mcp::EraVerdict::Kind::kModern);
   CHECK(verdict.version == "2026-07-28");
 }

@@ -3,14 +3,22 @@
 // retire, cancel routing and shutdown, deterministically and in microseconds.
 #include "daemon/gateway/gateway.h"
 
+#include <stdlib.h>
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include "base/platform.h"
+#include "daemon/guard/call_log.h"
+#include "daemon/guard/request_digest.h"
 #include "tests/daemon/testing/fake_env.h"
 
 namespace mcpgw::testing {
@@ -484,6 +492,74 @@ TEST_CASE("gateway: status shows the era a server was found to speak", "[gateway
   CHECK(std::string(row["status"].GetString()) == "ready");
   CHECK(std::string(row["protocol_version"].GetString()) == "2026-07-28");
   CHECK(http.Count(HttpMethod::kPost, "initialize") == 0);
+}
+
+// A private folder for the files a test makes, removed with what it holds.
+struct TempDir {
+  TempDir() {
+    char tmpl[] = "/tmp/mcpgw-gateway-test-XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string path;
+};
+
+std::chrono::system_clock::time_point ModifiedAt(const std::string& path) {
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  return std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::seconds(base::ModifiedTime(st).tv_sec) +
+          std::chrono::nanoseconds(base::ModifiedTime(st).tv_nsec)));
+}
+
+TEST_CASE("gateway: a kept result is named and expired by the Env's wall clock",
+          "[gateway][results]") {
+  TempDir tmp;
+  const std::string dir = tmp.path + "/results";
+  Harness h;
+  ResultsSettings results;
+  results.max_text_bytes = 100;
+  h.gateway.SetResults(results, dir);
+  h.gateway.Load(Config({Remote("alpha", "https://a.test/mcp")}));
+  h.BringUp(h.main.http(), {"dump"});
+  // 2023-11-14T22:13:20.000Z, the fake wall clock's start.
+  const Ticket t = h.Call("alpha", "dump");
+  h.main.http().RespondResult(h.main.http().Post("tools/call"), Text(std::string(300, 'x')));
+  const std::string file =
+      dir + "/20231114T221320.000Z-" + RequestDigest("alpha", "dump", "{}")->substr(0, 16) + ".txt";
+  CHECK(h.replies.replies.at(t).text.find("the full text is in " + file) != std::string::npos);
+  REQUIRE(std::filesystem::exists(file));
+
+  // The sweep every ten minutes judges the file's age by the same clock:
+  // kept a little under a day after it was written, gone a little over.
+  const auto written = ModifiedAt(file);
+  h.world.SetWallNow(written + 23h);
+  h.world.Advance(10min);
+  CHECK(std::filesystem::exists(file));
+  h.world.SetWallNow(written + 25h);
+  h.world.Advance(10min);
+  CHECK_FALSE(std::filesystem::exists(file));
+}
+
+TEST_CASE("gateway: the call log's time is the Env's wall clock", "[gateway][log]") {
+  TempDir tmp;
+  CallLog log;
+  REQUIRE(log.Open(tmp.path + "/calls.jsonl", 1 << 20, 1).ok());
+  Harness h;
+  h.gateway.SetCallLog(&log);
+  h.gateway.Load(Config({Remote("alpha", "https://a.test/mcp")}));
+  h.BringUp(h.main.http(), {"echo"});
+  h.world.SetWallNow(std::chrono::system_clock::time_point(1'900'000'000'123ms));
+  h.Call("alpha", "echo");
+  h.main.http().RespondResult(h.main.http().Post("tools/call"), Text("hi"));
+  std::ifstream in(tmp.path + "/calls.jsonl");
+  std::string line;
+  REQUIRE(std::getline(in, line));
+  CHECK(line.rfind(R"({"time":"2030-03-17T17:46:40.123Z",)", 0) == 0);
 }
 
 }  // namespace

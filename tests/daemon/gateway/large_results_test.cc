@@ -12,11 +12,11 @@
 
 #include "base/utf8.h"
 #include "daemon/guard/request_digest.h"
-#include "daemon/guard/scrub.h"
+#include "daemon/runtime/scrub.h"
 
 namespace fs = std::filesystem;
 using namespace mcpgw;
-using Clock = std::chrono::system_clock;
+using WallClock = std::chrono::system_clock;
 
 namespace {
 
@@ -115,7 +115,7 @@ TEST_CASE("at the bound nothing changes, one byte over cuts and keeps the whole 
   TempDir tmp;
   ResultSpill spill({tmp.path + "/results"});
   const std::string text = Repeat("\xE4\xB8\xAD", 3000);  // 3000 bytes of 3-byte characters
-  const Clock::time_point now = Clock::now();
+  const WallClock::time_point now = WallClock::now();
 
   mcp::CallOutcome at = Result(text);
   FitResult(at, Bound(text.size(), &spill), now);
@@ -147,7 +147,7 @@ TEST_CASE("at the bound nothing changes, one byte over cuts and keeps the whole 
 TEST_CASE("multi-megabyte results of 1- to 4-byte characters are kept byte for byte", "[results]") {
   TempDir tmp;
   ResultSpill spill({tmp.path + "/r"});
-  const Clock::time_point now = Clock::now();
+  const WallClock::time_point now = WallClock::now();
   // Mixed widths, so a cut can fall inside any of them.
   const std::string text = Repeat("a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80", 3u << 20);
   for (uint64_t bound : {100000u, 100001u, 100002u, 100003u, 1u << 20}) {
@@ -168,11 +168,11 @@ TEST_CASE("multi-megabyte results of 1- to 4-byte characters are kept byte for b
 TEST_CASE("transport errors are the gateway's own words and are never cut", "[results]") {
   mcp::CallOutcome o = Result(std::string(500, 'x'));
   o.kind = mcp::CallErrorKind::kTransport;
-  FitResult(o, Bound(10, nullptr), Clock::now());
+  FitResult(o, Bound(10, nullptr), WallClock::now());
   CHECK(o.text == std::string(500, 'x'));
   mcp::CallOutcome backend = Result(std::string(500, 'x'));
   backend.kind = mcp::CallErrorKind::kBackend;
-  FitResult(backend, Bound(200, nullptr), Clock::now());
+  FitResult(backend, Bound(200, nullptr), WallClock::now());
   CHECK(backend.text.size() <= 200);
   CHECK_THAT(backend.text, Catch::EndsWith("the full text could not be kept: no folder for "
                                            "results is set up]"));
@@ -185,7 +185,7 @@ TEST_CASE("a tool's error is kept as it is answered: scrubbed of secrets", "[res
   o.kind = mcp::CallErrorKind::kBackend;
   ResultBound bound = Bound(1000, &spill);
   bound.scrubber = std::make_shared<const Scrubber>(std::vector<Secret>{Secret("hunter2-secret")});
-  FitResult(o, bound, Clock::now());
+  FitResult(o, bound, WallClock::now());
   CHECK_THAT(o.text, Catch::StartsWith("token <redacted> leaked; eee"));
   const std::string kept = ReadAll(o.kept_file);
   CHECK_THAT(kept, Catch::StartsWith("token <redacted> leaked; eee"));
@@ -198,17 +198,17 @@ TEST_CASE("files expire after a day and the oldest go past the budget", "[result
   ResultSpill::Options options{dir};
   options.max_bytes = 3000;
   ResultSpill spill(options);
-  const Clock::time_point t0 = Clock::now();
+  const WallClock::time_point t0 = WallClock::now();
   const std::string k = std::string(1000, 'k');
   const base::Result<std::string> a = spill.Keep("aaaa", k, t0);
   const base::Result<std::string> b = spill.Keep("bbbb", k, t0 + std::chrono::seconds(1));
   const base::Result<std::string> c = spill.Keep("cccc", k, t0 + std::chrono::seconds(2));
   REQUIRE((a.ok() && b.ok() && c.ok()));
   // Modification times decide the order: make them what the names say.
-  auto age = [](const std::string& path, Clock::time_point t) {
+  auto age = [](const std::string& path, WallClock::time_point t) {
     fs::last_write_time(
         path, fs::file_time_type::clock::now() -
-                  std::chrono::duration_cast<fs::file_time_type::duration>(Clock::now() - t));
+                  std::chrono::duration_cast<fs::file_time_type::duration>(WallClock::now() - t));
   };
   age(*a, t0);
   age(*b, t0 + std::chrono::seconds(1));
@@ -224,14 +224,14 @@ TEST_CASE("files expire after a day and the oldest go past the budget", "[result
 
   // A day later a sweep removes everything older than 24 hours.
   age(*b, t0 - std::chrono::hours(25));
-  CHECK(spill.Sweep(Clock::now()) == 1);
+  CHECK(spill.Sweep(WallClock::now()) == 1);
   CHECK_FALSE(fs::exists(*b));
   CHECK(fs::exists(*c));
 
   // A smaller budget (a reload) applies at the next sweep; files not ours stay.
   std::ofstream(dir + "/notes.md") << "mine";
   spill.SetMaxBytes(1000);
-  CHECK(spill.Sweep(Clock::now()) == 1);
+  CHECK(spill.Sweep(WallClock::now()) == 1);
   CHECK(Files(dir).size() == 2);  // d and notes.md
   CHECK(fs::exists(*d));
 }
@@ -242,7 +242,7 @@ TEST_CASE("a text larger than the whole budget is not kept, and says so", "[resu
   options.max_bytes = 1000;
   ResultSpill spill(options);
   mcp::CallOutcome o = Result(std::string(5000, 'z'));
-  FitResult(o, Bound(300, &spill), Clock::now());
+  FitResult(o, Bound(300, &spill), WallClock::now());
   CHECK(o.kept_file.empty());
   CHECK(o.full_text_bytes == 5000);
   CHECK_THAT(o.text, Catch::EndsWith("the full text could not be kept: it is 0.0 MiB, more than "
@@ -255,7 +255,7 @@ TEST_CASE("a folder that cannot be made or used is reported, never trusted", "[r
   // A file where the folder should be.
   std::ofstream(tmp.path + "/results") << "x";
   ResultSpill blocked({tmp.path + "/results"});
-  base::Result<std::string> r = blocked.Keep("abcd", "text", Clock::now());
+  base::Result<std::string> r = blocked.Keep("abcd", "text", WallClock::now());
   CHECK_FALSE(r.ok());
   CHECK(r.message() == tmp.path + "/results is not a folder");
 
@@ -263,7 +263,7 @@ TEST_CASE("a folder that cannot be made or used is reported, never trusted", "[r
   fs::create_directory(tmp.path + "/elsewhere");
   fs::create_directory_symlink(tmp.path + "/elsewhere", tmp.path + "/linked");
   ResultSpill linked({tmp.path + "/linked"});
-  r = linked.Keep("abcd", "text", Clock::now());
+  r = linked.Keep("abcd", "text", WallClock::now());
   CHECK_FALSE(r.ok());
   CHECK(r.message() == tmp.path + "/linked is not a folder");
   CHECK(fs::is_empty(tmp.path + "/elsewhere"));
@@ -272,7 +272,7 @@ TEST_CASE("a folder that cannot be made or used is reported, never trusted", "[r
   fs::create_directory(tmp.path + "/open");
   fs::permissions(tmp.path + "/open", fs::perms::all);
   ResultSpill open({tmp.path + "/open"});
-  r = open.Keep("abcd", "text", Clock::now());
+  r = open.Keep("abcd", "text", WallClock::now());
   CHECK(r.ok());
   struct stat st {};
   REQUIRE(::stat((tmp.path + "/open").c_str(), &st) == 0);
@@ -283,12 +283,12 @@ TEST_CASE("abandoned partial files are swept, fresh ones left to their writer", 
   TempDir tmp;
   const std::string dir = tmp.path + "/results";
   ResultSpill spill({dir});
-  REQUIRE(spill.Keep("abcd", "x", Clock::now()).ok());
+  REQUIRE(spill.Keep("abcd", "x", WallClock::now()).ok());
   std::ofstream(dir + "/old.txt.part") << "half";
   std::ofstream(dir + "/new.txt.part") << "half";
   fs::last_write_time(dir + "/old.txt.part",
                       fs::file_time_type::clock::now() - std::chrono::hours(1));
-  CHECK(spill.Sweep(Clock::now()) == 1);
+  CHECK(spill.Sweep(WallClock::now()) == 1);
   CHECK_FALSE(fs::exists(dir + "/old.txt.part"));
   CHECK(fs::exists(dir + "/new.txt.part"));
 }

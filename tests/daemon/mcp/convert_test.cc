@@ -25,8 +25,7 @@ std::string Block(std::string_view block_json) {
 
 ToolList Page(std::string_view result_json, const ToolLimits& limits = {}) {
   ToolList tools;
-  std::string error;
-  REQUIRE(AppendToolsPage(Json(result_json), limits, tools, error));
+  REQUIRE(AppendToolsPage(Json(result_json), limits, tools).ok());
   return tools;
 }
 
@@ -287,21 +286,20 @@ TEST_CASE("tools: a schema over the bound is replaced by an empty object schema"
 
 TEST_CASE("tools: a result without a tools array is an error", "[tools]") {
   ToolList tools;
-  std::string error;
-  CHECK_FALSE(AppendToolsPage(Json(R"({"tools":{}})"), {}, tools, error));
-  CHECK(error == "tools/list result has no tools array");
-  error.clear();
-  CHECK_FALSE(AppendToolsPage(Json(R"({})"), {}, tools, error));
-  CHECK_FALSE(error.empty());
-  CHECK_FALSE(AppendToolsPage(Json(R"([])"), {}, tools, error));
+  base::Status appended = AppendToolsPage(Json(R"({"tools":{}})"), {}, tools);
+  CHECK_FALSE(appended.ok());
+  CHECK(appended.message() == "tools/list result has no tools array");
+  appended = AppendToolsPage(Json(R"({})"), {}, tools);
+  CHECK_FALSE(appended.ok());
+  CHECK_FALSE(appended.message().empty());
+  CHECK_FALSE(AppendToolsPage(Json(R"([])"), {}, tools).ok());
   CHECK(tools.empty());
 }
 
 TEST_CASE("tools: pages append", "[tools]") {
   ToolList tools;
-  std::string error;
-  REQUIRE(AppendToolsPage(Json(R"({"tools":[{"name":"a"}]})"), {}, tools, error));
-  REQUIRE(AppendToolsPage(Json(R"({"tools":[{"name":"b"}],"nextCursor":"x"})"), {}, tools, error));
+  REQUIRE(AppendToolsPage(Json(R"({"tools":[{"name":"a"}]})"), {}, tools).ok());
+  REQUIRE(AppendToolsPage(Json(R"({"tools":[{"name":"b"}],"nextCursor":"x"})"), {}, tools).ok());
   CHECK(Names(tools) == std::vector<std::string>{"a", "b"});
 }
 
@@ -316,7 +314,6 @@ TEST_CASE("tools: sort by byte order and keep the first of duplicate names", "[t
 
 TEST_CASE("tools: a kept list holds no room beyond its tools, and the same tools", "[tools]") {
   ToolList tools;
-  std::string error;
   for (int page = 0; page < 3; ++page) {
     std::string json = R"({"tools":[)";
     for (int i = 0; i < 50; ++i) {
@@ -325,7 +322,7 @@ TEST_CASE("tools: a kept list holds no room beyond its tools, and the same tools
               R"(","description":"a tool that is described at some length","inputSchema":)"
               R"({"type":"object","properties":{"text":{"type":"string"}}}})";
     }
-    REQUIRE(AppendToolsPage(Json(json + "]}"), {}, tools, error));
+    REQUIRE(AppendToolsPage(Json(json + "]}"), {}, tools).ok());
   }
   const ToolList before = tools;
   CHECK(tools.HeapBytes() > tools.TextBytes() + tools.size() * ToolList::kEntryBytes);

@@ -21,7 +21,7 @@ using Kind = EraVerdict::Kind;
 
 EraVerdict Judge(int status, std::string_view body, bool retried = false) {
   rapidjson::Document doc = Json(body);
-  return JudgeDiscover(status, &doc, retried);
+  return JudgeDiscover(&doc, /*refused=*/status < 200 || status >= 300, retried);
 }
 
 constexpr std::string_view kMetaKeys[] = {"io.modelcontextprotocol/protocolVersion",
@@ -149,8 +149,8 @@ TEST_CASE("modern wire: 2025 servers are never taken for modern ones", "[modern_
         Kind::kLegacy);
   CHECK(Judge(404, R"({"error":"not found"})").kind == Kind::kLegacy);
   CHECK(Judge(405, R"({"id":1,"error":{"code":-32601,"message":"no"}})").kind == Kind::kLegacy);
-  CHECK(JudgeDiscover(400, nullptr, false).kind == Kind::kLegacy);
-  CHECK(JudgeDiscover(200, nullptr, false).kind == Kind::kLegacy);
+  CHECK(JudgeDiscover(nullptr, /*refused=*/true, false).kind == Kind::kLegacy);
+  CHECK(JudgeDiscover(nullptr, /*refused=*/false, false).kind == Kind::kLegacy);
   // A discover-shaped result that lists no modern version this client speaks.
   CHECK(Judge(200, R"({"id":1,"result":{"supportedVersions":["2025-11-25"]}})").kind ==
         Kind::kLegacy);

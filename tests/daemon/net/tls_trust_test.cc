@@ -67,9 +67,18 @@ GetEnv Env(std::map<std::string, std::string> vars) {
   };
 }
 
-TlsTrust::Result Load(const std::string& file, const std::string& dir,
-                      std::map<std::string, std::string> env = {}) {
-  return TlsTrust::Load(TlsSettings{file, dir}, Env(std::move(env)));
+// The trust, or null and the error's message.
+struct Loaded {
+  std::shared_ptr<const TlsTrust> trust;
+  std::string error;
+};
+
+Loaded Load(const std::string& file, const std::string& dir,
+            std::map<std::string, std::string> env = {}) {
+  base::Result<std::shared_ptr<const TlsTrust>> r =
+      TlsTrust::Load(TlsSettings{file, dir}, Env(std::move(env)));
+  if (!r.ok()) return {nullptr, r.message()};
+  return {std::move(*r), ""};
 }
 
 TEST_CASE("without settings or environment the system store is trusted", "[tls]") {

@@ -31,18 +31,30 @@ class FakeEnv;
 
 class FakeWorld {
  public:
-  mcp::TimePoint now = mcp::TimePoint{} + std::chrono::hours(1);
-  double unix_at_start = 1.7e9;
+  static constexpr TimePoint kStart = TimePoint{} + std::chrono::hours(1);
+  TimePoint now = kStart;
+  // The wall clock at kStart (2023-11-14T22:13:20Z); it runs with `now`, and
+  // a test may also set it apart from `now` (SetWallNow), as a clock set by
+  // hand or a machine that slept.
+  std::chrono::system_clock::time_point wall_at_start{std::chrono::seconds(1'700'000'000)};
   std::vector<FakeEnv*> envs;
 
+  std::chrono::system_clock::time_point WallNow() const {
+    return wall_at_start +
+           std::chrono::duration_cast<std::chrono::system_clock::duration>(now - kStart);
+  }
   double UnixNow() const {
-    return unix_at_start +
-           std::chrono::duration<double>(now - (mcp::TimePoint{} + std::chrono::hours(1))).count();
+    return std::chrono::duration<double>(WallNow().time_since_epoch()).count();
+  }
+  // Sets the wall clock to `wall` now; it runs on with `now` from there.
+  void SetWallNow(std::chrono::system_clock::time_point wall) {
+    wall_at_start =
+        wall - std::chrono::duration_cast<std::chrono::system_clock::duration>(now - kStart);
   }
   // Runs posted tasks and due timers, in every env, until none is left.
   inline void Settle();
   // Moves the clock forward, firing every timer due on the way at its time.
-  inline void Advance(mcp::Duration d);
+  inline void Advance(Duration d);
 };
 
 // A transfer the code under test started.
@@ -209,13 +221,13 @@ class FakeHttp : public HttpTransport {
 class FakeTimer : public Timer {
  public:
   ~FakeTimer() override { *alive_ = false; }
-  void Start(mcp::Duration delay, std::function<void()> fn) override {
-    due = *now_ + std::max(delay, mcp::Duration::zero());
+  void Start(Duration delay, std::function<void()> fn) override {
+    due = *now_ + std::max(delay, Duration::zero());
     fn_ = std::move(fn);
   }
   void Stop() override { due.reset(); }
 
-  std::optional<mcp::TimePoint> due;
+  std::optional<TimePoint> due;
   void Fire() {
     due.reset();
     std::function<void()> fn = fn_;
@@ -224,7 +236,7 @@ class FakeTimer : public Timer {
 
  private:
   friend class FakeEnv;
-  const mcp::TimePoint* now_ = nullptr;
+  const TimePoint* now_ = nullptr;
   std::function<void()> fn_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
@@ -237,8 +249,8 @@ class FakeEnv : public Env {
     envs.erase(std::remove(envs.begin(), envs.end(), this), envs.end());
   }
 
-  mcp::TimePoint Now() override { return world_->now; }
-  double UnixNow() override { return world_->UnixNow(); }
+  TimePoint Now() override { return world_->now; }
+  std::chrono::system_clock::time_point WallNow() override { return world_->WallNow(); }
   void Post(std::function<void()> fn) override { posted_.push_back(std::move(fn)); }
   base::Result<std::string> ReadFile(const std::string& path) override {
     auto it = files.find(path);
@@ -303,9 +315,9 @@ class FakeEnv : public Env {
     return true;
   }
   // The earliest armed timer's time.
-  std::optional<mcp::TimePoint> NextDue() {
+  std::optional<TimePoint> NextDue() {
     Prune();
-    std::optional<mcp::TimePoint> next;
+    std::optional<TimePoint> next;
     for (auto& [timer, alive] : timers_) {
       if (timer->due && (!next || *timer->due < *next)) next = timer->due;
     }
@@ -348,11 +360,11 @@ void FakeWorld::Settle() {
   FAIL("the fake world never settled");
 }
 
-void FakeWorld::Advance(mcp::Duration d) {
-  const mcp::TimePoint target = now + d;
+void FakeWorld::Advance(Duration d) {
+  const TimePoint target = now + d;
   Settle();
   for (;;) {
-    std::optional<mcp::TimePoint> next;
+    std::optional<TimePoint> next;
     for (FakeEnv* env : envs) {
       auto due = env->NextDue();
       if (due && (!next || *due < *next)) next = due;
