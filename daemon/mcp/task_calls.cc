@@ -71,9 +71,9 @@ bool TaskCalls::CallLeft(CallId id) const {
 void TaskCalls::OnAnswer(Exchange::Request& req, const Message& msg, TimePoint now) {
   const CallId id = req.call_id;
   const Exchange::Kind kind = req.kind;
-  auto it = runs_.find(id);
-  if (it == runs_.end() || it->second.rpc != req.rpc_id) return p_.exchange->Drop(req.rpc_id);
-  Run& run = it->second;
+  Run* found = RunOf(req);
+  if (found == nullptr) return;
+  Run& run = *found;
   EndRequest(run, req);
   switch (kind) {
     case Exchange::Kind::kTaskGet:
@@ -198,14 +198,14 @@ void TaskCalls::OnResult(CallId id, Run& run, const Message& msg, TimePoint now)
 void TaskCalls::OnRequestFailed(Exchange::Request& req, const Loss& loss, TimePoint now) {
   const CallId id = req.call_id;
   const Exchange::Kind kind = req.kind;
-  auto it = runs_.find(id);
-  if (it == runs_.end() || it->second.rpc != req.rpc_id) return p_.exchange->Drop(req.rpc_id);
-  Run& run = it->second;
+  Run* found = RunOf(req);
+  if (found == nullptr) return;
+  Run& run = *found;
   EndRequest(run, req);
   if (kind == Exchange::Kind::kCall) {
     if (run.machine.state() == TaskState::kCancelling) {
       run.machine.On(TaskEvent::kSettled);
-      runs_.erase(it);
+      runs_.erase(id);
       return;
     }
     // Like any tools/call: at most once, and the reason says when it may
@@ -226,14 +226,14 @@ void TaskCalls::OnRequestFailed(Exchange::Request& req, const Loss& loss, TimePo
 // Exchange::Expire): the call's, or a single poll's.
 void TaskCalls::OnRequestLate(Exchange::Request& req, TimePoint now) {
   const CallId id = req.call_id;
-  auto it = runs_.find(id);
-  if (it == runs_.end() || it->second.rpc != req.rpc_id) return p_.exchange->Drop(req.rpc_id);
-  Run& run = it->second;
+  Run* found = RunOf(req);
+  if (found == nullptr) return;
+  Run& run = *found;
   if (run.machine.state() == TaskState::kCancelling) {
     p_.life->Log(LogLevel::kDebug, "no task came for a call that ended; nothing to cancel");
     EndRequest(run, req);
     run.machine.On(TaskEvent::kSettled);
-    runs_.erase(it);
+    runs_.erase(id);
     return;
   }
   if (now >= run.deadline) return Deadline(id, now);
@@ -293,6 +293,13 @@ void TaskCalls::SendRead(CallId id, Run& run, TimePoint now) {
 }
 
 // A request of the call ended: its bytes count for the call, and it goes.
+TaskCalls::Run* TaskCalls::RunOf(Exchange::Request& req) {
+  auto it = runs_.find(req.call_id);
+  if (it != runs_.end() && it->second.rpc == req.rpc_id) return &it->second;
+  p_.exchange->Drop(req.rpc_id);
+  return nullptr;
+}
+
 void TaskCalls::EndRequest(Run& run, Exchange::Request& req) {
   run.bytes_out += req.bytes_out;
   run.bytes_in += req.bytes_in;

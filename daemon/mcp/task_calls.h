@@ -73,6 +73,9 @@ class TaskCalls {
   void OnResult(CallId id, Run& run, const Message& msg, TimePoint now);
   void RetryRead(CallId id, Run& run, const std::string& why, TimePoint now);
   void SendRead(CallId id, Run& run, TimePoint now);
+  // The run `req` belongs to, or null when it is no longer the run's
+  // current request (the request is dropped then).
+  Run* RunOf(Exchange::Request& req);
   void EndRequest(Run& run, Exchange::Request& req);
   void Settle(CallId id, Run& run, CallErrorKind kind, std::string text, bool cancel,
               TimePoint now);
