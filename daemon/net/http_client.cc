@@ -85,7 +85,8 @@ struct HttpClient::Impl {
   // they are aborted or finished (every state but kDraining, kAborted and
   // kReleased).
   Live live;
-  std::vector<Transfer*> to_start;                 // kStarting, in the order they got places
+  std::vector<Transfer*> to_start;  // kStarting, in the order they got places
+  std::vector<Transfer*> starting;  // Leave's pass over to_start, kept for its capacity
   std::vector<std::unique_ptr<Transfer>> aborted;  // kAborted: released when the pass ends
   std::vector<Ended> ended;                        // CheckMultiInfo's, kept for its capacity
   int busy = 0;  // > 0 inside curl or while reporting: curl calls are deferred
@@ -362,11 +363,13 @@ struct HttpClient::Impl {
     if (--busy > 0) return;
     busy++;
     while (!to_start.empty() || !aborted.empty()) {
-      std::vector<Transfer*> starting;
+      // Swapped, not moved: both vectors keep their room, so a call's start
+      // allocates nothing here.
       starting.swap(to_start);
       for (Transfer* t : starting) {
         if (t->state() == TransferState::kStarting) Launch(t);
       }
+      starting.clear();
       std::vector<std::unique_ptr<Transfer>> gone;
       gone.swap(aborted);
       for (auto& t : gone) Release(std::move(t), /*clean=*/false);
