@@ -43,7 +43,7 @@ Exchange::Exchange(const Parts& parts) : p_(parts) {}
 
 Exchange::Request& Exchange::New(Kind kind, TimePoint deadline, Duration budget) {
   const RpcId id = next_rpc_id_++;
-  Request& req = requests_[id];
+  Request& req = kept_requests_.Emplace(requests_, id);
   req.kind = kind;
   req.rpc_id = id;
   Extend(req, deadline);
@@ -165,7 +165,7 @@ void Exchange::Drop(RpcId id) {
   auto it = requests_.find(id);
   if (it == requests_.end()) return;
   if (it->second.out) p_.wire->Drop(id);
-  requests_.erase(it);
+  kept_requests_.Erase(requests_, it);
   p_.credentials->hold().Forget(id);
   waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), id), waiting_.end());
 }

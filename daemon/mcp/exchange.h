@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/kept_nodes.h"
 #include "daemon/mcp/conversation.h"
 #include "daemon/mcp/reminders.h"
 
@@ -108,6 +109,7 @@ class Exchange {
 
   const Parts& p_;
   std::map<RpcId, Request> requests_;
+  base::KeptNodes<std::map<RpcId, Request>> kept_requests_;
   std::deque<RpcId> waiting_;  // requests to send once the conversation serves
   RpcId next_rpc_id_ = 1;
   // When the requests' deadlines fall (one kind of reminder).

@@ -135,7 +135,7 @@ TransferId HttpWire::Start(Purpose purpose, HttpMethod method, std::string body,
                       /*at_most_once=*/call && method == HttpMethod::kPost};
   if (method == HttpMethod::kPost) start.body = std::move(body);
   if (purpose == Purpose::kNotify || purpose == Purpose::kTell) ++notify_transfers_;
-  transfers_.emplace(id, std::move(t));
+  kept_transfers_.Emplace(transfers_, id) = std::move(t);
   if (purpose != Purpose::kRequest) AddReminder(kTransferDeadline, id, deadline);
   out_->emplace_back(std::in_place_type<StartTransfer>, std::move(start));
   return id;
@@ -149,7 +149,7 @@ void HttpWire::Abort(TransferId id) {
     --notify_transfers_;
   }
   const bool answered = it->second.answered;
-  transfers_.erase(it);
+  kept_transfers_.Erase(transfers_, it);
   if (id == confirm_transfer_) confirm_transfer_ = 0;
   out_->emplace_back(std::in_place_type<AbortTransfer>, AbortTransfer{id, answered});
 }
@@ -252,7 +252,7 @@ void HttpWire::AfterTell(TimePoint now) {
 
 void HttpWire::Send(OutRequest request, TimePoint now) {
   if (state_ == HttpSessionState::kClosing || state_ == HttpSessionState::kClosed) return;
-  Out& out = outs_[request.id];
+  Out& out = kept_outs_.Emplace(outs_, request.id);
   out = Out{};
   out.role = request.role;
   out.resent = request.resent;
@@ -266,7 +266,7 @@ void HttpWire::Drop(RpcId id) {
   auto it = outs_.find(id);
   if (it == outs_.end()) return;
   Abort(it->second.transfer);
-  outs_.erase(it);
+  kept_outs_.Erase(outs_, it);
 }
 
 // Only a request the server may hold needs telling: one in flight, or
@@ -280,7 +280,7 @@ bool HttpWire::Cancel(RpcId id, std::string notice, bool keep_reading, TimePoint
   const bool kept = keep_reading && it->second.transfer != 0 && !it->second.modern;
   if (!kept) {
     Abort(it->second.transfer);
-    outs_.erase(it);
+    kept_outs_.Erase(outs_, it);
   }
   if (tell) Enqueue(Notice{std::move(notice), gen, /*must=*/true}, now);
   return kept;

@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/kept_nodes.h"
 #include "config/config.h"
 #include "config/secret.h"
 #include "daemon/mcp/http_actions.h"
@@ -207,8 +208,10 @@ class HttpWire final : public Wire {
   uint64_t gen_ = 0;
 
   std::map<TransferId, Transfer> transfers_;
+  base::KeptNodes<std::map<TransferId, Transfer>> kept_transfers_;
   TransferId next_transfer_ = 1;
   std::map<RpcId, Out> outs_;
+  base::KeptNodes<std::map<RpcId, Out>> kept_outs_;
   TransferId confirm_transfer_ = 0;
   std::string confirm_timeout_;  // what the attempt fails with when it is late
   // When resumptions and the deadlines of transfers that are no request fall.

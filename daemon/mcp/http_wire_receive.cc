@@ -472,7 +472,7 @@ void HttpWire::Receiver::Deliver(RpcId rpc_id, const Answer& answer, TimePoint n
       opened.unusable = "invalid session id from server";
     }
   }
-  w_.outs_.erase(it);
+  w_.kept_outs_.Erase(w_.outs_, it);
   w_.listener_->OnAnswer(rpc_id, opened, now);
 }
 
@@ -516,7 +516,7 @@ void HttpWire::Receiver::Settle(RpcId rpc_id, const Verdict& verdict, int http_s
       break;
   }
   w_.Abort(out.transfer);
-  w_.outs_.erase(it);
+  w_.kept_outs_.Erase(w_.outs_, it);
   w_.listener_->OnLost(rpc_id, LossOf(verdict), now);
 }
 
