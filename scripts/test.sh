@@ -23,11 +23,14 @@ step() { printf '\n==== %s  (at %d s)\n' "$*" $((SECONDS - started)); }
 # The test binaries compile against a precompiled header (catch2): ccache
 # caches such compiles only when told to accept the header's defines and
 # times, which here come from the same build.
+# ccache 4.7 does not read the file clang's -fsanitize-ignorelist names, so
+# its text goes into every result's key (CCACHE_EXTRAFILES).
 # CCACHE_DISABLE=1 turns it off; a launcher already set in the environment is kept.
 if [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ] && command -v ccache >/dev/null 2>&1; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
   export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
+  export CCACHE_EXTRAFILES=${CCACHE_EXTRAFILES:-$root/tests/ubsan_ignorelist.txt}
 fi
 
 configure_build() {  # dir, extra cmake args...
