@@ -10,6 +10,9 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 # Every tool the build and the test suite run, named here: a fresh minimal
 # Debian 12 has none of them, and a test whose tool is missing fails.
+#   clang-16, libclang-rt-16-dev  the ASan+UBSan tree of scripts/test.sh, which
+#                   also links the libFuzzer targets: Debian's clang 14 cannot
+#                   compile C++20's capture of a structured binding (daemon/)
 #   file            CPack's DEB generator (tests/service/package.sh)
 #   man-db          `man`: the man pages render, systemd-analyze checks them
 #   binutils        readelf: the installed binaries' library search path
@@ -33,7 +36,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 #                   in (daemon/search/wordnet.h), so the .deb does not need it
 pkgs=(
   build-essential g++ cmake ninja-build pkg-config git ca-certificates
-  clang libclang-rt-dev clang-format
+  clang libclang-rt-dev clang-16 libclang-rt-16-dev clang-format
   libcurl4-openssl-dev rapidjson-dev libspdlog-dev libfmt-dev catch2 libuv1-dev
   libssl-dev openssl libcli11-dev libstemmer-dev wordnet-base libtomlplusplus-dev
   file man-db binutils dpkg-dev util-linux

@@ -2,12 +2,14 @@
 # Runs every built libFuzzer target over a scratch copy of its seed corpus for
 # a bounded time and fails if any of them finds a crash.
 #
-# Build the targets first (clang, sanitizers on the whole project):
-#   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DMCPGW_FUZZ=ON \
-#     -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined"
-#   cmake --build build-fuzz --target sse_fuzz json_fuzz convert_fuzz
+# Build the targets first (clang, sanitizers on the whole project), as
+# scripts/test.sh does in its ASan+UBSan tree:
+#   cmake -S . -B build-asan -G Ninja -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16 \
+#     -DCMAKE_BUILD_TYPE=Debug -DMCPGW_SANITIZE=address,undefined -DMCPGW_FUZZ=ON \
+#     -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link
+#   cmake --build build-asan --target fuzz_targets
 # Then:
-#   tests/fuzz/run.sh build-fuzz [SECONDS_PER_TARGET]   (default 8)
+#   tests/fuzz/run.sh build-asan [SECONDS_PER_TARGET]   (default 8)
 #
 # Target X_fuzz reads tests/fuzz/corpus/X/ (the checked-in seeds are never
 # modified). A crashing input is kept in tests/fuzz/artifacts/ (ignored by git).
@@ -34,6 +36,8 @@ mkdir -p "$artifacts"
 # 1.1 (Debian 12) grows its parse stack from a null pointer by adding an
 # offset to it (internal/stack.h, Reserve), which clang's pointer-overflow
 # check reports on the first string parsed; later RapidJSON releases fixed it.
+# (A tree built with MCPGW_SANITIZE leaves that file uninstrumented instead:
+# tests/ubsan_ignorelist.txt.)
 printf 'pointer-overflow:rapidjson/internal/stack.h\n' >"$scratch/ubsan.supp"
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:suppressions=$scratch/ubsan.supp}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1}
