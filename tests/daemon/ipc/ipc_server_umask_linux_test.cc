@@ -1,7 +1,10 @@
 // IpcServer::Listen makes its socket private without touching the process's
 // umask, which every thread shares: while the server listens and stops again
 // and again, another thread's new files keep the mode the umask gives them.
-#include <fcntl.h>
+// The other thread makes directories: they take their mode from the umask as
+// regular files do, and need no descriptor, so the thread never takes the
+// number of one the server just closed (ThreadSanitizer reads such a reuse
+// across threads as a race on the descriptor).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,21 +36,19 @@ TEST_CASE("listening leaves the process's umask alone while other threads make f
           "[daemon][ipc]") {
   TempDir dir;
   const std::string socket = dir.path() + "/run/mcpgw.sock";
-  const std::string file = dir.path() + "/file";
-  const mode_t expected = 0666 & ~UmaskNow();
+  const std::string file = dir.path() + "/made";
+  const mode_t expected = 0777 & ~UmaskNow();
 
   std::atomic<bool> done{false};
   std::atomic<int> made{0};
   std::atomic<int> wrong{0};  // files made with another mode
   std::thread maker([&] {
     while (!done.load()) {
-      const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-      if (fd < 0) continue;
+      if (mkdir(file.c_str(), 0777) != 0) continue;
       struct stat st {};
-      if (fstat(fd, &st) == 0 && (st.st_mode & 0777) != expected) wrong++;
+      if (stat(file.c_str(), &st) == 0 && (st.st_mode & 0777) != expected) wrong++;
       made++;
-      close(fd);
-      unlink(file.c_str());
+      rmdir(file.c_str());
     }
   });
   FakeHandler handler;
@@ -71,7 +72,7 @@ TEST_CASE("listening leaves the process's umask alone while other threads make f
   done = true;
   maker.join();
   CHECK(error.empty());
-  CHECK(made.load() > 1000);
+  CHECK(made.load() >= 1000);
   CHECK(wrong.load() == 0);
 }
 
