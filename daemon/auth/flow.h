@@ -18,13 +18,13 @@
 #include <variant>
 #include <vector>
 
+#include "base/clock.h"
 #include "config/config.h"
 #include "daemon/auth/challenge.h"
 #include "daemon/auth/metadata.h"
 #include "daemon/auth/registration.h"
 #include "daemon/auth/store.h"
 #include "daemon/auth/url.h"
-#include "base/clock.h"
 
 namespace mcpgw::auth {
 
