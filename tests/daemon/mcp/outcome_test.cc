@@ -88,8 +88,7 @@ TEST_CASE("outcome: a request is sent again only when the server never took it",
        .remedy = Remedy::kResend,
        .reason = "HTTP 404 from server"},
       {.rule = "a listing page answered 404 is listed anew in the new session",
-       .facts =
-           {.target = Target::kRead, .carried_session = true, .head = true, .status = 404},
+       .facts = {.target = Target::kRead, .carried_session = true, .head = true, .status = 404},
        .remedy = Remedy::kResend,
        .reason = "HTTP 404 from server",
        .session_expired = "HTTP 404 from server"},
@@ -363,11 +362,8 @@ TEST_CASE("outcome: the modern wire's error bodies", "[outcome]") {
 TEST_CASE("outcome: the era probe and the handshake", "[outcome]") {
   Check({
       {.rule = "the probe refused with a JSON body: read it for the verdict",
-       .facts = {.target = Target::kProbe,
-                 .modern = true,
-                 .head = true,
-                 .status = 400,
-                 .media = kJson},
+       .facts =
+           {.target = Target::kProbe, .modern = true, .head = true, .status = 400, .media = kJson},
        .remedy = Remedy::kReadErrorBody},
       {.rule = "the probe's error body is the verdict's to judge",
        .facts = {.target = Target::kProbe,
@@ -429,8 +425,7 @@ TEST_CASE("outcome: the era probe and the handshake", "[outcome]") {
        .remedy = Remedy::kFailAttempt,
        .reason = "HTTP 400 from server"},
       {.rule = "notifications/initialized lost: the attempt fails",
-       .facts =
-           {.target = Target::kConfirm, .done = true, .failed = true, .error = "timed out"},
+       .facts = {.target = Target::kConfirm, .done = true, .failed = true, .error = "timed out"},
        .remedy = Remedy::kFailAttempt,
        .reason = "timed out"},
       {.rule = "notifications/initialized ended without a response",
