@@ -11,7 +11,10 @@ std::string Count(size_t n, std::string_view noun) {
 
 std::string EntryLine(const Entry& entry) {
   std::string line = DisplayName(entry.name) + ": ";
-  if (entry.accepted()) {
+  if (entry.local) {
+    line += "accepted (local: " + entry.local->shown + ", " +
+            Count(entry.local->env.size(), "environment variable") + ")";
+  } else if (entry.accepted()) {
     line += "accepted (" + entry.remote->url_redacted + ", " +
             Count(entry.remote->headers.size(), "header") + ")";
   } else {

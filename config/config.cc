@@ -1,5 +1,8 @@
 #include "config/config.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <memory>
@@ -105,7 +108,41 @@ ParseResult Parse(std::string_view text, std::string_view path, const ParseEnv& 
 ParseResult ParseFile(const std::string& path, const ParseEnv& env) {
   std::string text;
   if (base::Status read = ReadFile(path, text); !read.ok()) return read;
-  return Parse(text, path, env);
+  ParseResult parsed = Parse(text, path, env);
+  struct stat st {};
+  if (parsed.ok() && stat(path.c_str(), &st) == 0) {
+    RefuseLocalUnlessPrivate(*parsed, path, st.st_uid, st.st_mode, getuid());
+  }
+  return parsed;
+}
+
+}  // namespace mcpgw::config
+
+namespace mcpgw::config {
+
+void RefuseLocalUnlessPrivate(Config& config, std::string_view path, unsigned uid, unsigned mode,
+                              unsigned own_uid) {
+  std::string reason;
+  char octal[8];
+  std::snprintf(octal, sizeof octal, "%04o", mode & 07777u);
+  if (uid != own_uid) {
+    reason = "local servers run only from an mcp.json you own; " + std::string(path) +
+             " belongs to another user (uid " + std::to_string(uid) + ")";
+  } else if ((mode & 022u) != 0) {
+    reason = "local servers run only from an mcp.json no one else can write; " +
+             std::string(path) + " has mode " + octal + " (chmod go-w " + std::string(path) + ")";
+  } else {
+    return;
+  }
+  for (Entry& entry : config.entries) {
+    if (entry.local) entry.Refuse(reason);
+  }
+}
+
+void RefuseLocal(Config& config) {
+  for (Entry& entry : config.entries) {
+    if (entry.local) entry.Refuse(std::string(kLocalRefusal));
+  }
 }
 
 }  // namespace mcpgw::config

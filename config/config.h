@@ -55,6 +55,29 @@ struct RemoteServer {
   friend bool operator==(const RemoteServer&, const RemoteServer&) = default;
 };
 
+// An environment variable the entry's `env` gives a local server. The value
+// is always secret: hosts keep API keys there.
+struct EnvVar {
+  std::string name;
+  Secret value;
+
+  friend bool operator==(const EnvVar&, const EnvVar&) = default;
+};
+
+// A local server (BEHAVIOR.md §17): a command the daemon runs, speaking MCP
+// on its stdin and stdout.
+struct LocalServer {
+  std::string command;            // as written, after interpolation
+  std::vector<std::string> args;  // after interpolation (env values are in Config::secrets)
+  std::vector<EnvVar> env;        // in file order; a repeated name keeps the last value
+  std::string cwd;                // empty: the user's home
+  // The command and its arguments as safe to print: every ${env:..} value
+  // replaced by "<redacted>", arguments separated by spaces.
+  std::string shown;
+
+  friend bool operator==(const LocalServer&, const LocalServer&) = default;
+};
+
 // Something `mcpgwd --check` and the start-up log point out without refusing
 // anything: another host's ${VAR} form, a `type` mcpgw does not know, keys it
 // ignores. Names keys and forms, never values.
@@ -68,11 +91,18 @@ struct Note {
 // One entry of mcpServers (or `servers`), in file order.
 struct Entry {
   std::string name;                    // the namespace, exactly as written
-  std::optional<RemoteServer> remote;  // set when accepted
+  std::optional<RemoteServer> remote;  // set when accepted as a remote server
+  std::optional<LocalServer> local;    // set when accepted as a local server
   std::string refusal;                 // set when refused: a reason without secrets
   std::vector<Note> notes;
 
-  bool accepted() const { return remote.has_value(); }
+  bool accepted() const { return remote.has_value() || local.has_value(); }
+  // Refuses an accepted entry after the fact (a setting, the file's mode).
+  void Refuse(std::string reason) {
+    remote.reset();
+    local.reset();
+    refusal = std::move(reason);
+  }
 };
 
 // The result of parsing one mcp.json text.
@@ -97,7 +127,16 @@ ParseResult ParseFile(const std::string& path, const ParseEnv& env);
 // The process's real environment: getenv and $HOME (or the passwd entry).
 ParseEnv SystemParseEnv();
 
-// The exact refusal text for local (command) entries.
+// Local servers run only from an mcp.json its user owns and no one else can
+// write (BEHAVIOR.md §17): every local entry of `config` is refused otherwise,
+// with a reason naming the file's mode. `uid` and `mode` are the file's.
+void RefuseLocalUnlessPrivate(Config& config, std::string_view path, unsigned uid, unsigned mode,
+                              unsigned own_uid);
+// `local_servers: "refuse"`: every local entry is refused with kLocalRefusal.
+void RefuseLocal(Config& config);
+
+// The exact refusal text for local (command) entries under the setting
+// `local_servers: "refuse"`.
 inline constexpr std::string_view kLocalRefusal =
     "local MCP servers (command) are not supported yet";
 // The exact refusal text for `"disabled": true` and `"enabled": false`.

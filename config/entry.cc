@@ -28,6 +28,9 @@ constexpr std::string_view kUrlKeys[] = {"url", "serverUrl", "httpUrl"};
 // Keys mcpgw reads in a remote entry; any other is ignored with a note.
 constexpr std::string_view kRemoteKeys[] = {"url",       "serverUrl", "httpUrl", "headers", "type",
                                             "transport", "disabled",  "enabled", "oauth"};
+// Keys mcpgw reads in a local entry.
+constexpr std::string_view kLocalKeys[] = {"command", "args",     "env",     "cwd",
+                                           "type",    "transport", "disabled", "enabled"};
 // `type` / `transport` values that mean Streamable HTTP in some host's format.
 constexpr std::string_view kHttpTypes[] = {"http", "streamable-http", "streamablehttp",
                                            "streamable_http"};
@@ -79,8 +82,23 @@ base::Status TransportRefusal(const Value& entry, std::string_view key, std::vec
   return base::Status();
 }
 
+// `type` / `transport` of a local entry: "stdio" or absent; "sse" is a remote
+// transport and refused; anything else is a note.
+base::Status LocalTransportRefusal(const Value& entry, std::vector<Note>& notes) {
+  for (std::string_view key : {"type", "transport"}) {
+    const Value* v = FindLast(entry, key);
+    if (v == nullptr || !v->IsString()) continue;
+    std::string_view value = StringOf(*v);
+    if (base::EqualsIgnoreCase(value, "stdio")) continue;
+    if (base::EqualsIgnoreCase(value, "sse")) return base::InvalidInput(SseRefusal(key));
+    notes.push_back({std::string(key) + " " + JsonQuote(value) +
+                     " is not a transport mcpgw knows; the entry is run as a local server"});
+  }
+  return base::Status();
+}
+
 // The checks every entry goes through before its remote fields are read.
-// Sets `url_key` for a remote entry.
+// Sets `url_key` for a remote entry; a local one keeps it null.
 base::Status ShapeRefusal(const Value& entry, const char*& url_key, std::vector<Note>& notes) {
   if (!entry.IsObject()) return base::InvalidInput("entry must be an object" + Got(entry));
   if (base::Status disabled = DisabledRefusal(entry); !disabled.ok()) return disabled;
@@ -97,7 +115,7 @@ base::Status ShapeRefusal(const Value& entry, const char*& url_key, std::vector<
     return base::InvalidInput(
         "entry has neither \"url\" (remote server) nor \"command\" (local server)");
   }
-  if (has_command) return base::InvalidInput(std::string(kLocalRefusal));
+  if (has_command) return LocalTransportRefusal(entry, notes);
   for (std::string_view transport_key : {"type", "transport"}) {
     base::Status refused = TransportRefusal(entry, transport_key, notes);
     if (!refused.ok()) return refused;
@@ -115,7 +133,9 @@ void NoteHostForms(std::string_view key, std::string_view text, std::vector<Note
 
 // One note listing the keys of a remote entry that mcpgw does not read (the
 // first kMaxNamedKeys of them, and how many more).
-void NoteIgnoredKeys(const Value& entry, std::vector<Note>& notes) {
+template <size_t N>
+void NoteIgnoredKeys(const Value& entry, const std::string_view (&known_keys)[N],
+                     std::vector<Note>& notes) {
   constexpr size_t kMaxNamedKeys = 20;
   std::string ignored;
   size_t count = 0;
@@ -123,7 +143,7 @@ void NoteIgnoredKeys(const Value& entry, std::vector<Note>& notes) {
   for (const auto& member : entry.GetObject()) {
     std::string_view key = StringOf(member.name);
     bool read = false;
-    for (std::string_view known : kRemoteKeys) read = read || key == known;
+    for (std::string_view known : known_keys) read = read || key == known;
     if (read || !seen.insert(key).second) continue;
     if (count++ < kMaxNamedKeys) ignored += (ignored.empty() ? "" : ", ") + DisplayName(key);
   }
@@ -234,6 +254,87 @@ base::Status ParseOAuth(const Value* oauth, const ParseEnv& env, std::vector<std
   return base::Status();
 }
 
+// One string of a local entry, interpolated; its environment values go to
+// `secrets`. A NUL cannot be passed to a program.
+base::Status LocalString(std::string_view key, const Value& value, const ParseEnv& env,
+                         std::vector<std::string>& secrets, Interpolated& out,
+                         std::vector<Note>& notes) {
+  if (!value.IsString()) return base::InvalidInput(std::string(key) + " must be a string" + Got(value));
+  NoteHostForms(key, StringOf(value), notes);
+  base::Status interpolated = Interpolate(StringOf(value), env, &out);
+  Keep(out.env_values, secrets);
+  if (!interpolated.ok()) return std::move(interpolated).Prefixed(std::string(key) + ": ");
+  if (out.value.find('\0') != std::string::npos) {
+    return base::InvalidInput(std::string(key) + ": contains a NUL byte");
+  }
+  return base::Status();
+}
+
+base::Status ParseArgs(const Value* args, const ParseEnv& env, std::vector<std::string>& secrets,
+                       LocalServer& out, std::vector<Note>& notes) {
+  if (args == nullptr || args->IsNull()) return base::Status();
+  if (!args->IsArray()) return base::InvalidInput("\"args\" must be an array of strings" + Got(*args));
+  for (rapidjson::SizeType i = 0; i < args->Size(); ++i) {
+    Interpolated expanded;
+    const std::string key = "args[" + std::to_string(i) + "]";
+    base::Status refused = LocalString(key, (*args)[i], env, secrets, expanded, notes);
+    if (!refused.ok()) return refused;
+    out.args.push_back(std::move(expanded.value));
+    out.shown += " " + expanded.redacted;
+  }
+  return base::Status();
+}
+
+// A variable name a process environment can hold: not empty, no '=' or NUL.
+bool ValidEnvName(std::string_view name) {
+  return !name.empty() && name.find('=') == std::string_view::npos &&
+         name.find('\0') == std::string_view::npos;
+}
+
+base::Status ParseEnvObject(const Value* object, const ParseEnv& env,
+                            std::vector<std::string>& secrets, LocalServer& out,
+                            std::vector<Note>& notes) {
+  if (object == nullptr || object->IsNull()) return base::Status();
+  if (!object->IsObject()) return base::InvalidInput("\"env\" must be an object" + Got(*object));
+  for (const auto& member : object->GetObject()) {
+    std::string_view name = StringOf(member.name);
+    const std::string key = "env." + DisplayName(name);
+    if (!ValidEnvName(name)) return base::InvalidInput(key + ": not a valid variable name");
+    Interpolated expanded;
+    base::Status refused = LocalString(key, member.value, env, secrets, expanded, notes);
+    if (!refused.ok()) return refused;
+    // Hosts keep API keys here: every value is as secret as an interpolated one.
+    secrets.push_back(expanded.value);
+    std::erase_if(out.env, [&](const EnvVar& v) { return v.name == name; });
+    out.env.push_back(EnvVar{std::string(name), Secret(std::move(expanded.value))});
+  }
+  return base::Status();
+}
+
+base::Status ParseLocal(const Value& entry, const ParseEnv& env, std::vector<std::string>& secrets,
+                        LocalServer& out, std::vector<Note>& notes) {
+  Interpolated command;
+  base::Status refused = LocalString("command", *FindLast(entry, "command"), env, secrets, command,
+                                     notes);
+  if (!refused.ok()) return refused;
+  if (command.value.empty()) return base::InvalidInput("\"command\" is empty");
+  out.command = std::move(command.value);
+  out.shown = command.redacted;
+  refused = ParseArgs(FindLast(entry, "args"), env, secrets, out, notes);
+  if (refused.ok()) refused = ParseEnvObject(FindLast(entry, "env"), env, secrets, out, notes);
+  if (!refused.ok()) return refused;
+  if (const Value* cwd = FindLast(entry, "cwd"); cwd != nullptr && !cwd->IsNull()) {
+    Interpolated expanded;
+    refused = LocalString("cwd", *cwd, env, secrets, expanded, notes);
+    if (!refused.ok()) return refused;
+    if (expanded.value.empty() || expanded.value[0] != '/') {
+      return base::InvalidInput("cwd: must be an absolute path");
+    }
+    out.cwd = std::move(expanded.value);
+  }
+  return base::Status();
+}
+
 }  // namespace
 
 Entry ParseEntry(std::string name, const Value& value, const ParseEnv& env,
@@ -245,7 +346,18 @@ Entry ParseEntry(std::string name, const Value& value, const ParseEnv& env,
     entry.refusal = shape.message();
     return entry;
   }
-  NoteIgnoredKeys(value, entry.notes);
+  if (url_key == nullptr) {
+    NoteIgnoredKeys(value, kLocalKeys, entry.notes);
+    LocalServer local;
+    base::Status refused = ParseLocal(value, env, secrets, local, entry.notes);
+    if (refused.ok()) {
+      entry.local = std::move(local);
+    } else {
+      entry.refusal = refused.message();
+    }
+    return entry;
+  }
+  NoteIgnoredKeys(value, kRemoteKeys, entry.notes);
   RemoteServer remote;
   base::Status refused =
       ParseUrl(url_key, *FindLast(value, url_key), env, secrets, remote, entry.notes);

@@ -218,6 +218,8 @@ class SettingsReader {
         return Uids(v, at, out.emplace<std::vector<uid_t>>());
       case SettingType::kPinningMode:
         return ReadPinningMode(v, at, out.emplace<PinningMode>());
+      case SettingType::kLocalServers:
+        return ReadLocalServers(v, at, out.emplace<std::string>());
     }
     return Fail(at, "a key of no known type");
   }
@@ -261,6 +263,13 @@ class SettingsReader {
       }
     }
     return true;
+  }
+
+  bool ReadLocalServers(const Value& v, const std::string& at, std::string& out) {
+    if (!v.IsString()) return Fail(at, "expected \"run\" or \"refuse\"");
+    out.assign(v.GetString(), v.GetStringLength());
+    if (out == "run" || out == "refuse") return true;
+    return Fail(at, "unknown value " + JsonQuoted(out) + "; expected \"run\" or \"refuse\"");
   }
 
   bool ReadPinningMode(const Value& v, const std::string& at, PinningMode& out) {

@@ -123,6 +123,9 @@ struct Settings {
   ResultsSettings results;
   PinningSettings pinning;
   MetricsSettings metrics;
+  // Local (command) servers (BEHAVIOR.md §17): "run" runs them; "refuse"
+  // refuses every local entry with kLocalRefusal and starts no process.
+  std::string local_servers = "run";
 };
 
 // A settings file read: its settings, or the defaults when it is missing.

@@ -113,6 +113,8 @@ constexpr SettingKey kKeys[] = {
     {"pinning_exempt", Rule(SettingType::kNamespacePatterns), kReload,
      In<&S::pinning, &PinningSettings::exempt>()},
 
+    {"local_servers", Rule(SettingType::kLocalServers), kRestart, Top<&S::local_servers>()},
+
     {"metrics.listen", Rule(SettingType::kLoopbackAddress), kRestart,
      In<&S::metrics, &MetricsSettings::listen>()},
 };

@@ -29,6 +29,7 @@ enum class SettingType {
   kNamespacePatterns,  // the same, without a "/tool" part
   kUids,               // an array of uids
   kPinningMode,        // "block", "strict" or "off"
+  kLocalServers,       // "run" or "refuse"
 };
 
 // When a changed value takes effect in a running daemon.

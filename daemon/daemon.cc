@@ -22,8 +22,17 @@
 namespace mcpgw {
 namespace {
 
-config::ParseResult ReadConfig(const std::string& path) {
-  return config::ParseFile(path, config::SystemParseEnv());
+// `local_servers: "refuse"` refuses every local entry (BEHAVIOR.md §17).
+config::ParseResult ReadConfig(const std::string& path, bool refuse_local) {
+  config::ParseResult parsed = config::ParseFile(path, config::SystemParseEnv());
+  if (parsed.ok() && refuse_local) {
+    config::RefuseLocal(*parsed);
+  }
+  return parsed;
+}
+
+config::ParseResult ReadConfig(const std::string& path, const OptionsResult& options) {
+  return ReadConfig(path, options.options.settings.local_servers == "refuse");
 }
 
 // A settings file named by --settings must exist: without it, a deny policy
@@ -90,7 +99,7 @@ void LogFdLimit(const DaemonOptions& options, size_t servers) {
 int Check(const CommandLine& command_line, const GetEnv& get_env) {
   const OptionsResult options = LoadOptions(command_line, get_env);
   if (NamedSettingsMissing(command_line, options, get_env)) return kExitMisuse;
-  const config::ParseResult parsed = ReadConfig(command_line.config_path);
+  const config::ParseResult parsed = ReadConfig(command_line.config_path, options);
   std::string report = config::FormatCheckReport(parsed, command_line.config_path);
   report += SettingsReport(command_line.settings_path, options);
   std::fputs(report.c_str(), stdout);
@@ -104,7 +113,7 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
   };
   OptionsResult options = LoadOptions(command_line, get_env);
   if (NamedSettingsMissing(command_line, options, get_env)) return kExitMisuse;
-  const config::ParseResult parsed = ReadConfig(command_line.config_path);
+  const config::ParseResult parsed = ReadConfig(command_line.config_path, options);
   if (!parsed.ok()) return fatal(parsed.message());
   if (!options.ok()) return fatal(options.error().message());
 
@@ -150,7 +159,10 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
   }
   // A reload reads the files exactly as this start did.
   Supervisor::Sources sources;
-  sources.config = [path = command_line.config_path] { return ReadConfig(path); };
+  sources.config = [path = command_line.config_path,
+                    refuse = options.options.settings.local_servers == "refuse"] {
+    return ReadConfig(path, refuse);
+  };
   sources.options = [command_line, get_env] { return LoadOptions(command_line, get_env); };
   Supervisor supervisor(std::move(options.options), std::move(sources));
   return supervisor.Run(*parsed, listen_fd, call_log.is_open() ? &call_log : nullptr,

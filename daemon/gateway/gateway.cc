@@ -18,6 +18,7 @@
 #include "daemon/guard/request_digest.h"
 #include "daemon/net/proxy.h"
 #include "daemon/runtime/scrub.h"
+#include "daemon/runtime/process_tree.h"
 #include "proto/messages.h"
 
 namespace mcpgw {
@@ -167,7 +168,7 @@ void Gateway::Apply(const config::Config& config, bool reload) {
     auto it = old.find(entry.name);
     std::unique_ptr<Server> server;
     if (it != old.end() && it->second->remote == entry.remote &&
-        it->second->refusal == entry.refusal) {
+        it->second->local == entry.local && it->second->refusal == entry.refusal) {
       server = std::move(it->second);
       old.erase(it);
     } else {
@@ -205,6 +206,7 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
   auto server = std::make_unique<Server>();
   server->name = entry.name;
   server->remote = entry.remote;
+  server->local = entry.local;
   server->refusal = entry.refusal;
   server->since_unix = main_->UnixNow();
   server->view.name = entry.name;
@@ -220,6 +222,20 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
   server->host = next_host_id_++;
   server->worker = next_worker_++ % workers_.size();
   by_host_[server->host] = server.get();
+  if (entry.local) {
+    spdlog::info("server \"{}\": loading (local: {})", entry.name, entry.local->shown);
+    server->gauges = std::make_shared<HostGauges>();
+    server->gauges->local = std::make_shared<LocalGauges>();
+    server->gauges->local->command = entry.local->shown;
+    OnWorker(server->worker, [id = server->host, name = entry.name, local = *entry.local,
+                              limits = options_.limits,
+                              pins = PinOptions{options_.pins_dir, PinningFor(entry.name)},
+                              gauges = server->gauges](HostTable& table) mutable {
+      table.CreateLocal(id, std::move(name), std::move(local), limits, std::move(pins),
+                        std::move(gauges));
+    });
+    return server;
+  }
   Secret authorization;
   if (auth_) {
     server->auth_id = next_auth_id_++;
@@ -741,6 +757,14 @@ std::string Gateway::StatusJson() const {
     } else {
       w.Null();
     }
+    w.Key("transport");
+    String(w, server.local ? "stdio" : "http");
+    w.Key("local");
+    if (const std::string local = LocalStatusJson(server); !local.empty()) {
+      w.RawValue(local.data(), local.size(), rapidjson::kObjectType);
+    } else {
+      w.Null();
+    }
     w.Key("protocol_version");
     StringOrNull(w, server.protocol_version);
     w.Key("http_version");
@@ -780,6 +804,47 @@ std::string Gateway::StatusJson() const {
     }
     w.EndObject();
   }
+  w.EndArray();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+// A local server's process (BEHAVIOR.md §17): what its host keeps in its
+// gauges, and the resident memory of its process tree read now.
+std::string Gateway::LocalStatusJson(const Server& server) const {
+  if (!server.local || !server.gauges || !server.gauges->local) return {};
+  const LocalGauges& g = *server.gauges->local;
+  rapidjson::StringBuffer buffer;
+  StatusWriter w(buffer);
+  const int64_t pid = g.pid.load(std::memory_order_relaxed);
+  w.StartObject();
+  w.Key("command");
+  String(w, Scrubbed(server.local->shown));
+  w.Key("pid");
+  if (pid > 0) {
+    w.Int64(pid);
+  } else {
+    w.Null();
+  }
+  w.Key("uptime_s");
+  if (pid > 0) {
+    Number(w, std::max(0.0, main_->UnixNow() - g.started_unix.load(std::memory_order_relaxed)));
+  } else {
+    w.Null();
+  }
+  w.Key("restarts");
+  w.Uint64(g.restarts.load(std::memory_order_relaxed));
+  w.Key("rss_bytes");
+  w.Uint64(pid > 0 ? ProcessTreeRss(static_cast<pid_t>(pid)) : 0);
+  w.Key("stdout_skipped");
+  w.Uint64(g.skipped_lines.load(std::memory_order_relaxed));
+  w.Key("stderr_lines");
+  w.Uint64(g.stderr_lines.load(std::memory_order_relaxed));
+  w.Key("stderr_not_logged");
+  w.Uint64(g.stderr_dropped.load(std::memory_order_relaxed));
+  w.Key("stderr_tail");
+  w.StartArray();
+  for (std::string& line : g.StderrTail()) String(w, Scrubbed(std::move(line)));
   w.EndArray();
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());

@@ -198,6 +198,7 @@ class Gateway : public IpcHandler, private HostEvents {
   void RecordListing(const Server& server);
   std::string ReplayStatusJson() const;
   std::string DaemonStatusJson() const;
+  std::string LocalStatusJson(const Server& server) const;
   ResultBound Bound(const TextBoundRequest& request) const;
   void SweepResults();
   void Apply(const config::Config& config, bool reload);

@@ -181,10 +181,10 @@ void Gateway::WritePins(Ticket ticket, const Server* only, const std::vector<Pin
     std::string file;
     if (pins) {
       file = pins->file;
-    } else if (mode != PinningMode::kOff && server->remote) {
-      file = PinFiles(options_.pins_dir).PathFor(server->remote->url_redacted);
+    } else if (mode != PinningMode::kOff && (server->remote || server->local)) {
+      file = PinFiles(options_.pins_dir).PathFor(server->PinKey());
     }
-    PinsOf(w, server->name, server->remote ? server->remote->url_redacted : std::string(), pins,
+    PinsOf(w, server->name, server->PinKey(), pins,
            mode, file, pins && !pins->error.empty() ? Scrubbed(pins->error) : "");
     if (tools) {
       w.Key("tools");

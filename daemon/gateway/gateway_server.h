@@ -22,6 +22,7 @@ inline constexpr size_t kLatencyWindow = 256;  // calls per server kept for the 
 struct Gateway::Server {
   std::string name;
   std::optional<config::RemoteServer> remote;  // the entry it was made from
+  std::optional<config::LocalServer> local;    // or this, for a local server
   std::string refusal;
   HostId host = 0;  // 0 for refused entries
   size_t worker = 0;
@@ -47,6 +48,13 @@ struct Gateway::Server {
   mcp::Status live_status = mcp::Status::kLoading;
   uint64_t attempts = 0;  // connection attempts its session began (the first included)
   CallMetrics metrics;
+
+  // What its pins are filed under: the url as shown, or the local command.
+  std::string PinKey() const {
+    if (remote) return remote->url_redacted;
+    if (local) return "command: " + local->shown;
+    return {};
+  }
 
   void AddLatency(double ms) {
     if (latencies_ms.size() < kLatencyWindow) {

@@ -57,6 +57,17 @@ void HostTable::Create(HostId id, std::string name, config::RemoteServer server,
   raw->host->Start(era_hint);
 }
 
+void HostTable::CreateLocal(HostId id, std::string name, config::LocalServer server,
+                            mcp::SessionLimits limits, PinOptions pins,
+                            std::shared_ptr<HostGauges> gauges) {
+  auto slot = std::make_unique<Slot>(this, id);
+  slot->host = std::make_unique<ServerHost>(env_, std::move(name), std::move(server), limits,
+                                            slot.get(), std::move(pins), std::move(gauges));
+  Slot* raw = slot.get();
+  slots_[id] = std::move(slot);
+  raw->host->Start();
+}
+
 void HostTable::Call(HostId id, mcp::CallId call, std::string tool, std::string arguments_json,
                      ResultBound bound) {
   auto it = slots_.find(id);

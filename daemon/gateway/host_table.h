@@ -52,6 +52,10 @@ class HostTable {
   void Create(HostId id, std::string name, config::RemoteServer server, mcp::SessionLimits limits,
               Secret authorization = Secret(), std::string era_hint = {}, PinOptions pins = {},
               std::shared_ptr<HostGauges> gauges = nullptr);
+  // A local server (BEHAVIOR.md §17): its process runs on this worker.
+  void CreateLocal(HostId id, std::string name, config::LocalServer server,
+                   mcp::SessionLimits limits, PinOptions pins = {},
+                   std::shared_ptr<HostGauges> gauges = nullptr);
   // `bound` holds the result's text to its client's bound (BEHAVIOR.md §11),
   // here on the worker, before the outcome travels to the main loop.
   void Call(HostId id, mcp::CallId call, std::string tool, std::string arguments_json,

@@ -1,5 +1,6 @@
 #include "daemon/gateway/server_host.h"
 
+#include <algorithm>
 #include <variant>
 
 #include "base/clean_text.h"
@@ -22,7 +23,44 @@ ServerHost::ServerHost(Env* env, std::string name, config::RemoteServer server,
   SetPinning(pins.mode);
 }
 
-ServerHost::~ServerHost() { env_->http().AbortAll(this); }
+ServerHost::ServerHost(Env* env, std::string name, config::LocalServer server,
+                       mcp::SessionLimits limits, ServerHostListener* listener, PinOptions pins,
+                       std::shared_ptr<HostGauges> gauges)
+    : env_(env),
+      pin_url_("command: " + server.shown),
+      session_(name, limits),
+      listener_(listener),
+      timer_(env->NewTimer()),
+      grace_timer_(env->NewTimer()),
+      pins_dir_(std::move(pins.dir)),
+      gauges_(gauges ? std::move(gauges) : std::make_shared<HostGauges>()) {
+  if (!gauges_->local) gauges_->local = std::make_shared<LocalGauges>();
+  gauges_->local->command = server.shown;
+  LocalProcess::Events* events = this;
+  local_ = std::make_unique<LocalProcess>(env, std::move(name), std::move(server), gauges_->local,
+                                          events);
+  SetPinning(pins.mode);
+}
+
+ServerHost::~ServerHost() {
+  local_.reset();
+  env_->http().AbortAll(this);
+}
+
+void ServerHost::OnProcessOutput(std::string_view bytes) {
+  session_.OnProcessOutput(bytes, env_->Now());
+  if (gauges_ && gauges_->local) {
+    gauges_->local->skipped_lines.store(session_.skipped_lines(), std::memory_order_relaxed);
+  }
+  Pump();
+}
+
+void ServerHost::OnProcessExited(const std::string& reason) {
+  session_.OnProcessExited(reason, env_->Now());
+  Pump();
+}
+
+void ServerHost::OnProcessesGone() { MaybeFinishShutdown(); }
 
 void ServerHost::Start(std::string_view era_hint) {
   session_.SetEraHint(era_hint);
@@ -57,9 +95,13 @@ void ServerHost::Shutdown(mcp::Duration grace) {
   shutting_down_ = true;
   session_.Shutdown(env_->Now());
   Pump();
+  // A local server's stop takes up to twice 2 s (stdin closed, SIGTERM,
+  // SIGKILL): its grace is at least that.
+  if (local_) grace = std::max<mcp::Duration>(grace, std::chrono::milliseconds(4500));
   grace_timer_->Start(grace, [this] {
     env_->http().AbortAll(this);
     live_.clear();
+    if (local_) local_->KillAll();
     MaybeFinishShutdown();
   });
   MaybeFinishShutdown();
@@ -123,6 +165,12 @@ void ServerHost::Pump() {
         PublishState();
       } else if (auto* need = std::get_if<mcp::AuthorizationNeeded>(&action)) {
         listener_->OnAuthorizationNeeded(need->http_status, need->www_authenticate);
+      } else if (std::holds_alternative<mcp::SpawnProcess>(action)) {
+        if (local_) local_->Spawn();
+      } else if (auto* input = std::get_if<mcp::WriteInput>(&action)) {
+        if (local_) local_->Write(std::move(input->bytes));
+      } else if (std::holds_alternative<mcp::StopProcess>(action)) {
+        if (local_) local_->Stop();
       } else if (auto* line = std::get_if<mcp::LogLine>(&action)) {
         const spdlog::level::level_enum level =
             line->level == mcp::LogLevel::kWarn   ? spdlog::level::warn
@@ -157,6 +205,7 @@ void ServerHost::ArmTimer() {
 
 void ServerHost::MaybeFinishShutdown() {
   if (!shutting_down_ || shutdown_reported_ || !live_.empty()) return;
+  if (local_ && !local_->idle()) return;
   shutdown_reported_ = true;
   grace_timer_->Stop();
   timer_->Stop();

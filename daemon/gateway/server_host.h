@@ -12,6 +12,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "daemon/gateway/local_process.h"
 #include "daemon/guard/pins.h"
 #include "daemon/mcp/session.h"
 #include "daemon/runtime/env.h"
@@ -62,12 +63,18 @@ struct PinOptions {
 // budget per origin).
 struct HostGauges {
   std::atomic<uint64_t> queued{0};
+  // A local server's process (BEHAVIOR.md §17); null for a remote server.
+  std::shared_ptr<LocalGauges> local;
 };
 
-class ServerHost : private HttpSink {
+class ServerHost : private HttpSink, private LocalProcess::Events {
  public:
   // `gauges` (may be null) is kept up to date from here on.
   ServerHost(Env* env, std::string name, config::RemoteServer server, mcp::SessionLimits limits,
+             ServerHostListener* listener, PinOptions pins = {},
+             std::shared_ptr<HostGauges> gauges = nullptr);
+  // A local server (BEHAVIOR.md §17): its process runs on `env`'s loop.
+  ServerHost(Env* env, std::string name, config::LocalServer server, mcp::SessionLimits limits,
              ServerHostListener* listener, PinOptions pins = {},
              std::shared_ptr<HostGauges> gauges = nullptr);
   ~ServerHost() override;  // aborts its transfers; stops its timers
@@ -101,6 +108,10 @@ class ServerHost : private HttpSink {
   void OnHttpHead(uint64_t tag, const ResponseHead& head) override;
   void OnHttpData(uint64_t tag, std::string_view bytes) override;
   void OnHttpDone(uint64_t tag, const TransferResult& result) override;
+  // LocalProcess::Events.
+  void OnProcessOutput(std::string_view bytes) override;
+  void OnProcessExited(const std::string& reason) override;
+  void OnProcessesGone() override;
 
   void Pump();  // carries out queued actions and re-arms the timer
   void ArmTimer();
@@ -125,6 +136,7 @@ class ServerHost : private HttpSink {
   std::shared_ptr<const mcp::ToolList> visible_tools_;   // it, without withheld tools
   std::string pins_dir_;
   std::shared_ptr<HostGauges> gauges_;               // may be null
+  std::unique_ptr<LocalProcess> local_;              // a local server's process
   std::unique_ptr<ServerPins> pins_;                 // null: pinning is off for this server
   std::unordered_set<std::string> hidden_reported_;  // tools whose hidden text was logged
   uint64_t published_attempts_ = 0;                  // the attempts the listener last heard of

@@ -141,6 +141,9 @@ class Conversation::Listener final : public WireListener {
   void OnSessionExpired(const std::string& why, TimePoint now) override {
     p_.life->SessionExpired(why, now);
   }
+  void OnTransportEnded(const std::string& reason, TimePoint now) override {
+    p_.life->TransportEnded(reason, now);
+  }
   bool CanHold() const override { return p_.credentials->CanHold(); }
   bool MayProbe() const override {
     return p_.life->phase() == Phase::kConnecting && p_.handshake->may_probe();
@@ -281,6 +284,20 @@ void Conversation::SessionExpired(const std::string& why, TimePoint now) {
   abandoned_ = true;
   // While credentials are awaited, OnAuthorized opens the new session.
   if (!credentials_->waiting()) EnterPhase(Phase::kConnecting, now);
+}
+
+// A server whose process ended is no longer ready (BEHAVIOR.md §17): its
+// status is an error with the reason until a new session serves, after the
+// back-off.
+void Conversation::TransportEnded(const std::string& reason, TimePoint now) {
+  if (phase_ == Phase::kClosed) return;
+  if (served_) Log(LogLevel::kInfo, reason);
+  served_ = false;
+  if (phase_ == Phase::kBackingOff) {
+    reason_ = reason;
+    return;
+  }
+  FailAttempt(reason, now);
 }
 
 // Before it served, that is a failed attempt (the next one probes); a serving

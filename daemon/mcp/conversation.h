@@ -114,6 +114,8 @@ class Conversation {
   void FailAttempt(const std::string& reason, TimePoint now);
   // The server no longer knows the session: a serving one is replaced.
   void SessionExpired(const std::string& why, TimePoint now);
+  // The server itself ended (wire.h, OnTransportEnded).
+  void TransportEnded(const std::string& reason, TimePoint now);
   // The server answered as if it no longer spoke the era it was taken for.
   void EraMayHaveChanged(const std::string& why, TimePoint now);
   // Ready and not waiting for credentials: requests go out at once.

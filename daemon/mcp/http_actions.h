@@ -1,6 +1,7 @@
-// What an HTTP session (session.h) asks its driver to do: the transfers its
-// Streamable HTTP wire starts and ends, the wait for credentials, and the
-// conversation's own actions (types.h), in the one order they were asked.
+// What a session (session.h) asks its driver to do: the transfers its
+// Streamable HTTP wire starts and ends, the wait for credentials, a local
+// server's process (its stdio wire), and the conversation's own actions
+// (types.h), in the one order they were asked.
 #pragma once
 
 #include <cstdint>
@@ -53,7 +54,21 @@ struct AuthorizationNeeded {
   std::string www_authenticate;  // untrusted server text, as received
 };
 
+// --- a local server's process (stdio_wire.h) ---
+// Start the server's process; its stdout comes back through
+// Session::OnProcessOutput and its end through Session::OnProcessExited. A
+// process still running is stopped first (StopProcess).
+struct SpawnProcess {};
+// Bytes for the current process's stdin (whole lines).
+struct WriteInput {
+  std::string bytes;
+};
+// The current process is given up: stdin closed, then SIGTERM and SIGKILL to
+// its process group if it does not end (BEHAVIOR.md §17). No further output
+// or exit of it reaches the session.
+struct StopProcess {};
+
 using Action = std::variant<StartTransfer, AbortTransfer, CallFinished, StateChanged,
-                            AuthorizationNeeded, LogLine>;
+                            AuthorizationNeeded, LogLine, SpawnProcess, WriteInput, StopProcess>;
 
 }  // namespace mcpgw::mcp

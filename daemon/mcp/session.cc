@@ -5,15 +5,26 @@
 namespace mcpgw::mcp {
 
 Session::Session(std::string name, config::RemoteServer server, SessionLimits limits)
-    : wire_(std::move(server), limits, &actions_),
-      conversation_(std::move(name), limits, &wire_, this) {
-  wire_.SetListener(conversation_.listener());
+    : http_(std::make_unique<HttpWire>(std::move(server), limits, &actions_)),
+      conversation_(std::move(name), limits, http_.get(), this) {
+  http_->SetListener(conversation_.listener());
+}
+
+Session::Session(std::string name, SessionLimits limits)
+    : stdio_(std::make_unique<StdioWire>(limits, &actions_)),
+      conversation_(std::move(name), limits, stdio_.get(), this) {
+  stdio_->SetListener(conversation_.listener());
+}
+
+Wire& Session::wire() {
+  if (http_) return *http_;
+  return *stdio_;
 }
 
 Session::~Session() = default;
 
 void Session::EndEvent(TimePoint now) {
-  wire_.AfterEvent(now);
+  wire().AfterEvent(now);
   conversation_.Publish();
 }
 
@@ -23,17 +34,17 @@ void Session::Start(TimePoint now) {
 }
 
 void Session::OnResponseHead(TransferId id, const ResponseHead& head, TimePoint now) {
-  wire_.OnHead(id, head, now);
+  if (http_) http_->OnHead(id, head, now);
   EndEvent(now);
 }
 
 void Session::OnResponseData(TransferId id, std::string_view bytes, TimePoint now) {
-  wire_.OnData(id, bytes, now);
+  if (http_) http_->OnData(id, bytes, now);
   EndEvent(now);
 }
 
 void Session::OnTransferDone(TransferId id, const TransferResult& result, TimePoint now) {
-  wire_.OnDone(id, result, now);
+  if (http_) http_->OnDone(id, result, now);
   EndEvent(now);
 }
 
@@ -57,7 +68,19 @@ void Session::Shutdown(TimePoint now) {
   EndEvent(now);
 }
 
-void Session::SetAuthorization(Secret value) { wire_.SetAuthorization(std::move(value)); }
+void Session::SetAuthorization(Secret value) {
+  if (http_) http_->SetAuthorization(std::move(value));
+}
+
+void Session::OnProcessOutput(std::string_view bytes, TimePoint now) {
+  if (stdio_) stdio_->OnOutput(bytes, now);
+  EndEvent(now);
+}
+
+void Session::OnProcessExited(const std::string& reason, TimePoint now) {
+  if (stdio_) stdio_->OnExited(reason, now);
+  EndEvent(now);
+}
 
 void Session::OnAuthorized(TimePoint now) {
   conversation_.OnAuthorized(now);

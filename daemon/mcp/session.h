@@ -1,6 +1,7 @@
-// Session: one upstream MCP server over Streamable HTTP — the MCP
-// conversation (conversation.h) over its HTTP wire (http_wire.h), behind one
-// sans-I/O face (BEHAVIOR.md §3, §5, §6). It owns no socket, no curl handle
+// Session: one upstream MCP server — the MCP conversation (conversation.h)
+// over its Streamable HTTP wire (http_wire.h) or, for a local server, its
+// stdio wire (stdio_wire.h), behind one sans-I/O face (BEHAVIOR.md §3, §5,
+// §6, §17). It owns no socket, no curl handle
 // and reads no clock. Its driver (the daemon's ServerHost, or a unit test
 // with a fake clock) feeds it events — response heads and bytes, transfer
 // completions, timer expiry, calls, cancellations, authorization outcomes —
@@ -25,6 +26,7 @@
 #include "daemon/mcp/conversation.h"
 #include "daemon/mcp/http_actions.h"
 #include "daemon/mcp/http_wire.h"
+#include "daemon/mcp/stdio_wire.h"
 #include "daemon/mcp/tool_list.h"
 #include "daemon/mcp/types.h"
 #include "daemon/net/http_types.h"
@@ -34,6 +36,9 @@ namespace mcpgw::mcp {
 class Session final : private ConversationOut {
  public:
   Session(std::string name, config::RemoteServer server, SessionLimits limits = {});
+  // A local server: the driver runs its process (SpawnProcess, WriteInput,
+  // StopProcess) and reports its output and end.
+  Session(std::string name, SessionLimits limits = {});
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -46,6 +51,9 @@ class Session final : private ConversationOut {
   // Body bytes as they arrive (any split).
   void OnResponseData(TransferId id, std::string_view bytes, TimePoint now);
   void OnTransferDone(TransferId id, const TransferResult& result, TimePoint now);
+  // A local server's current process wrote `bytes` on stdout, or ended.
+  void OnProcessOutput(std::string_view bytes, TimePoint now);
+  void OnProcessExited(const std::string& reason, TimePoint now);
   // The timer armed at NextWakeup() fired (calling it early is harmless).
   void OnTimer(TimePoint now);
 
@@ -97,6 +105,8 @@ class Session final : private ConversationOut {
   // first, then one per reconnect after a failure, an expired session or an
   // era change. Only counted: no action follows a change of it.
   uint64_t attempts() const { return conversation_.attempts(); }
+  // A local server: its stdout lines that were not JSON-RPC.
+  uint64_t skipped_lines() const { return stdio_ ? stdio_->skipped_lines() : 0; }
 
  private:
   // ConversationOut: into the one list of actions.
@@ -108,8 +118,11 @@ class Session final : private ConversationOut {
   // StateChanged when what hosts see changed.
   void EndEvent(TimePoint now);
 
+  Wire& wire();
+
   std::vector<Action> actions_;
-  HttpWire wire_;
+  std::unique_ptr<HttpWire> http_;    // a remote server
+  std::unique_ptr<StdioWire> stdio_;  // a local server
   Conversation conversation_;
 };
 

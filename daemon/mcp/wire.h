@@ -188,6 +188,10 @@ class WireListener {
   virtual void OnAttemptFailed(const std::string& reason, TimePoint now) = 0;
   // The server forgot the current session (seen on its stream).
   virtual void OnSessionExpired(const std::string& why, TimePoint now) = 0;
+  // The server itself ended (a local server's process exited): it is in
+  // error for `reason` until a new session serves, and the next attempt
+  // waits out the back-off. Requests it held are reported lost after this.
+  virtual void OnTransportEnded(const std::string& reason, TimePoint now) = 0;
 
   // --- what a transport asks while it judges ---
   // Whether a request refused for lack of credentials can wait for them.

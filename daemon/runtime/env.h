@@ -18,6 +18,7 @@
 #include "base/clock.h"
 #include "base/status.h"
 #include "daemon/net/http_client.h"
+#include "daemon/runtime/child.h"
 
 namespace mcpgw {
 
@@ -72,6 +73,13 @@ class Env {
   // The loop's thread only.
   virtual std::unique_ptr<Timer> NewTimer() = 0;
   virtual HttpTransport& http() = 0;
+  // Starts a local server's process on this loop (child.h); `sink` hears of
+  // it until its exit. An Env without processes refuses.
+  virtual base::Result<std::unique_ptr<Child>> SpawnChild(const ChildSpec& spec, ChildSink* sink) {
+    (void)spec;
+    (void)sink;
+    return base::Status(base::ErrorKind::kInternal, "this loop cannot run processes");
+  }
 };
 
 }  // namespace mcpgw

@@ -19,6 +19,7 @@
 
 #include "base/platform.h"
 #include "base/wake_fd.h"
+#include "daemon/runtime/child_process.h"
 
 namespace mcpgw {
 namespace {
@@ -371,6 +372,10 @@ std::unique_ptr<Timer> Worker::NewTimer() { return std::make_unique<UvTimer>(&im
 uv_loop_t* Worker::loop() { return &impl_->loop; }
 
 HttpClient& Worker::http() { return *impl_->http; }
+
+base::Result<std::unique_ptr<Child>> Worker::SpawnChild(const ChildSpec& spec, ChildSink* sink) {
+  return SpawnChildProcess(loop(), spec, sink);
+}
 
 bool Worker::OnWorkerThread() const {
   return impl_->thread_id.load() == std::this_thread::get_id();

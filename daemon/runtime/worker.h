@@ -44,6 +44,7 @@ class Worker : public Env {
   // Worker-thread only.
   std::unique_ptr<Timer> NewTimer() override;
   HttpClient& http() override;
+  base::Result<std::unique_ptr<Child>> SpawnChild(const ChildSpec& spec, ChildSink* sink) override;
 
   // Worker-thread only.
   uv_loop_t* loop();
