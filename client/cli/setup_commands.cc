@@ -143,7 +143,9 @@ int RunHostsCommand(const Invocation& inv, CommandIo& io) {
 }
 
 int RunDoctorCommand(const Invocation& inv, CommandIo& io) {
-  const std::vector<setup::Check> checks = setup::RunChecks(setup::SystemSetupEnv(), Probe(inv));
+  const setup::SetupEnv env = setup::SystemSetupEnv();
+  const std::vector<setup::Check> checks =
+      setup::RunChecks(env, Probe(inv), setup::SystemCommandPaths(env));
   const int code = setup::PrintChecks(checks, io.out);
   io.out.flush();
   return code;

@@ -1,7 +1,10 @@
-// Codex's servers: the [mcp_servers.NAME] tables of config.toml, read with toml++. Codex
-// has no variables inside strings; a header from the environment is written as
+// Codex's servers: the [mcp_servers.NAME] tables of config.toml, read with toml++: remote
+// ones (url) and local ones (command, args, env, env_vars, cwd). Codex has no variables
+// inside strings; a header from the environment is written as
 // `bearer_token_env_var = "VAR"` (Authorization: Bearer ...) or `env_http_headers`
 // (header = "VAR"), which become ${env:VAR} here. `http_headers` are literal values.
+#include <algorithm>
+
 #include <toml++/toml.h>
 
 #include "client/setup/host_servers.h"
@@ -9,6 +12,51 @@
 
 namespace mcpgw::setup {
 namespace {
+
+// A local server's command, args, env, env_vars and cwd into `s`; "" when they can be
+// carried to mcp.json, else why not (naming keys, never values). Codex expands no variables:
+// its values are literal. `env_vars` names variables Codex passes on from its own
+// environment; each becomes NAME = ${env:NAME}.
+std::string ReadCodexLocal(const toml::table& t, FoundServer& s) {
+  const auto* command = t.get_as<std::string>("command");
+  if (command == nullptr) return "\"command\" is not a string";
+  if (command->get().empty()) return "\"command\" is empty";
+  if (const toml::node* args = t.get("args")) {
+    const toml::array* list = args->as_array();
+    if (list == nullptr) return "\"args\" is not an array";
+    for (const toml::node& arg : *list) {
+      const auto* text = arg.as_string();
+      if (text == nullptr) return "args[" + std::to_string(s.args.size()) + "] is not a string";
+      s.args.push_back(text->get());
+    }
+  }
+  if (const toml::node* env = t.get("env")) {
+    const toml::table* table = env->as_table();
+    if (table == nullptr) return "\"env\" is not a table";
+    for (const auto& [key, value] : *table) {
+      const auto* text = value.as_string();
+      if (text == nullptr) return "env." + std::string(key.str()) + " is not a string";
+      s.env.push_back({std::string(key.str()), text->get(), false});
+    }
+  }
+  if (const toml::node* vars = t.get("env_vars")) {
+    const toml::array* list = vars->as_array();
+    if (list == nullptr) return "\"env_vars\" is not an array";
+    for (const toml::node& var : *list) {
+      const auto* name = var.as_string();
+      if (name == nullptr) return "env_vars holds a value that is not a string";
+      const bool set = std::any_of(s.env.begin(), s.env.end(),
+                                   [&](const HostEnvVar& v) { return v.name == name->get(); });
+      if (!set) s.env.push_back({name->get(), "${env:" + name->get() + "}", false});
+    }
+  }
+  if (const toml::node* cwd = t.get("cwd")) {
+    const auto* text = cwd->as_string();
+    if (text == nullptr) return "\"cwd\" is not a string";
+    s.cwd = text->get();
+  }
+  return "";
+}
 
 FoundServer ClassifyCodex(const HostFile& file, const std::string& name, const toml::node& node) {
   FoundServer s;
@@ -31,8 +79,12 @@ FoundServer ClassifyCodex(const HostFile& file, const std::string& name, const t
     return s;
   }
   if (t->contains("command")) {
-    s.kind = FoundServer::Kind::kLocal;
-    s.reason = "a local server (command): mcpgw serves remote servers; it stays with codex";
+    if (t->contains("url")) {
+      s.reason = "the entry has both \"url\" and \"command\"";
+      return s;
+    }
+    s.reason = ReadCodexLocal(*t, s);
+    if (s.reason.empty()) s.kind = FoundServer::Kind::kLocal;
     return s;
   }
   const auto* url = t->get_as<std::string>("url");

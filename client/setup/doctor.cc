@@ -1,16 +1,21 @@
 #include "client/setup/doctor.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <optional>
 #include <ostream>
 
 #include <rapidjson/document.h>
 
+#include "base/command_path.h"
 #include "client/setup/file_io.h"
 #include "client/setup/host_scan.h"
 #include "client/setup/registration.h"
 #include "config/config.h"
 #include "config/display.h"
+#include "config/document.h"
 #include "config/settings.h"
 
 namespace mcpgw::setup {
@@ -34,7 +39,7 @@ bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
 // What to type for a server that is not ready, from its reason.
 std::string ServerFix(const std::string& name, const std::string& reason,
-                      const std::string& oauth_state) {
+                      const std::string& oauth_state, const std::string& config_path) {
   const std::string shown = config::DisplayName(name);
   if (oauth_state == "login required" || oauth_state == "failed" ||
       oauth_state == "not authorized") {
@@ -44,8 +49,19 @@ std::string ServerFix(const std::string& name, const std::string& reason,
     return "set the variable in ~/.config/mcpgw/environment, then systemctl --user restart "
            "mcpgwd (docs/SERVICE.md)";
   }
-  if (reason == config::kLocalRefusal || reason == config::kDisabledRefusal) {
-    return "remove it from mcp.json if it is not wanted";
+  if (reason == config::kDisabledRefusal) return "remove it from mcp.json if it is not wanted";
+  if (reason == config::kLocalRefusal) {
+    return "the settings refuse local servers (local_servers: \"refuse\"); set it to \"run\" "
+           "and restart mcpgwd, or remove the entry from mcp.json";
+  }
+  if (reason.rfind("local servers run only from an mcp.json", 0) == 0) {
+    return "chmod 600 " + config_path + ", then systemctl --user reload mcpgwd";
+  }
+  if (reason.find("command ") != std::string::npos &&
+      (reason.find("not found") != std::string::npos ||
+       reason.find("not an executable") != std::string::npos)) {
+    return "write the command's absolute path as \"command\" in mcp.json, or add its folder to "
+           "PATH in your login shell's start-up file and restart mcpgwd";
   }
   return "mcpgw status shows its last error; mcpgwd --check checks mcp.json";
 }
@@ -92,9 +108,14 @@ void DaemonChecks(const DaemonProbe& daemon, std::vector<Check>& checks, rapidjs
   }
 }
 
-void FileChecks(const SetupEnv& env, const Value* d, std::vector<Check>& checks) {
+// The mcp.json the daemon serves, else the default one.
+std::string ConfigPath(const SetupEnv& env, const Value* d) {
   std::string config = d != nullptr ? Str(*d, "config") : "";
-  if (config.empty()) config = DefaultConfigPath(env);
+  return config.empty() ? DefaultConfigPath(env) : config;
+}
+
+void FileChecks(const SetupEnv& env, const Value* d, std::vector<Check>& checks) {
+  const std::string config = ConfigPath(env, d);
   std::string settings = d != nullptr ? Str(*d, "settings") : "";
   if (settings.empty()) settings = DefaultSettingsPath(env.get_env, env.home);
   const config::ParseResult parsed = config::ParseFile(config, config::SystemParseEnv());
@@ -126,7 +147,7 @@ void FileChecks(const SetupEnv& env, const Value* d, std::vector<Check>& checks)
   }
 }
 
-void ServerChecks(const Value& doc, std::vector<Check>& checks) {
+void ServerChecks(const Value& doc, const std::string& config_path, std::vector<Check>& checks) {
   if (!doc.IsObject() || !doc.HasMember("servers") || !doc["servers"].IsArray()) return;
   std::vector<Check> logins;
   for (const Value& s : doc["servers"].GetArray()) {
@@ -143,7 +164,7 @@ void ServerChecks(const Value& doc, std::vector<Check>& checks) {
     } else {
       std::string why = reason.empty() ? Str(s, "last_error") : reason;
       checks.push_back({false, "server " + shown + ": " + status + (why.empty() ? "" : ": " + why),
-                        ServerFix(name, why, oauth)});
+                        ServerFix(name, why, oauth, config_path)});
     }
     if (oauth == "login required" || oauth == "failed" || oauth == "not authorized" ||
         oauth == "waiting for consent") {
@@ -181,7 +202,183 @@ void HostChecks(const SetupEnv& env, std::vector<Check>& checks) {
   }
 }
 
+// What restarts the daemon, so that it reads the login shell's PATH again.
+std::string RestartCommand(const SetupEnv& env) {
+  return env.platform == Platform::kMacos ? "launchctl kickstart -k gui/$(id -u)/com.mcpgw.mcpgwd"
+                                          : "systemctl --user restart mcpgwd";
+}
+
+// `text` with ${userHome} and ${env:NAME} expanded as the daemon expands them (from this
+// process's environment, which is close to the daemon's); nullopt when a variable is not
+// set here. `read_variable` tells whether any ${env:} was read.
+std::optional<std::string> Expand(std::string_view text, const SetupEnv& env, bool& read_variable) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t open = text.find("${", i);
+    const size_t close = open == std::string_view::npos ? open : text.find('}', open + 2);
+    if (close == std::string_view::npos) {
+      out.append(text.substr(i));
+      break;
+    }
+    out.append(text.substr(i, open - i));
+    const std::string_view body = text.substr(open + 2, close - open - 2);
+    if (body == "userHome") {
+      out += env.home;
+    } else if (body.substr(0, 4) == "env:") {
+      read_variable = true;
+      const std::optional<std::string> value = env.Env(body.substr(4));
+      if (!value) return std::nullopt;
+      out += *value;
+    } else {
+      out.append(text.substr(open, close + 1 - open));
+    }
+    i = close + 1;
+  }
+  return out;
+}
+
+bool IsFolder(const std::string& path) {
+  struct stat st = {};
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// The servers object of mcp.json as mcpgwd reads it: mcpServers, else servers.
+const Value* ServersOf(const Value& doc) {
+  if (!doc.IsObject()) return nullptr;
+  const Value* servers = config::FindLast(doc, "mcpServers");
+  if (servers == nullptr) servers = config::FindLast(doc, "servers");
+  return servers != nullptr && servers->IsObject() ? servers : nullptr;
+}
+
+bool SwitchedOff(const Value& entry) {
+  const Value* disabled = config::FindLast(entry, "disabled");
+  const Value* enabled = config::FindLast(entry, "enabled");
+  return (disabled != nullptr && disabled->IsBool() && disabled->GetBool()) ||
+         (enabled != nullptr && enabled->IsBool() && !enabled->GetBool());
+}
+
+// The directories searched, said for a person: whose PATH they came from.
+std::string Searched(const std::vector<std::string>& dirs, bool login_known) {
+  return base::DescribeDirs(dirs) +
+         (login_known ? " (your login shell's PATH, then the service's)"
+                      : " (the service's PATH; your login shell's could not be read)");
+}
+
 }  // namespace
+
+std::vector<Check> LocalServerChecks(const std::string& config_path, const SetupEnv& env,
+                                     const CommandPaths& paths) {
+  std::vector<Check> checks;
+  const base::Result<FileText> file = ReadText(config_path);
+  if (!file.ok() || !file->exists()) return checks;
+  rapidjson::Document doc;
+  if (!config::ParseJsonDocument(file->text, config_path, doc).ok()) return checks;
+  const Value* servers = ServersOf(doc);
+  if (servers == nullptr) return checks;
+  bool searched = false;
+  bool login_known = false;
+  std::vector<std::string> dirs;
+  bool any_local = false;
+  bool any_env = false;
+  for (const auto& m : servers->GetObject()) {
+    if (m.value.IsObject() && config::FindLast(m.value, "command") != nullptr) {
+      any_local = true;
+      const Value* e = config::FindLast(m.value, "env");
+      any_env = any_env || (e != nullptr && e->IsObject() && e->MemberCount() > 0);
+    }
+  }
+  if (!any_local) return checks;
+  // mcpgwd runs local servers only from a file no one else can write (docs/CONFIG.md); their
+  // env holds keys, which no one else should read.
+  struct stat st = {};
+  if (stat(config_path.c_str(), &st) == 0) {
+    const std::string shown = ShortPath(config_path, env);
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    if ((st.st_mode & 022) != 0) {
+      checks.push_back({false,
+                        "config: " + shown + " can be written by other users (mode " + mode +
+                            "), so mcpgwd runs none of its local servers",
+                        "chmod 600 " + config_path});
+    } else if (any_env && (st.st_mode & 044) != 0) {
+      checks.push_back({false,
+                        "config: " + shown + " can be read by other users (mode " + mode +
+                            ") and holds local servers' env",
+                        "chmod 600 " + config_path});
+    }
+  }
+  for (const auto& m : servers->GetObject()) {
+    const Value& entry = m.value;
+    if (!entry.IsObject() || SwitchedOff(entry)) continue;
+    const Value* command = config::FindLast(entry, "command");
+    if (command == nullptr || !command->IsString() || command->GetStringLength() == 0) continue;
+    const std::string what = "local server " + config::DisplayName(config::StringOf(m.name));
+    const std::string written(config::StringOf(*command));
+    bool read_variable = false;
+    std::string cwd;
+    if (const Value* c = config::FindLast(entry, "cwd"); c != nullptr && c->IsString()) {
+      const std::optional<std::string> expanded = Expand(config::StringOf(*c), env, read_variable);
+      if (!expanded) {
+        checks.push_back(
+            {true, what + ": cwd reads a variable that is not set here; not checked", ""});
+        continue;
+      }
+      cwd = *expanded;
+      if (!cwd.empty() && !IsFolder(cwd)) {
+        checks.push_back(
+            {false,
+             what + ": cwd " + (read_variable ? std::string(config::StringOf(*c)) : cwd) +
+                 " is not a folder",
+             "create the folder, or correct \"cwd\" in " + ShortPath(config_path, env)});
+        continue;
+      }
+    }
+    read_variable = false;
+    const std::optional<std::string> program = Expand(written, env, read_variable);
+    if (!program) {
+      checks.push_back(
+          {true,
+           what + ": command " + written + " reads a variable that is not set here; not checked",
+           ""});
+      continue;
+    }
+    if (!searched) {
+      const std::string login = paths.login_path ? paths.login_path() : "";
+      login_known = !login.empty();
+      dirs = base::SearchDirs(login, paths.service_path ? paths.service_path() : "");
+      searched = true;
+    }
+    // Without a cwd the daemon runs the server in the home directory.
+    const base::Result<std::string> found =
+        base::FindCommand(*program, dirs, cwd.empty() ? env.home : cwd);
+    const bool bare = program->find('/') == std::string::npos;
+    if (found.ok()) {
+      checks.push_back(
+          {true,
+           what + ": command " + written +
+               (read_variable || !bare ? std::string(" is an executable file") : " is " + *found),
+           ""});
+    } else if (bare) {
+      checks.push_back(
+          {false, what + ": command " + written + " not found in " + Searched(dirs, login_known),
+           "write its absolute path as \"command\" in " + ShortPath(config_path, env) +
+               " (\"command -v " + written +
+               "\" in your terminal shows it), or add its folder to PATH in your login "
+               "shell's start-up file (~/.profile, ~/.bashrc or ~/.zshrc), then " +
+               RestartCommand(env)});
+    } else {
+      checks.push_back({false,
+                        what + ": command " + written + " is not an executable file" +
+                            ((*program)[0] == '/' ? ""
+                             : cwd.empty()        ? " (from the home directory)"
+                                                  : " (from its cwd)"),
+                        "point \"command\" in " + ShortPath(config_path, env) +
+                            " at an executable file, by its absolute path"});
+    }
+  }
+  return checks;
+}
 
 std::vector<std::string> SystemUnitDirs() {
   return {"/etc/systemd/user", "/usr/local/lib/systemd/user", "/usr/lib/systemd/user",
@@ -220,14 +417,18 @@ Check ServiceCheck(const SetupEnv& env, const std::vector<std::string>& unit_dir
           "systemctl --user enable --now mcpgwd.socket"};
 }
 
-std::vector<Check> RunChecks(const SetupEnv& env, const DaemonProbe& daemon) {
+std::vector<Check> RunChecks(const SetupEnv& env, const DaemonProbe& daemon,
+                             const CommandPaths& paths) {
   std::vector<Check> checks;
   rapidjson::Document status;
   DaemonChecks(daemon, checks, status);
   checks.push_back(ServiceCheck(env, SystemUnitDirs()));
   const Value* d = status.IsObject() && status.HasMember("daemon") ? &status["daemon"] : nullptr;
   FileChecks(env, d, checks);
-  ServerChecks(status, checks);
+  ServerChecks(status, ConfigPath(env, d), checks);
+  for (Check& c : LocalServerChecks(ConfigPath(env, d), env, paths)) {
+    checks.push_back(std::move(c));
+  }
   HostChecks(env, checks);
   return checks;
 }

@@ -1,6 +1,8 @@
 // The JSON hosts' readers; Codex's TOML is read in codex_servers.cc.
 #include "client/setup/host_servers.h"
 
+#include <algorithm>
+
 #include <rapidjson/document.h>
 
 #include "base/text.h"
@@ -41,6 +43,51 @@ bool IsSse(const Value& entry) {
   return false;
 }
 
+// A local entry's command, args, env and cwd into `s`; "" when they can be carried to
+// mcp.json, else why not (naming keys, never values).
+std::string ReadLocal(const Value& entry, FoundServer& s) {
+  const Value* command = FindLast(entry, "command");
+  if (!command->IsString()) {
+    return std::string("\"command\" is not a string (it is ") + config::TypeName(*command) + ")";
+  }
+  if (command->GetStringLength() == 0) return "\"command\" is empty";
+  if (const Value* args = FindLast(entry, "args"); args != nullptr && !args->IsNull()) {
+    if (!args->IsArray()) return "\"args\" is not an array";
+    for (const Value& arg : args->GetArray()) {
+      if (!arg.IsString()) {
+        return "args[" + std::to_string(s.args.size()) + "] is not a string";
+      }
+      s.args.emplace_back(StringOf(arg));
+    }
+  }
+  if (const Value* env = FindLast(entry, "env"); env != nullptr && !env->IsNull()) {
+    if (!env->IsObject()) return "\"env\" is not an object";
+    for (const auto& m : env->GetObject()) {
+      const std::string name(StringOf(m.name));
+      if (!m.value.IsString()) return "env." + name + " is not a string";
+      // A name written twice: the last value holds, in the first one's place, as hosts
+      // read JSON.
+      auto same = std::find_if(s.env.begin(), s.env.end(),
+                               [&](const HostEnvVar& v) { return v.name == name; });
+      if (same != s.env.end()) {
+        same->value = StringOf(m.value);
+      } else {
+        s.env.push_back({name, std::string(StringOf(m.value)), true});
+      }
+    }
+  }
+  if (const Value* cwd = FindLast(entry, "cwd"); cwd != nullptr && !cwd->IsNull()) {
+    if (!cwd->IsString()) return "\"cwd\" is not a string";
+    s.cwd = StringOf(*cwd);
+  }
+  if (const Value* env_file = FindLast(entry, "envFile"); env_file != nullptr) {
+    s.todo.push_back(
+        "envFile is not read by mcpgw: put the variables it sets in the entry's \"env\" in "
+        "mcp.json, or in ~/.config/mcpgw/environment (docs/SERVICE.md)");
+  }
+  return "";
+}
+
 // One entry of a servers object, judged as mcpgw judges an mcp.json entry (docs/CONFIG.md),
 // with the reasons said for a person deciding what to move.
 FoundServer Classify(const HostFile& file, std::string name, const Value& entry,
@@ -71,9 +118,12 @@ FoundServer Classify(const HostFile& file, std::string name, const Value& entry,
     return s;
   }
   if (FindLast(entry, "command") != nullptr) {
-    s.kind = FoundServer::Kind::kLocal;
-    s.reason = "a local server (command): mcpgw serves remote servers; it stays with " +
-               std::string(HostName(file.host));
+    if (url != nullptr) {
+      s.reason = "the entry has both \"" + url_key + "\" and \"command\"";
+      return s;
+    }
+    s.reason = ReadLocal(entry, s);
+    if (s.reason.empty()) s.kind = FoundServer::Kind::kLocal;
     return s;
   }
   if (url == nullptr) {
@@ -213,6 +263,13 @@ HostRead ReadHostServers(const HostFile& file, const base::Result<FileText>& tex
   ReadServersObject(read, doc, ServersKey(file.host), {}, off, how);
   if (file.host == Host::kVsCode) ReadVsCodeInputs(read, doc);
   return read;
+}
+
+bool RunsMcpgw(const FoundServer& s) {
+  if (s.command.empty() || s.first_arg != "stdio") return false;
+  const size_t slash = s.command.rfind('/');
+  const std::string base = slash == std::string::npos ? s.command : s.command.substr(slash + 1);
+  return base == "mcpgw";
 }
 
 HostContext MakeHostContext(const HostRead* claude, std::string_view gemini_enablement) {

@@ -26,6 +26,50 @@ std::string Identity(const std::string& url,
   return key;
 }
 
+// What makes two local entries the same server: the command, the arguments in order, the
+// environment (names and values, in any order) and the folder.
+std::string LocalIdentity(const std::string& command, const std::vector<std::string>& args,
+                          const std::vector<std::pair<std::string, std::string>>& env,
+                          const std::string& cwd) {
+  std::string key = "command\n" + command;
+  for (const std::string& arg : args) key += '\0' + arg;
+  std::vector<std::string> vars;
+  for (const auto& [name, value] : env) vars.push_back(name + "=" + value);
+  std::sort(vars.begin(), vars.end());
+  key += "\nenv";
+  for (const std::string& v : vars) key += '\0' + v;
+  return key + "\ncwd\n" + cwd;
+}
+
+std::string IdentityOf(const PlannedServer& s) {
+  return s.local ? LocalIdentity(s.command, s.args, s.env, s.cwd) : Identity(s.url, s.headers);
+}
+
+// An existing local entry's identity, "" when its fields are not what import writes.
+std::string ExistingLocal(const Value& entry) {
+  const Value* command = config::FindLast(entry, "command");
+  if (command == nullptr || !command->IsString()) return "";
+  std::vector<std::string> args;
+  if (const Value* a = config::FindLast(entry, "args"); a != nullptr && a->IsArray()) {
+    for (const Value& arg : a->GetArray()) {
+      if (!arg.IsString()) return "";
+      args.emplace_back(config::StringOf(arg));
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> env;
+  if (const Value* e = config::FindLast(entry, "env"); e != nullptr && e->IsObject()) {
+    for (const auto& m : e->GetObject()) {
+      if (!m.value.IsString()) return "";
+      env.emplace_back(config::StringOf(m.name), config::StringOf(m.value));
+    }
+  }
+  std::string cwd;
+  if (const Value* c = config::FindLast(entry, "cwd"); c != nullptr && c->IsString()) {
+    cwd = config::StringOf(*c);
+  }
+  return LocalIdentity(std::string(config::StringOf(*command)), args, env, cwd);
+}
+
 struct Existing {
   std::string name;
   std::string identity;
@@ -48,7 +92,9 @@ base::Status ReadExisting(const std::string& text, const std::string& path,
   }
   for (const auto& m : servers->GetObject()) {
     Existing e{std::string(config::StringOf(m.name)), ""};
-    if (m.value.IsObject()) {
+    if (m.value.IsObject() && config::FindLast(m.value, "command") != nullptr) {
+      e.identity = ExistingLocal(m.value);
+    } else if (m.value.IsObject()) {
       std::string url;
       for (const char* k : {"url", "serverUrl", "httpUrl"}) {
         const Value* v = config::FindLast(m.value, k);
@@ -91,10 +137,56 @@ void AddUnique(std::vector<std::string>& list, const std::vector<std::string>& m
   }
 }
 
+// `text` (the value at `key`) rewritten into mcpgw's forms, its to-dos and variables added
+// to `server`'s.
+std::string Rewrite(const std::string& key, const std::string& text, const VariableContext& context,
+                    PlannedServer& server) {
+  Rewritten r = RewriteVariables(text, context);
+  for (std::string& t : r.todo) t = key + ": " + t;
+  AddUnique(server.todo, r.todo);
+  AddUnique(server.variables, r.variables);
+  return std::move(r.text);
+}
+
+// A local entry in mcp.json's forms. One from a project's file runs in the project's
+// folder, where its host starts it (a relative cwd is taken from there).
+void ConvertLocal(const FoundServer& found, const VariableContext& context, PlannedServer& server) {
+  server.local = true;
+  server.command = Rewrite("command", found.command, context, server);
+  for (size_t i = 0; i < found.args.size(); ++i) {
+    server.args.push_back(
+        Rewrite("args[" + std::to_string(i) + "]", found.args[i], context, server));
+  }
+  for (const HostEnvVar& v : found.env) {
+    if (!v.host_form) {  // already mcpgw's form (Codex's literal values, its env_vars)
+      server.env.emplace_back(v.name, v.value);
+      AddUnique(server.variables,
+                RewriteVariables(v.value, {Host::kCursor, "", nullptr}).variables);
+      continue;
+    }
+    server.env.emplace_back(v.name, Rewrite("env." + v.name, v.value, context, server));
+  }
+  // A relative cwd outside a project stays as written, and mcpgwd refuses it (it must be
+  // absolute): the plan skips the entry with that reason.
+  std::string cwd = found.cwd.empty() ? "" : Rewrite("cwd", found.cwd, context, server);
+  if (!found.project.empty() && cwd.empty()) {
+    cwd = found.project;
+  } else if (!found.project.empty() && cwd[0] != '/' && cwd.rfind("${", 0) != 0) {
+    cwd = found.project + "/" + cwd;
+  }
+  server.cwd = std::move(cwd);
+  AddUnique(server.todo, found.todo);
+}
+
 PlannedServer Convert(const FoundServer& found, const HostRead& read) {
   PlannedServer server;
   server.name = found.name;
   const VariableContext context{found.host, found.project, &read.inputs};
+  if (found.kind == FoundServer::Kind::kLocal) {
+    ConvertLocal(found, context, server);
+    server.sources.push_back(SourceOf(found));
+    return server;
+  }
   Rewritten url = RewriteVariables(found.url, context);
   server.url = url.text;
   server.todo = url.todo;
@@ -131,6 +223,23 @@ std::string FreeName(const std::string& wanted, Host host, const std::set<std::s
 void EntryJson(const PlannedServer& server, rapidjson::Document& out) {
   auto& alloc = out.GetAllocator();
   out.SetObject();
+  if (server.local) {
+    out.AddMember("command", Value(server.command.c_str(), alloc), alloc);
+    if (!server.args.empty()) {
+      Value args(rapidjson::kArrayType);
+      for (const std::string& arg : server.args) args.PushBack(Value(arg.c_str(), alloc), alloc);
+      out.AddMember("args", args, alloc);
+    }
+    if (!server.env.empty()) {
+      Value env(rapidjson::kObjectType);
+      for (const auto& [name, value] : server.env) {
+        env.AddMember(Value(name.c_str(), alloc), Value(value.c_str(), alloc), alloc);
+      }
+      out.AddMember("env", env, alloc);
+    }
+    if (!server.cwd.empty()) out.AddMember("cwd", Value(server.cwd.c_str(), alloc), alloc);
+    return;
+  }
   out.AddMember("url", Value(server.url.c_str(), alloc), alloc);
   if (!server.headers.empty()) {
     Value headers(rapidjson::kObjectType);
@@ -157,7 +266,12 @@ base::Result<ImportPlan> MakeImportPlan(const std::vector<HostRead>& reads,
   std::map<std::string, size_t> present;  // identity → index in plan.present
   for (const HostRead& read : reads) {
     for (const FoundServer& found : read.servers) {
-      if (found.kind != FoundServer::Kind::kRemote) {
+      if (found.kind == FoundServer::Kind::kLocal && RunsMcpgw(found)) {
+        plan.skipped.push_back(
+            {SourceOf(found), "mcpgw's own entry: the host reaches the gateway through it"});
+        continue;
+      }
+      if (found.kind != FoundServer::Kind::kRemote && found.kind != FoundServer::Kind::kLocal) {
         plan.skipped.push_back({SourceOf(found), found.reason});
         continue;
       }
@@ -166,7 +280,7 @@ base::Result<ImportPlan> MakeImportPlan(const std::vector<HostRead>& reads,
         plan.skipped.push_back({SourceOf(found), "mcpgw would refuse it: " + acceptable.message()});
         continue;
       }
-      const std::string identity = Identity(server.url, server.headers);
+      const std::string identity = IdentityOf(server);
       if (auto it = added.find(identity); it != added.end()) {
         plan.add[it->second].sources.push_back(SourceOf(found));
         continue;

@@ -1,9 +1,12 @@
 #include "client/setup/import_run.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <map>
 #include <ostream>
+#include <set>
 
 #include <rapidjson/document.h>
 
@@ -50,10 +53,32 @@ void PrintReads(const std::vector<HostScan>& scans, const SetupEnv& env, std::os
   }
 }
 
+// A local server as the plan shows it: the command, how many arguments (they may hold a
+// token), the names of its environment variables (never their values) and its folder.
+void PrintLocal(const PlannedServer& s, const SetupEnv& env, std::ostream& out) {
+  out << s.command;
+  std::string details;
+  if (!s.args.empty()) details = Count(s.args.size(), "arg", "args");
+  if (!s.env.empty()) {
+    details += std::string(details.empty() ? "" : "; ") + "env";
+    const char* sep = " ";
+    for (const auto& [name, value] : s.env) {
+      details += sep + DisplayName(name);
+      sep = ", ";
+    }
+  }
+  if (!details.empty()) out << " (" << details << ")";
+  if (!s.cwd.empty()) out << " in " << ShortPath(s.cwd, env);
+}
+
 void PrintServer(const PlannedServer& s, char mark, const SetupEnv& env, std::ostream& out) {
-  out << "  " << mark << " " << DisplayName(s.name) << "  "
-      << base::ReplaceUserinfo(s.url, "<redacted>");
-  if (!s.headers.empty()) out << " (" << Count(s.headers.size(), "header", "headers") << ")";
+  out << "  " << mark << " " << DisplayName(s.name) << "  ";
+  if (s.local) {
+    PrintLocal(s, env, out);
+  } else {
+    out << base::ReplaceUserinfo(s.url, "<redacted>");
+    if (!s.headers.empty()) out << " (" << Count(s.headers.size(), "header", "headers") << ")";
+  }
   out << "\n      from " << Where(s.sources[0], env);
   if (s.sources[0].name != s.name) out << " as " << DisplayName(s.sources[0].name);
   for (size_t i = 1; i < s.sources.size(); ++i) out << "; also " << Where(s.sources[i], env);
@@ -82,6 +107,28 @@ void MakeFolders(const std::string& path) {
   for (size_t slash = path.find('/', 1); slash != std::string::npos;
        slash = path.find('/', slash + 1)) {
     mkdir(path.substr(0, slash).c_str(), 0700);
+  }
+}
+
+std::string Octal(mode_t mode) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode & 07777));
+  return buf;
+}
+
+// mcpgw's own folder (that of the default mcp.json) is the user's alone: 0700, as import
+// makes it. One that others may enter and that is the user's is closed, and the output says
+// so; a folder given with --config is the user's choice and left as it is.
+void KeepFolderPrivate(const std::string& path, const SetupEnv& env, std::ostream& out) {
+  const std::string folder = path.substr(0, path.rfind('/'));
+  struct stat st = {};
+  if (stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & 077) == 0) {
+    return;
+  }
+  if (chmod(folder.c_str(), 0700) == 0) {
+    out << "  " << ShortPath(folder, env) << " was open to other users (mode " << Octal(st.st_mode)
+        << "); it is now 0700\n";
   }
 }
 
@@ -147,9 +194,10 @@ void ReportDaemon(const DaemonProbe& daemon, const std::string& path,
   out << "the running mcpgwd has not reloaded mcp.json yet: systemctl --user reload mcpgwd\n";
 }
 
-// Takes every imported entry out of its host's file. Returns false when one could not be.
+// Takes every imported entry out of its host's file; `moved` gets the hosts that lost one.
+// Returns false when one could not be.
 bool Move(const ImportPlan& plan, const std::vector<HostScan>& scans, const std::string& stamp,
-          const SetupEnv& env, std::ostream& out) {
+          const SetupEnv& env, std::set<Host>& moved, std::ostream& out) {
   std::map<std::string, std::vector<std::pair<std::vector<std::string>, std::string>>> by_file;
   for (const auto* list : {&plan.add, &plan.present}) {
     for (const PlannedServer& s : *list) {
@@ -177,20 +225,24 @@ bool Move(const ImportPlan& plan, const std::vector<HostScan>& scans, const std:
       }
       out << "  removed " << Count(it->second.size(), "entry", "entries") << " from " << file
           << " (backup: " << ShortPath(*backup, env) << ")\n";
+      moved.insert(read.file.host);
       by_file.erase(it);
     }
   }
   return ok;
 }
 
-// The hosts found that do not run mcpgw yet, as the commands that register it.
-void PrintNext(const std::vector<HostScan>& scans, std::ostream& out) {
+// The hosts found that do not run mcpgw yet, as the commands that register it; a host whose
+// servers --move took out reaches them only once it does.
+void PrintNext(const std::vector<HostScan>& scans, const std::set<Host>& moved, std::ostream& out) {
   std::string todo;
   for (const HostScan& scan : scans) {
     const HostRead& user = scan.reads.front();
     if (!user.status.ok() || !(scan.installed || user.text.exists())) continue;
-    if (Registrations(user).empty())
-      todo += "  mcpgw hosts add " + std::string(HostName(scan.host)) + "\n";
+    if (!Registrations(user).empty()) continue;
+    todo += "  mcpgw hosts add " + std::string(HostName(scan.host));
+    if (moved.count(scan.host) > 0) todo += "  (until then it has none of the servers moved)";
+    todo += "\n";
   }
   if (!todo.empty()) out << "Next, so that each host reaches the gateway:\n" << todo;
   out << "Then \"mcpgw doctor\" checks everything.\n";
@@ -278,7 +330,11 @@ int RunImport(const ImportOptions& options, const SetupEnv& env, const DaemonPro
       text = *std::move(edited);
     }
     if (!config.exists()) MakeFolders(path);
-    const base::Result<std::string> backup = ReplaceText(config, text, stamp);
+    // mcp.json holds what the hosts held: literal header and env values (API keys). It is
+    // the daemon's private file: 0600, and so is its backup.
+    FileText before = config;
+    before.mode = 0600;
+    const base::Result<std::string> backup = ReplaceText(before, text, stamp);
     if (!backup.ok()) {
       out << backup.message() << "\n";
       return 1;
@@ -286,13 +342,19 @@ int RunImport(const ImportOptions& options, const SetupEnv& env, const DaemonPro
     out << "Wrote " << ShortPath(path, env);
     if (!backup->empty()) out << " (backup: " << ShortPath(*backup, env) << ")";
     out << ".\n";
+    if (config.exists() && (config.mode & 077) != 0) {
+      out << "  " << ShortPath(path, env) << " was open to other users (mode " << Octal(config.mode)
+          << "); it is now 0600, as it holds the servers' keys\n";
+    }
+    if (path == DefaultConfigPath(env)) KeepFolderPrivate(path, env, out);
     ReportDaemon(daemon, path, plan.add, out);
   }
+  std::set<Host> moved;
   if (options.move && !(plan.add.empty() && plan.present.empty())) {
     out << "Moved out of the hosts' files:\n";
-    if (!Move(plan, scans, stamp, env, out)) code = 1;
+    if (!Move(plan, scans, stamp, env, moved, out)) code = 1;
   }
-  PrintNext(scans, out);
+  PrintNext(scans, moved, out);
   return code;
 }
 

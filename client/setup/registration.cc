@@ -10,13 +10,6 @@ namespace {
 
 using rapidjson::Value;
 
-bool RunsMcpgw(const FoundServer& s) {
-  if (s.command.empty() || s.first_arg != "stdio") return false;
-  const size_t slash = s.command.rfind('/');
-  const std::string base = slash == std::string::npos ? s.command : s.command.substr(slash + 1);
-  return base == "mcpgw";
-}
-
 base::Status Refused(std::string message) { return base::InvalidInput(std::move(message)); }
 
 // The file as it was read could not be used: nothing is edited.

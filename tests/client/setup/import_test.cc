@@ -60,8 +60,13 @@ TEST_CASE("import: --dry-run prints the plan and changes no file", "[setup][impo
   CHECK(plan.find("also cursor ~/.cursor/mcp.json") != std::string::npos);
   CHECK(plan.find("+ docs-cursor  http://127.0.0.1:9999/mcp") != std::string::npos);
   CHECK(plan.find("renamed: \"docs\" names another server") != std::string::npos);
-  CHECK(plan.find("- fs  claude-code ~/.claude.json: a local server (command)") !=
+  // Local servers are added too: the command, the number of arguments, the folder.
+  CHECK(plan.find("+ fs  npx (2 args)\n      from claude-code ~/.claude.json\n") !=
         std::string::npos);
+  CHECK(plan.find("+ fetch  uvx (1 arg)\n      from claude-desktop") != std::string::npos);
+  CHECK(plan.find("+ local  node (1 arg)\n      from codex ~/.codex/config.toml") !=
+        std::string::npos);
+  CHECK(plan.find("local server (command)") == std::string::npos);
   CHECK(plan.find("- old  claude-code ~/proj/.mcp.json: switched off in claude-code "
                   "(disabledMcpjsonServers in ~/.claude.json)") != std::string::npos);
   CHECK(plan.find("- quiet  claude-code ~/.claude.json (project ~/proj): switched off in "
@@ -87,8 +92,7 @@ TEST_CASE("import: --dry-run prints the plan and changes no file", "[setup][impo
   CHECK_FALSE(home.Exists(".config/mcpgw/mcp.json"));
 }
 
-TEST_CASE("import: the remote servers reach mcp.json once each, with ${env:} forms",
-          "[setup][import]") {
+TEST_CASE("import: the servers reach mcp.json once each, with ${env:} forms", "[setup][import]") {
   TempHome home;
   WriteDayOneHome(home);
   const auto before = Snapshot(home);
@@ -105,8 +109,8 @@ TEST_CASE("import: the remote servers reach mcp.json once each, with ${env:} for
   REQUIRE(doc.IsObject());
   std::vector<std::string> names;
   for (const auto& m : doc["mcpServers"].GetObject()) names.emplace_back(m.name.GetString());
-  CHECK(names == std::vector<std::string>{"github", "docs", "sentry", "docs-cursor", "linear",
-                                          "notion", "weather", "figma"});
+  CHECK(names == std::vector<std::string>{"fetch", "github", "fs", "docs", "sentry", "docs-cursor",
+                                          "linear", "notion", "weather", "figma", "local"});
   CHECK(Header(doc, "github", "Authorization") == "Bearer ${env:GITHUB_TOKEN}");
   CHECK(Header(doc, "sentry", "X-Key") == "${env:SENTRY_KEY}");
   CHECK(Header(doc, "linear", "Authorization") == "Bearer ${env:LINEAR_KEY}");
@@ -116,6 +120,10 @@ TEST_CASE("import: the remote servers reach mcp.json once each, with ${env:} for
   CHECK(Header(doc, "figma", "X-Client") == "literal-client-id");
   CHECK(std::string(doc["mcpServers"]["notion"]["url"].GetString()) ==
         "https://mcp.notion.com/mcp");
+  // A local entry as the host wrote it, without its "type" and its empty env.
+  rapidjson::Document fs;
+  fs.Parse(R"({"command": "npx", "args": ["-y", "server-filesystem"]})");
+  CHECK(doc["mcpServers"]["fs"] == fs);
   CHECK(home.Read(".config/mcpgw/mcp.json").find("literal-default") == std::string::npos);
   struct stat st = {};
   REQUIRE(stat(home.At(".config/mcpgw/mcp.json").c_str(), &st) == 0);
@@ -141,9 +149,10 @@ TEST_CASE("import: --from reads only the hosts named", "[setup][import]") {
   std::ostringstream out;
   CHECK(RunImport(options, home.Env(), NoDaemon(), out) == 0);
   const rapidjson::Document doc = ReadJson(home, ".config/mcpgw/mcp.json");
-  CHECK(doc["mcpServers"].MemberCount() == 2);
+  CHECK(doc["mcpServers"].MemberCount() == 3);
   CHECK(doc["mcpServers"].HasMember("figma"));
   CHECK(doc["mcpServers"].HasMember("notion"));
+  CHECK(doc["mcpServers"].HasMember("local"));
 }
 
 TEST_CASE("import: --move takes exactly the imported entries out, after a backup",
@@ -158,12 +167,12 @@ TEST_CASE("import: --move takes exactly the imported entries out, after a backup
   CHECK(home.Read(".cursor/mcp.json") == "{\n  \"mcpServers\": {\n  }\n}\n");
   CHECK(home.Count(".cursor", "mcp.json.mcpgw-backup-") == 1);
   CHECK(home.Read(".codex/config.toml") ==
-        "model = \"o3\"\n\n# my servers\n[mcp_servers.local]\ncommand = \"node\"\n"
-        "args = [\"server.js\"]\n\n[mcp_servers.paused]\nurl = \"https://paused.example/mcp\"\n"
-        "enabled = false\n");
-  // The local and switched-off servers stay with their hosts; comments stay too.
+        "model = \"o3\"\n\n# my servers\n[mcp_servers.paused]\n"
+        "url = \"https://paused.example/mcp\"\nenabled = false\n");
+  // Local servers move like remote ones, so each runs once, in the daemon; the switched-off
+  // servers stay with their hosts; comments stay too.
   const std::string claude = home.Read(".claude.json");
-  CHECK(claude.find("\"fs\"") != std::string::npos);
+  CHECK(claude.find("\"fs\"") == std::string::npos);
   CHECK(claude.find("\"github\"") == std::string::npos);
   CHECK(claude.find("\"docs\"") == std::string::npos);
   CHECK(claude.find("\"numStartups\": 3") != std::string::npos);
@@ -171,7 +180,9 @@ TEST_CASE("import: --move takes exactly the imported entries out, after a backup
   CHECK(home.Read("proj/.mcp.json").find("sentry") == std::string::npos);
   CHECK(home.Read(".config/Code/User/mcp.json").rfind("// VS Code's user MCP servers\n", 0) == 0);
   CHECK(home.Read(".codeium/windsurf/mcp_config.json").find("\"off\"") != std::string::npos);
-  CHECK(home.Read(".config/Claude/claude_desktop_config.json").find("fetch") != std::string::npos);
+  CHECK(home.Read(".config/Claude/claude_desktop_config.json") == "{\"mcpServers\": {}}\n");
+  CHECK(out.str().find("removed 1 entry from ~/.config/Claude/claude_desktop_config.json") !=
+        std::string::npos);
 }
 
 TEST_CASE("import: a host file that does not parse is named by line and never rewritten",
