@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Day one against the real hosts (docs/SETUP.md): on a temporary HOME holding all seven
 # hosts' files (local, remote, switched-off, duplicate and clashing servers), `mcpgw import`
-# adds the remote ones to mcp.json and the running mcpgwd picks them up; `mcpgw hosts add`
+# adds the remote and local ones to mcp.json (a local server's literal env value copied, never
+# printed) and the running mcpgwd picks them up and runs them; `mcpgw hosts add`
 # registers `mcpgw stdio` in every host; then the real Claude Code (`claude mcp list`) and
 # Gemini CLI (`gemini mcp list`) start it and report it connected, and the real Codex CLI
 # (`codex mcp list`) lists it; `mcpgw doctor` passes every check but the stripped-socket
-# one (the test's daemon is on a private socket); `mcpgw hosts remove` leaves every host
-# file as it was. The hosts are the pinned npm packages of tests/hosts, run offline
+# one (the test's daemon is on a private socket), each local server's command found;
+# `mcpgw hosts remove` leaves every host file as it was. The hosts are the pinned npm
+# packages of tests/hosts, the local servers those of tests/fixtures, run offline
 # (telemetry and updates off). No secret appears in any output. Loopback only; never
 # skipped: a missing package fails it.
 # Usage: tests/interop/hosts.sh BUILD_DIR
@@ -26,15 +28,22 @@ for program in "${CLAUDE[0]}" "${GEMINI[1]}" "${CODEX[1]}"; do
     Finish
   fi
 done
-if [ ! -f "$FIXTURES/node_modules/@modelcontextprotocol/sdk/package.json" ]; then
-  Fail "tests/fixtures/node_modules/@modelcontextprotocol/sdk is missing (run scripts/install-node-deps.sh)"
-  Finish
-fi
+# The local servers the hosts' files name: the fixtures' own, started by absolute paths.
+FS_JS="$FIXTURES/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+MEMORY_JS="$FIXTURES/node_modules/@modelcontextprotocol/server-memory/dist/index.js"
+THINK_JS="$FIXTURES/node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js"
+for f in "$FIXTURES/node_modules/@modelcontextprotocol/sdk/package.json" "$FS_JS" "$MEMORY_JS" "$THINK_JS"; do
+  if [ ! -f "$f" ]; then
+    Fail "${f#"$ROOT/"} is missing (run scripts/install-node-deps.sh)"
+    Finish
+  fi
+done
 echo "hosts: $("${CLAUDE[@]}" --version 2>/dev/null); gemini $("${GEMINI[@]}" --version 2>/dev/null); $("${CODEX[@]}" --version 2>/dev/null | head -1)"
 
 StartServer PORT sdk-server "$NODE" "$FIXTURES/sdk-server.mjs" --port 0 --tools 3
 URL="http://127.0.0.1:$PORT/mcp"
 SECRET="s3cret-header-value-$$"
+ENV_SECRET="s3cret-env-value-$$"
 
 # A HOME of its own; the daemon and every `mcpgw stdio` a host starts find the socket
 # through XDG_RUNTIME_DIR, as with the user service. The hosts stay off the network.
@@ -52,7 +61,7 @@ cat >"$HOME/.claude.json" <<JSON
   "numStartups": 1,
   "mcpServers": {
     "alpha": {"type": "http", "url": "$URL", "headers": {"X-Key": "\${TEST_KEY}"}},
-    "fs": {"type": "stdio", "command": "npx", "args": ["-y", "server-filesystem"], "env": {}}
+    "fs": {"type": "stdio", "command": "$NODE", "args": ["$FS_JS", "$HOME/proj"], "env": {"FS_KEY": "$ENV_SECRET"}}
   }
 }
 JSON
@@ -86,9 +95,13 @@ env_http_headers = { "X-Key" = "TEST_KEY" }
 [mcp_servers.paused]
 url = "$URL?from=paused"
 enabled = false
+
+[mcp_servers.think]
+command = "$NODE"
+args = ["$THINK_JS"]
 TOML
-printf '{"mcpServers": {"fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}}}\n' \
-  >"$HOME/.config/Claude/claude_desktop_config.json"
+printf '{"mcpServers": {"memory": {"command": "%s", "args": ["%s"], "env": {"MEMORY_FILE_PATH": "%s"}}}}\n' \
+  "$NODE" "$MEMORY_JS" "$HOME/memory.jsonl" >"$HOME/.config/Claude/claude_desktop_config.json"
 FILES=(.claude.json .cursor/mcp.json .config/Code/User/mcp.json .codeium/windsurf/mcp_config.json
   .gemini/settings.json .codex/config.toml .config/Claude/claude_desktop_config.json)
 mkdir -p "$TMP/before"
@@ -106,14 +119,18 @@ ExpectRc 0 "mcpgw import"
 printf '%s\n' "$OUT" "$ERR" >>"$TMP/outputs.txt"
 Check "import adds alpha once, from both hosts" grep -q 'also cursor' <<<"$OUT"
 Check "import suffixes the clashing beta" grep -q '+ beta-vscode' <<<"$OUT"
-Check "import skips the local and switched-off servers" \
-  bash -c "grep -q -- '- fs ' <<<\"\$1\" && grep -q -- '- off ' <<<\"\$1\" && grep -q -- '- paused ' <<<\"\$1\" && grep -q -- '- fetch ' <<<\"\$1\"" _ "$OUT"
+Check "import adds the local servers" \
+  bash -c "grep -q -- '+ fs ' <<<\"\$1\" && grep -q -- '+ memory ' <<<\"\$1\" && grep -q -- '+ think ' <<<\"\$1\"" _ "$OUT"
+Check "import skips the switched-off servers" \
+  bash -c "grep -q -- '- off ' <<<\"\$1\" && grep -q -- '- paused ' <<<\"\$1\"" _ "$OUT"
+Check "mcp.json holds the local server's literal env value, mode 0600" \
+  bash -c "grep -q -- '$ENV_SECRET' '$XDG_CONFIG_HOME/mcpgw/mcp.json' && test \"\$(stat -c %a '$XDG_CONFIG_HOME/mcpgw/mcp.json')\" = 600"
 Check "the running daemon picked mcp.json up ($(grep 'mcpgwd' <<<"$OUT" | head -1))" \
   grep -q "the running mcpgwd (pid $DAEMON_PID) picked up mcp.json" <<<"$OUT"
 Cli wait --timeout 20
 ExpectRc 0 "every imported server stops loading"
 Cli status --json
-for ns in alpha beta beta-vscode gamma delta epsilon; do
+for ns in alpha beta beta-vscode gamma delta epsilon fs memory think; do
   Check "$ns is ready" test "$(printf '%s' "$OUT" | NS=$ns Json '(d.servers.find((s) => s.namespace === process.env.NS) || {}).status')" = ready
 done
 for f in "${FILES[@]}"; do
@@ -201,8 +218,9 @@ printf '%s\n' "$OUT" "$ERR" >>"$TMP/outputs.txt"
 ExpectRc 1 "mcpgw doctor exits 1 while one check fails"
 Check "doctor: one failed check, the stripped-environment socket ($(grep '✗' <<<"$OUT" | head -2 | tr '\n' ' '))" \
   bash -c "test \"\$(grep -c '^✗' <<<\"\$1\")\" = 1 && grep -q \"^✗ hosts' socket\" <<<\"\$1\"" _ "$OUT"
-Check "doctor: the daemon, the service, the config, six servers and seven hosts hold" \
-  test "$(grep -c '^✓' <<<"$OUT")" -ge 16
+Check "doctor: each local server's command is found" test "$(grep -c '^✓ local server' <<<"$OUT")" = 3
+Check "doctor: the daemon, the service, the config, nine servers, three commands and seven hosts hold" \
+  test "$(grep -c '^✓' <<<"$OUT")" -ge 22
 
 # --- remove: every host file as it was ---
 for host in claude-desktop claude-code cursor vscode windsurf gemini codex; do
@@ -219,4 +237,5 @@ Check "after remove, Claude Code's servers are as they were" \
   "$(Json 'JSON.stringify(d.mcpServers)' <"$TMP/before/.claude.json")"
 
 Check "no output holds the header's secret value" bash -c "! grep -q '$SECRET' '$TMP/outputs.txt' '$TMP/mcpgwd.log'"
+Check "no output holds the local server's env value" bash -c "! grep -q '$ENV_SECRET' '$TMP/outputs.txt' '$TMP/mcpgwd.log'"
 Finish
