@@ -258,11 +258,105 @@ bool SwitchedOff(const Value& entry) {
          (enabled != nullptr && enabled->IsBool() && !enabled->GetBool());
 }
 
-// The directories searched, said for a person: whose PATH they came from.
-std::string Searched(const std::vector<std::string>& dirs, bool login_known) {
-  return base::DescribeDirs(dirs) +
-         (login_known ? " (your login shell's PATH, then the service's)"
-                      : " (the service's PATH; your login shell's could not be read)");
+// Fails when mcp.json can be written by other users (mcpgwd then runs none of its local
+// servers) or, holding local servers' env, read by them.
+void ModeCheck(const std::string& config_path, const SetupEnv& env, bool holds_env,
+               std::vector<Check>& checks) {
+  struct stat st = {};
+  if (stat(config_path.c_str(), &st) != 0) return;
+  const std::string shown = ShortPath(config_path, env);
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  if ((st.st_mode & 022) != 0) {
+    checks.push_back({false,
+                      "config: " + shown + " can be written by other users (mode " + mode +
+                          "), so mcpgwd runs none of its local servers",
+                      "chmod 600 " + config_path});
+  } else if (holds_env && (st.st_mode & 044) != 0) {
+    checks.push_back({false,
+                      "config: " + shown + " can be read by other users (mode " + mode +
+                          ") and holds local servers' env",
+                      "chmod 600 " + config_path});
+  }
+}
+
+// The folders the daemon searches for a bare command, asked for once, when first needed.
+class SearchPath {
+ public:
+  explicit SearchPath(const CommandPaths& paths) : paths_(paths) {}
+  const std::vector<std::string>& dirs() {
+    if (!asked_) {
+      const std::string login = paths_.login_path ? paths_.login_path() : "";
+      login_known_ = !login.empty();
+      dirs_ = base::SearchDirs(login, paths_.service_path ? paths_.service_path() : "");
+      asked_ = true;
+    }
+    return dirs_;
+  }
+  // The folders, said for a person: whose PATH they came from.
+  std::string Described() {
+    return base::DescribeDirs(dirs()) +
+           (login_known_ ? " (your login shell's PATH, then the service's)"
+                         : " (the service's PATH; your login shell's could not be read)");
+  }
+
+ private:
+  const CommandPaths& paths_;
+  bool asked_ = false;
+  bool login_known_ = false;
+  std::vector<std::string> dirs_;
+};
+
+// The check of one local entry named `name`: its cwd a folder, its command found.
+Check LocalCheck(std::string_view name, const Value& entry, const std::string& config_path,
+                 const SetupEnv& env, SearchPath& search) {
+  const std::string what = "local server " + config::DisplayName(name);
+  const std::string file = ShortPath(config_path, env);
+  const std::string written(config::StringOf(*config::FindLast(entry, "command")));
+  bool read_variable = false;
+  std::string cwd;
+  if (const Value* c = config::FindLast(entry, "cwd"); c != nullptr && c->IsString()) {
+    const std::optional<std::string> expanded = Expand(config::StringOf(*c), env, read_variable);
+    if (!expanded)
+      return {true, what + ": cwd reads a variable that is not set here; not checked", ""};
+    cwd = *expanded;
+    if (!cwd.empty() && !IsFolder(cwd)) {
+      return {false,
+              what + ": cwd " + (read_variable ? std::string(config::StringOf(*c)) : cwd) +
+                  " is not a folder",
+              "create the folder, or correct \"cwd\" in " + file};
+    }
+  }
+  read_variable = false;
+  const std::optional<std::string> program = Expand(written, env, read_variable);
+  if (!program) {
+    return {true,
+            what + ": command " + written + " reads a variable that is not set here; not checked",
+            ""};
+  }
+  const bool bare = program->find('/') == std::string::npos;
+  // Without a cwd the daemon runs the server in the home directory.
+  const base::Result<std::string> found = base::FindCommand(
+      *program, bare ? search.dirs() : std::vector<std::string>{}, cwd.empty() ? env.home : cwd);
+  if (found.ok()) {
+    // A path read from a variable is not shown: doctor prints no variable's value.
+    return {true,
+            what + ": command " + written +
+                (read_variable || !bare ? std::string(" is an executable file") : " is " + *found),
+            ""};
+  }
+  if (bare) {
+    return {false, what + ": command " + written + " not found in " + search.Described(),
+            "write its absolute path as \"command\" in " + file + " (\"command -v " + written +
+                "\" in your terminal shows it), or add its folder to PATH in your login shell's "
+                "start-up file (~/.profile, ~/.bashrc or ~/.zshrc), then " +
+                RestartCommand(env)};
+  }
+  const char* from = (*program)[0] == '/' ? ""
+                     : cwd.empty()        ? " (from the home directory)"
+                                          : " (from its cwd)";
+  return {false, what + ": command " + written + " is not an executable file" + from,
+          "point \"command\" in " + file + " at an executable file, by its absolute path"};
 }
 
 }  // namespace
@@ -276,106 +370,24 @@ std::vector<Check> LocalServerChecks(const std::string& config_path, const Setup
   if (!config::ParseJsonDocument(file->text, config_path, doc).ok()) return checks;
   const Value* servers = ServersOf(doc);
   if (servers == nullptr) return checks;
-  bool searched = false;
-  bool login_known = false;
-  std::vector<std::string> dirs;
-  bool any_local = false;
-  bool any_env = false;
+  std::vector<std::pair<std::string_view, const Value*>> local;
+  bool holds_env = false;
   for (const auto& m : servers->GetObject()) {
-    if (m.value.IsObject() && config::FindLast(m.value, "command") != nullptr) {
-      any_local = true;
-      const Value* e = config::FindLast(m.value, "env");
-      any_env = any_env || (e != nullptr && e->IsObject() && e->MemberCount() > 0);
+    if (!m.value.IsObject()) continue;
+    const Value* command = config::FindLast(m.value, "command");
+    if (command == nullptr) continue;
+    const Value* e = config::FindLast(m.value, "env");
+    holds_env = holds_env || (e != nullptr && e->IsObject() && e->MemberCount() > 0);
+    // One switched off is never started; a command that is not a string mcpgwd refuses,
+    // and the server's check says why.
+    if (!SwitchedOff(m.value) && command->IsString() && command->GetStringLength() > 0) {
+      local.emplace_back(config::StringOf(m.name), &m.value);
     }
   }
-  if (!any_local) return checks;
-  // mcpgwd runs local servers only from a file no one else can write (docs/CONFIG.md); their
-  // env holds keys, which no one else should read.
-  struct stat st = {};
-  if (stat(config_path.c_str(), &st) == 0) {
-    const std::string shown = ShortPath(config_path, env);
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    if ((st.st_mode & 022) != 0) {
-      checks.push_back({false,
-                        "config: " + shown + " can be written by other users (mode " + mode +
-                            "), so mcpgwd runs none of its local servers",
-                        "chmod 600 " + config_path});
-    } else if (any_env && (st.st_mode & 044) != 0) {
-      checks.push_back({false,
-                        "config: " + shown + " can be read by other users (mode " + mode +
-                            ") and holds local servers' env",
-                        "chmod 600 " + config_path});
-    }
-  }
-  for (const auto& m : servers->GetObject()) {
-    const Value& entry = m.value;
-    if (!entry.IsObject() || SwitchedOff(entry)) continue;
-    const Value* command = config::FindLast(entry, "command");
-    if (command == nullptr || !command->IsString() || command->GetStringLength() == 0) continue;
-    const std::string what = "local server " + config::DisplayName(config::StringOf(m.name));
-    const std::string written(config::StringOf(*command));
-    bool read_variable = false;
-    std::string cwd;
-    if (const Value* c = config::FindLast(entry, "cwd"); c != nullptr && c->IsString()) {
-      const std::optional<std::string> expanded = Expand(config::StringOf(*c), env, read_variable);
-      if (!expanded) {
-        checks.push_back(
-            {true, what + ": cwd reads a variable that is not set here; not checked", ""});
-        continue;
-      }
-      cwd = *expanded;
-      if (!cwd.empty() && !IsFolder(cwd)) {
-        checks.push_back(
-            {false,
-             what + ": cwd " + (read_variable ? std::string(config::StringOf(*c)) : cwd) +
-                 " is not a folder",
-             "create the folder, or correct \"cwd\" in " + ShortPath(config_path, env)});
-        continue;
-      }
-    }
-    read_variable = false;
-    const std::optional<std::string> program = Expand(written, env, read_variable);
-    if (!program) {
-      checks.push_back(
-          {true,
-           what + ": command " + written + " reads a variable that is not set here; not checked",
-           ""});
-      continue;
-    }
-    if (!searched) {
-      const std::string login = paths.login_path ? paths.login_path() : "";
-      login_known = !login.empty();
-      dirs = base::SearchDirs(login, paths.service_path ? paths.service_path() : "");
-      searched = true;
-    }
-    // Without a cwd the daemon runs the server in the home directory.
-    const base::Result<std::string> found =
-        base::FindCommand(*program, dirs, cwd.empty() ? env.home : cwd);
-    const bool bare = program->find('/') == std::string::npos;
-    if (found.ok()) {
-      checks.push_back(
-          {true,
-           what + ": command " + written +
-               (read_variable || !bare ? std::string(" is an executable file") : " is " + *found),
-           ""});
-    } else if (bare) {
-      checks.push_back(
-          {false, what + ": command " + written + " not found in " + Searched(dirs, login_known),
-           "write its absolute path as \"command\" in " + ShortPath(config_path, env) +
-               " (\"command -v " + written +
-               "\" in your terminal shows it), or add its folder to PATH in your login "
-               "shell's start-up file (~/.profile, ~/.bashrc or ~/.zshrc), then " +
-               RestartCommand(env)});
-    } else {
-      checks.push_back({false,
-                        what + ": command " + written + " is not an executable file" +
-                            ((*program)[0] == '/' ? ""
-                             : cwd.empty()        ? " (from the home directory)"
-                                                  : " (from its cwd)"),
-                        "point \"command\" in " + ShortPath(config_path, env) +
-                            " at an executable file, by its absolute path"});
-    }
+  if (holds_env || !local.empty()) ModeCheck(config_path, env, holds_env, checks);
+  SearchPath search(paths);
+  for (const auto& [name, entry] : local) {
+    checks.push_back(LocalCheck(name, *entry, config_path, env, search));
   }
   return checks;
 }
