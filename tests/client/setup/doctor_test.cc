@@ -312,3 +312,35 @@ TEST_CASE("doctor: the service's PATH from the environment file or systemctl's o
 }
 
 }  // namespace mcpgw::setup
+
+namespace mcpgw::setup {
+
+TEST_CASE("doctor: a local server the daemon could not run says what to do",
+          "[setup][doctor][local]") {
+  TempHome home;
+  const std::string config =
+      home.Write(".config/mcpgw/mcp.json", "{\"mcpServers\": {\"r\": {\"url\": \"http://r\"}}}");
+  auto row = [](const std::string& name, const std::string& reason) {
+    return "{\"namespace\":\"" + name + "\",\"status\":\"error\",\"reason\":\"" + reason +
+           "\",\"oauth\":null}";
+  };
+  const std::string servers =
+      row("think", "the local server command uvx not found in /usr/bin and /bin") + "," +
+      row("open", "local servers run only from an mcp.json no one else can write; " + config +
+                      " has mode 0664 (chmod go-w " + config + ")") +
+      "," + row("refused", "local MCP servers (command) are not supported yet");
+  const std::string status = Status(config, servers);
+  std::ostringstream out;
+  CHECK(PrintChecks(RunChecks(home.Env(), Answers(status, status), NoPaths()), out) == 1);
+  const std::string text = out.str();
+  CHECK(text.find("✗ server think: error: the local server command uvx not found in /usr/bin and "
+                  "/bin\n    fix: write the command's absolute path as \"command\" in mcp.json") !=
+        std::string::npos);
+  CHECK(text.find("    fix: chmod 600 " + config + ", then systemctl --user reload mcpgwd") !=
+        std::string::npos);
+  CHECK(text.find("✗ server refused: error: local MCP servers (command) are not supported yet\n"
+                  "    fix: the settings refuse local servers (local_servers: \"refuse\")") !=
+        std::string::npos);
+}
+
+}  // namespace mcpgw::setup
