@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <utility>
 
@@ -111,6 +112,7 @@ class LocalProcess::Link final : public ChildSink {
   void OnChildExit(const ChildExit& exit) override { owner_->Exited(this, exit); }
 
   std::unique_ptr<Child> child;
+  std::deque<std::string> last_lines;  // this process's last stderr lines, for its exit reason
   std::string stderr_line;  // the line being read
   bool stderr_overlong = false;
 
@@ -169,10 +171,10 @@ void LocalProcess::KillAll() {
   gauges_->pid.store(0, std::memory_order_relaxed);
 }
 
-std::string LocalProcess::ExitReason(const ChildExit& exit) const {
+std::string LocalProcess::ExitReason(const Link& link, const ChildExit& exit) const {
   std::string reason = exit.Describe();
   // The last lines it wrote on stderr usually say why.
-  const std::vector<std::string> tail = gauges_->StderrTail();
+  const std::deque<std::string>& tail = link.last_lines;
   std::string said;
   for (size_t i = tail.size() > 3 ? tail.size() - 3 : 0; i < tail.size(); ++i) {
     if (!said.empty()) said += " | ";
@@ -184,13 +186,13 @@ std::string LocalProcess::ExitReason(const ChildExit& exit) const {
 
 void LocalProcess::Exited(Link* link, const ChildExit& exit) {
   if (!link->stderr_line.empty()) {
-    LogStderrLine(std::move(link->stderr_line));
+    LogStderrLine(*link, std::move(link->stderr_line));
     link->stderr_line.clear();
   }
   if (current_.get() == link) {
     std::unique_ptr<Link> gone = std::move(current_);
     gauges_->pid.store(0, std::memory_order_relaxed);
-    const std::string reason = ExitReason(exit);
+    const std::string reason = ExitReason(*gone, exit);
     spdlog::info("server \"{}\": the process {}", name_, reason);
     events_->OnProcessExited(reason);
     return;  // `gone` (and its child) end here, after the report
@@ -219,14 +221,14 @@ void LocalProcess::Stderr(Link* link, std::string_view bytes) {
     line.swap(link->stderr_line);
     if (link->stderr_overlong) line += " […]";
     link->stderr_overlong = false;
-    LogStderrLine(std::move(line));
+    LogStderrLine(*link, std::move(line));
   }
 }
 
 // Every line is kept for status; the log gets kStderrLinesPerSecond a second
 // and then one line counting the rest. The log's scrubber removes configured
 // secrets from each line, and status scrubs the kept ones.
-void LocalProcess::LogStderrLine(std::string line) {
+void LocalProcess::LogStderrLine(Link& link, std::string line) {
   while (!line.empty() && line.back() == '\r') line.pop_back();
   if (line.empty()) return;
   gauges_->stderr_lines.fetch_add(1, std::memory_order_relaxed);
@@ -248,6 +250,8 @@ void LocalProcess::LogStderrLine(std::string line) {
     ++window_dropped_;
     gauges_->stderr_dropped.fetch_add(1, std::memory_order_relaxed);
   }
+  link.last_lines.push_back(clean);
+  if (link.last_lines.size() > 3) link.last_lines.pop_front();
   gauges_->KeepStderr(std::move(clean));
 }
 

@@ -1,6 +1,6 @@
 // LocalProcess: the process of one local server (BEHAVIOR.md §17), for its
 // ServerHost: finds the command the way the service must (the login shell's
-// PATH, then the daemon's), gives it exactly the environment §17 lists,
+// PATH, then the daemon's), gives it exactly the environment BEHAVIOR.md §17 lists,
 // starts it on the host's loop, writes its stdin, drains and logs its stderr
 // (a line at most 8 KiB, rate-limited, the last lines kept for status), and
 // stops it — a process given up keeps being drained until it has ended.
@@ -84,8 +84,8 @@ class LocalProcess {
   class Link;
   void Exited(Link* link, const ChildExit& exit);
   void Stderr(Link* link, std::string_view bytes);
-  void LogStderrLine(std::string line);
-  std::string ExitReason(const ChildExit& exit) const;
+  void LogStderrLine(Link& link, std::string line);
+  std::string ExitReason(const Link& link, const ChildExit& exit) const;
 
   Env* env_;
   std::string name_;
@@ -107,7 +107,7 @@ class LocalProcess {
 const std::vector<std::string>& CommandSearchDirs();
 
 // The environment BEHAVIOR.md §17 gives a local server: the variables of
-// `own` (NAME=value) that §17 lists, PATH set to `search_dirs`, then the
+// `own` (NAME=value) that BEHAVIOR.md §17 lists, PATH set to `search_dirs`, then the
 // entry's own `env`.
 std::vector<std::string> LocalServerEnv(char** own, const std::vector<std::string>& search_dirs,
                                         const std::vector<config::EnvVar>& entry_env);

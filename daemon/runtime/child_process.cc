@@ -66,6 +66,10 @@ struct Prepared {
 // stdio until the server is forked, 3 the report pipe; everything else of the
 // daemon's is closed, so that no host connection or socket stays open in it.
 [[noreturn]] void RunKeeper(const Prepared& p, int fds[4], pid_t daemon) {
+  // A group of its own: what ends the daemon's group (a terminal's Ctrl-C,
+  // a service manager's stop of the daemon's process group) leaves the
+  // keeper to stop its server in order.
+  setpgid(0, 0);
   for (int sig : {SIGINT, SIGHUP, SIGTERM, SIGPIPE, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU}) {
     struct sigaction ign {};
     ign.sa_handler = SIG_IGN;

@@ -16,14 +16,16 @@ TEST_CASE("the report has a summary line and one line per entry", "[config][chec
       R"({"mcpServers": {
         "github": {"url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer ${env:T}"}},
         "keyed": {"url": "https://h/mcp?key=${env:T}", "headers": {"A": "1", "B": "2"}},
-        "local": {"command": "npx"},
+        "local": {"command": "npx", "args": ["-y", "${env:T}"], "env": {"K": "v"}},
+        "off": {"command": "npx", "disabled": true},
         "plain": {"url": "http://localhost:3000/mcp"}}})",
       "/home/u/.config/mcpgw/mcp.json", FakeEnv({{"T", "tok"}}));
   CHECK(FormatCheckReport(r, "/home/u/.config/mcpgw/mcp.json") ==
-        "/home/u/.config/mcpgw/mcp.json: 4 servers: 3 accepted, 1 refused\n"
+        "/home/u/.config/mcpgw/mcp.json: 5 servers: 4 accepted, 1 refused\n"
         "github: accepted (https://api.example.com/mcp, 1 header)\n"
         "keyed: accepted (https://h/mcp?key=<redacted>, 2 headers)\n"
-        "local: refused: local MCP servers (command) are not supported yet\n"
+        "local: accepted (local: npx -y <redacted>, 1 environment variable)\n"
+        "off: refused: disabled in the configuration\n"
         "plain: accepted (http://localhost:3000/mcp, 0 headers)\n");
   CHECK(CheckExitCode(r) == 0);
 }
@@ -61,10 +63,11 @@ TEST_CASE("a file with no servers reports zero and is usable", "[config][check]"
 }
 
 TEST_CASE("only refused entries is still usable", "[config][check]") {
-  ParseResult r = Parse(R"({"mcpServers": {"one": {"command": "x"}}})", "mcp.json", FakeEnv());
+  ParseResult r =
+      Parse(R"({"mcpServers": {"one": {"command": "x", "args": 1}}})", "mcp.json", FakeEnv());
   CHECK(FormatCheckReport(r, "mcp.json") ==
         "mcp.json: 1 server: 0 accepted, 1 refused\n"
-        "one: refused: local MCP servers (command) are not supported yet\n");
+        "one: refused: \"args\" must be an array of strings (got number)\n");
   CHECK(CheckExitCode(r) == 0);
 }
 

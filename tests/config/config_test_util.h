@@ -32,7 +32,7 @@ inline ParseResult ParseEntryJson(std::string_view entry_json, const ParseEnv& e
 inline Entry OnlyEntry(std::string_view entry_json, const ParseEnv& env = FakeEnv()) {
   ParseResult result = ParseEntryJson(entry_json, env);
   if (!result.ok() || result->entries.size() != 1)
-    return Entry{"<parse failed>", {}, result.message(), {}};
+    return Entry{"<parse failed>", {}, {}, result.message(), {}};
   return result->entries[0];
 }
 

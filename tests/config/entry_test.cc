@@ -41,13 +41,68 @@ TEST_CASE("an entry with neither url nor command is refused", "[config][entry]")
   CHECK_FALSE(OnlyEntry("{}").accepted());
 }
 
-TEST_CASE("a local entry is refused with exactly the local reason", "[config][entry]") {
+TEST_CASE("a local entry is accepted with its command, args, env and cwd", "[config][entry]") {
   Entry e = OnlyEntry(
-      "{\"command\": \"npx\", \"args\": [\"-y\", \"${env:UNSET}\"], \"env\": {\"K\": \"v\"},"
-      " \"cwd\": \"${userHome}\"}");
-  CHECK_FALSE(e.accepted());
-  CHECK(e.refusal == "local MCP servers (command) are not supported yet");
-  CHECK(OnlyEntry("{\"command\": 5}").refusal == kLocalRefusal);
+      "{\"command\": \"npx\", \"args\": [\"-y\", \"pkg\", \"${userHome}/data\"],"
+      " \"env\": {\"K\": \"v\", \"API_KEY\": \"literal-key\"}, \"cwd\": \"${userHome}\","
+      " \"type\": \"stdio\"}");
+  REQUIRE(e.accepted());
+  REQUIRE(e.local.has_value());
+  CHECK_FALSE(e.remote.has_value());
+  CHECK(e.local->command == "npx");
+  CHECK(e.local->args == std::vector<std::string>{"-y", "pkg", "/home/tester/data"});
+  REQUIRE(e.local->env.size() == 2);
+  CHECK(e.local->env[0].name == "K");
+  CHECK(e.local->env[1].value.Reveal() == "literal-key");
+  CHECK(e.local->cwd == "/home/tester");
+  CHECK(e.local->shown == "npx -y pkg /home/tester/data");
+  CHECK(e.notes.empty());
+}
+
+TEST_CASE("a local entry's bad fields refuse it, naming the key", "[config][entry]") {
+  CHECK(OnlyEntry("{\"command\": 5}").refusal == "command must be a string (got number)");
+  CHECK(OnlyEntry("{\"command\": \"\"}").refusal == "\"command\" is empty");
+  CHECK(OnlyEntry("{\"command\": \"x\", \"args\": \"-y\"}").refusal ==
+        "\"args\" must be an array of strings (got string)");
+  CHECK(OnlyEntry("{\"command\": \"x\", \"args\": [\"a\", 3]}").refusal ==
+        "args[1] must be a string (got number)");
+  CHECK(OnlyEntry("{\"command\": \"x\", \"env\": {\"A=B\": \"v\"}}").refusal ==
+        "env.A=B: not a valid variable name");
+  CHECK(OnlyEntry("{\"command\": \"x\", \"env\": {\"A\": 1}}").refusal ==
+        "env.A must be a string (got number)");
+  CHECK(OnlyEntry("{\"command\": \"x\", \"cwd\": \"relative/dir\"}").refusal ==
+        "cwd: must be an absolute path");
+  CHECK(OnlyEntry("{\"command\": \"x\", \"args\": [\"${env:UNSET_VAR}\"]}").refusal ==
+        "args[0]: environment variable UNSET_VAR is not set");
+  CHECK(OnlyEntry("{\"command\": \"x\", \"type\": \"sse\"}").refusal ==
+        "legacy HTTP+SSE transport (type \"sse\") is not supported; use Streamable HTTP");
+}
+
+TEST_CASE("local_servers refuse and a writable mcp.json refuse local entries only",
+          "[config][entry]") {
+  ParseResult r = Parse(R"({"mcpServers": {"l": {"command": "x"}, "r": {"url": "http://r"}}})",
+                        "mcp.json", testing::FakeEnv());
+  REQUIRE(r.ok());
+  Config refused = *r;
+  RefuseLocal(refused);
+  CHECK(refused.entries[0].refusal == kLocalRefusal);
+  CHECK_FALSE(refused.entries[0].accepted());
+  CHECK(refused.entries[1].accepted());
+
+  Config writable = *r;
+  RefuseLocalUnlessPrivate(writable, "/h/mcp.json", 1000, 0100666, 1000);
+  CHECK(writable.entries[0].refusal ==
+        "local servers run only from an mcp.json no one else can write; /h/mcp.json has mode "
+        "0666 (chmod go-w /h/mcp.json)");
+  CHECK(writable.entries[1].accepted());
+
+  Config foreign = *r;
+  RefuseLocalUnlessPrivate(foreign, "/h/mcp.json", 0, 0100600, 1000);
+  CHECK(foreign.entries[0].refusal.find("belongs to another user (uid 0)") != std::string::npos);
+
+  Config mine = *r;
+  RefuseLocalUnlessPrivate(mine, "/h/mcp.json", 1000, 0100644, 1000);
+  CHECK(mine.entries[0].accepted());
 }
 
 TEST_CASE("type sse is refused, in any case", "[config][entry]") {

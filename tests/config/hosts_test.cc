@@ -30,7 +30,8 @@ TEST_CASE("VS Code's servers object is read when mcpServers is absent", "[config
   REQUIRE(r->entries.size() == 2);
   CHECK(r->entries[0].name == "gh");
   CHECK(r->entries[0].accepted());
-  CHECK(r->entries[1].refusal == kLocalRefusal);
+  REQUIRE(r->entries[1].local.has_value());
+  CHECK(r->entries[1].local->command == "npx");
   CHECK(r->notes.empty());
 }
 

@@ -107,9 +107,9 @@ TEST_CASE("a repeated server name keeps the last value at the first position", "
 
 TEST_CASE("a repeated server name whose last value is bad is refused", "[config][parse]") {
   ParseResult r =
-      P("{\"mcpServers\": {\"a\": {\"url\": \"http://ok\"}, \"a\": {\"command\": \"x\"}}}");
+      P("{\"mcpServers\": {\"a\": {\"url\": \"http://ok\"}, \"a\": {\"command\": 7}}}");
   REQUIRE(r->entries.size() == 1);
-  CHECK(r->entries[0].refusal == kLocalRefusal);
+  CHECK(r->entries[0].refusal == "command must be a string (got number)");
 }
 
 TEST_CASE("a repeated mcpServers key uses the last one", "[config][parse]") {
@@ -128,7 +128,7 @@ TEST_CASE("a repeated key inside an entry uses the last one", "[config][parse]")
 TEST_CASE("one bad entry does not affect the others", "[config][parse]") {
   ParseResult r =
       P("{\"mcpServers\": {\"bad\": 7, \"good\": {\"url\": \"https://h/mcp\"},"
-        " \"local\": {\"command\": \"npx\"}}}");
+        " \"local\": {\"command\": \"npx\", \"args\": {}}}}");
   REQUIRE(r.ok());
   REQUIRE(r->entries.size() == 3);
   CHECK_FALSE(r->entries[0].accepted());

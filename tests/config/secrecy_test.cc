@@ -32,7 +32,7 @@ const char* const kRefusedEntries[] = {
     R"(["ENVSENTINEL-7f3a"])",
     R"({"url": "https://h/${env:S}", "command": "x", "headers": {"A": "HDRSENTINEL-91c2"}})",
     R"({"headers": {"Authorization": "HDRSENTINEL-91c2"}, "x": "${env:S}"})",
-    R"({"command": "${env:S}", "args": ["HDRSENTINEL-91c2"], "env": {"T": "${env:S}"}})",
+    R"({"command": "${env:S}", "args": ["HDRSENTINEL-91c2"], "env": {"T": "${env:S}"}, "cwd": "r"})",
     R"({"url": "https://h/${env:S}", "type": "sse", "headers": {"A": "HDRSENTINEL-91c2"}})",
     R"({"url": ["HDRSENTINEL-91c2"]})",
     R"({"url": "ftp://${env:S}/"})",

@@ -61,6 +61,8 @@ inline SettingValue OtherThanDefault(const SettingKey& key) {
       return std::vector<uid_t>{7, 1001};
     case SettingType::kPinningMode:
       return PinningMode::kOff;
+    case SettingType::kLocalServers:
+      return std::string("refuse");
   }
   return {};
 }
