@@ -60,7 +60,8 @@ TEST_CASE("mcpgwd --check reports each entry of a mixed file and exits 0", "[dae
   auto r = Run({MCPGW_MCPGWD_PATH, "--config", dir / "mcp.json", "--check"}, dir);
   INFO(r.out << r.err);
   CHECK(r.code == 0);
-  CHECK(r.out.find("local MCP servers (command) are not supported yet") != std::string::npos);
+  CHECK(r.out.find("local: accepted (local: some-server --x, 0 environment variables)") !=
+        std::string::npos);
   CHECK(r.out.find("MCPGW_IT_UNSET_TOKEN") != std::string::npos);
   CHECK(r.out.find("accepted") != std::string::npos);
 }
@@ -104,8 +105,10 @@ TEST_CASE("mcpgwd serves refused and unreachable servers with clear statuses", "
   auto doc = Json(r.out);
   REQUIRE(doc.IsObject());
   CHECK(std::string((*Server(doc, "down"))["reason"].GetString()) == "connection refused");
-  CHECK(std::string((*Server(doc, "local"))["reason"].GetString()) ==
-        "local MCP servers (command) are not supported yet");
+  // A local server whose command is nowhere on the PATH: an error naming it.
+  CHECK(std::string((*Server(doc, "local"))["reason"].GetString())
+            .rfind("the local server command some-server not found in /", 0) == 0);
+  CHECK(std::string((*Server(doc, "local"))["transport"].GetString()) == "stdio");
   CHECK(std::string((*Server(doc, "legacy"))["status"].GetString()) == "error");
   CHECK(std::string(doc["daemon"]["config"].GetString()) == d.config());
 

@@ -69,7 +69,7 @@ ExpectError s500 "HTTP 500"
 ExpectError s302 "redirect|302"
 ExpectError wrong-version "2024-11-05"
 ExpectError refused "connection refused"
-ExpectError local "^local MCP servers \\(command\\) are not supported yet$"
+ExpectError local "^the local server command some-server not found in /"
 Cli call s401 probe
 ExpectRc 4 "a call to a server in error exits 4 (not_ready)"
 Check "the not_ready message names the reason" grep -Eq "HTTP 401|authorization required" "$TMP/cli.err"

@@ -15,9 +15,9 @@ Check "mcpgw.h is installed" test -f "$P/include/mcpgw.h"
 Check "mcpgw.pc is installed" test -f "$LIBDIR/pkgconfig/mcpgw.pc"
 
 export MCPGW_SOCKET="$XDG_RUNTIME_DIR/mcpgw/mcpgw.sock"
-printf '{"mcpServers":{"consumer-visible":{"command":"x"}}}\n' >"$TMP/mcp.json"
+printf '{"mcpServers":{"consumer-visible":{"command":"x","disabled":true}}}\n' >"$TMP/mcp.json"
 StartDaemon "$TMP/mcp.json" "$MCPGW_SOCKET"
-WANT='ok {"servers":[{"namespace":"consumer-visible","status":"error","reason":"local MCP servers (command) are not supported yet","tools":[]}]}'
+WANT='ok {"servers":[{"namespace":"consumer-visible","status":"error","reason":"disabled in the configuration","tools":[]}]}'
 
 # ---- pkg-config ------------------------------------------------------------------
 export PKG_CONFIG_PATH="$LIBDIR/pkgconfig"

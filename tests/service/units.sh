@@ -55,8 +55,10 @@ Check "the service reloads with SIGHUP" grep -q '^ExecReload=.*-HUP \$MAINPID' "
 Check "the service reads proxies and SSL_CERT_FILE from an optional environment file" \
   test "$(Key "$SERVICE" EnvironmentFile)" = "-%E/mcpgw/environment"
 Check "the service sets NoNewPrivileges" test "$(Key "$SERVICE" NoNewPrivileges)" = yes
-Check "the service may use only unix, inet and inet6 sockets" \
-  test "$(Key "$SERVICE" RestrictAddressFamilies)" = "AF_UNIX AF_INET AF_INET6"
+Check "the service may use only unix, inet, inet6 and netlink sockets (Node asks netlink for interfaces)" \
+  test "$(Key "$SERVICE" RestrictAddressFamilies)" = "AF_UNIX AF_INET AF_INET6 AF_NETLINK"
+Check "the service lets local servers' JITs map executable memory (V8)" \
+  test -z "$(Key "$SERVICE" MemoryDenyWriteExecute)"
 # A user manager gets mount namespaces only through unprivileged user
 # namespaces; where those are refused, these would keep the daemon from starting.
 for key in ProtectSystem ProtectHome PrivateTmp PrivateDevices ProtectKernelTunables \
