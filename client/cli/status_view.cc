@@ -118,6 +118,35 @@ std::string Labelled(size_t label_width, std::string_view label, const std::stri
   return out;
 }
 
+// A local server's lines: its command, its process, and the last lines it wrote on stderr.
+template <typename Add>
+void LocalDetails(const ServerRow& row, const RenderOptions& options, const Add& add) {
+  add("command:", base::StripControls(row.command));
+  std::string process = "not running";
+  if (row.pid) {
+    process = "pid " + std::to_string(static_cast<long long>(*row.pid));
+    if (row.uptime_s) {
+      process += ", up " + RelativeTime(options.now_unix - *row.uptime_s, options.now_unix);
+      const size_t ago = process.rfind(" ago");
+      if (ago != std::string::npos) process.erase(ago);
+    }
+    char mb[32];
+    std::snprintf(mb, sizeof mb, "%.1f MB", static_cast<double>(row.rss_bytes) / 1e6);
+    process += std::string(", ") + mb + " resident (with its children)";
+  }
+  process += ", " + std::to_string(row.restarts) + (row.restarts == 1 ? " restart" : " restarts");
+  if (row.stdout_skipped > 0) {
+    process += ", " + std::to_string(row.stdout_skipped) + " stdout lines skipped (not JSON-RPC)";
+  }
+  add("process:", process);
+  constexpr size_t kShownStderrLines = 3;
+  const size_t first =
+      row.stderr_tail.size() > kShownStderrLines ? row.stderr_tail.size() - kShownStderrLines : 0;
+  for (size_t i = first; i < row.stderr_tail.size(); ++i) {
+    add(i == first ? "stderr:" : "", base::StripControls(row.stderr_tail[i]));
+  }
+}
+
 // The lines under a server's row: why it is not ready, where it is, what last went wrong.
 std::string Details(const ServerRow& row, const RenderOptions& options) {
   std::string out;
@@ -138,6 +167,7 @@ std::string Details(const ServerRow& row, const RenderOptions& options) {
     add("url:", url);
   }
   if (!row.proxy.empty()) add("proxy:", base::StripControls(row.proxy));
+  if (row.local) LocalDetails(row, options, add);
   if (row.queued > 0) {
     add("queued:", std::to_string(row.queued) +
                        " waiting for a connection (limits.max_connections_per_server)");
@@ -242,6 +272,24 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
       row.http_version = String(server, "http_version", "");
       row.last_error = String(server, "last_error", "");
       row.last_error_unix = Number(server, "last_error_unix");
+      if (const Value* l = Member(server, "local"); l != nullptr && l->IsObject()) {
+        const auto count = [&](const char* key) -> uint64_t {
+          const Value* v = Member(*l, key);
+          return v != nullptr && v->IsUint64() ? v->GetUint64() : 0;
+        };
+        row.local = true;
+        row.command = String(*l, "command", "");
+        row.pid = Number(*l, "pid");
+        row.uptime_s = Number(*l, "uptime_s");
+        row.restarts = count("restarts");
+        row.rss_bytes = count("rss_bytes");
+        row.stdout_skipped = count("stdout_skipped");
+        if (const Value* t = Member(*l, "stderr_tail"); t != nullptr && t->IsArray()) {
+          for (const Value& line : t->GetArray()) {
+            if (line.IsString()) row.stderr_tail.emplace_back(line.GetString(), line.GetStringLength());
+          }
+        }
+      }
       if (const Value* o = Member(server, "oauth"); o != nullptr && o->IsObject()) {
         row.oauth = true;
         row.oauth_state = String(*o, "state");

@@ -41,6 +41,15 @@ struct ServerRow {
   uint64_t pins_changed = 0;
   uint64_t pins_new = 0;
   std::string pins_error;  // the pin file could not be trusted or written; empty: none
+  // A local server's process (BEHAVIOR.md §17): set when the server is local.
+  bool local = false;
+  std::string command;  // the command and its arguments as the daemon shows them
+  std::optional<double> pid;
+  std::optional<double> uptime_s;
+  uint64_t restarts = 0;
+  uint64_t rss_bytes = 0;  // of its process tree
+  uint64_t stdout_skipped = 0;
+  std::vector<std::string> stderr_tail;  // the last lines, oldest first
 };
 
 struct StatusView {

@@ -93,6 +93,27 @@ TEST_CASE("a server reached through a proxy has a proxy line under its row", "[c
   CHECK(Render(kStatus).find("proxy:") == std::string::npos);
 }
 
+TEST_CASE("a local server shows its command, process and last stderr lines", "[cli][status]") {
+  const std::string out = Render(R"({"daemon":{"version":"0.1.0"},"servers":[
+    {"namespace":"fs","status":"ready","tools":14,"transport":"stdio","local":{
+      "command":"npx -y @modelcontextprotocol/server-filesystem /data","pid":4242,"uptime_s":125,
+      "restarts":2,"rss_bytes":73400320,"stdout_skipped":3,
+      "stderr_tail":["one","two","three","Secure MCP Filesystem Server running on stdio"]}},
+    {"namespace":"gone","status":"error","reason":"the local server exited with code 1",
+      "transport":"stdio","local":{"command":"uvx thing","pid":null,"restarts":0,
+      "rss_bytes":0,"stdout_skipped":0,"stderr_tail":[]}}]})");
+  CHECK(out.find("  command:    npx -y @modelcontextprotocol/server-filesystem /data\n") !=
+        std::string::npos);
+  CHECK(out.find("  process:    pid 4242, up 2m, 73.4 MB resident (with its children), 2 restarts, "
+                 "3 stdout lines skipped (not JSON-RPC)\n") != std::string::npos);
+  // The last three lines, oldest first.
+  CHECK(out.find("  stderr:     two\n") != std::string::npos);
+  CHECK(out.find("one\n") == std::string::npos);
+  CHECK(out.find("              Secure MCP Filesystem Server running on stdio\n") !=
+        std::string::npos);
+  CHECK(out.find("  process:    not running, 0 restarts\n") != std::string::npos);
+}
+
 TEST_CASE("status colours the status cell only when asked", "[cli][status]") {
   RenderOptions options;
   options.color = true;
