@@ -92,6 +92,20 @@ std::string Gateway::MetricsText() const {
     m.Sample("mcpgw_server_reconnects_total", {{"namespace", s->name}},
              s->attempts > 1 ? s->attempts - 1 : uint64_t{0});
   }
+  m.Family("mcpgw_server_info", "gauge",
+           "1 for every server, labelled with its transport: http (a url) or stdio (a local "
+           "command the daemon runs).");
+  for (const auto& s : servers_) {
+    m.Sample("mcpgw_server_info",
+             {{"namespace", s->name}, {"transport", s->local ? "stdio" : "http"}}, uint64_t{1});
+  }
+  m.Family("mcpgw_local_server_restarts_total", "counter",
+           "Processes a local server was started again with, after the first.");
+  for (const auto& s : servers_) {
+    if (!s->gauges || !s->gauges->local) continue;
+    m.Sample("mcpgw_local_server_restarts_total", {{"namespace", s->name}},
+             s->gauges->local->restarts.load(std::memory_order_relaxed));
+  }
   m.Family("mcpgw_server_tools", "gauge", "Tools in a server's listing as hosts see it.");
   for (const auto& s : servers_) {
     m.Sample("mcpgw_server_tools", {{"namespace", s->name}},

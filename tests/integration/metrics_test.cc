@@ -171,6 +171,7 @@ TEST_CASE(
   CHECK(m["mcpgw_server_state{namespace=\"down\",state=\"error\"}"] == 1);
   CHECK(m["mcpgw_server_state{namespace=\"a\",state=\"ready\"}"] == 1);
   CHECK(m["mcpgw_server_reconnects_total{namespace=\"down\"}"] >= 1);
+  CHECK(m["mcpgw_server_info{namespace=\"a\",transport=\"http\"}"] == 1);
   CHECK(m["mcpgw_server_received_bytes_total{namespace=\"a\"}"] > 0);
   CHECK(m["mcpgw_server_sent_bytes_total{namespace=\"a\"}"] > 0);
   CHECK(m["process_resident_memory_bytes"] > 1e6);
