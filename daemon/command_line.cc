@@ -76,8 +76,8 @@ See mcpgwd(1), mcpgw(1) and docs/SERVICE.md.)";
 
 constexpr const char* kDescription =
     "mcpgwd: a gateway daemon for the Model Context Protocol. It connects to every remote MCP "
-    "server an mcp.json names and serves two tools, get_dynamic_tools and call_dynamic_tool, to "
-    "local hosts over a Unix socket.";
+    "server an mcp.json names, runs each local one (a command) once for every host, and serves "
+    "two tools, get_dynamic_tools and call_dynamic_tool, to local hosts over a Unix socket.";
 
 constexpr const char* kUsageHint = "Run 'mcpgwd --help' for usage.";
 
