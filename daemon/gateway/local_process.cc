@@ -225,6 +225,13 @@ void LocalProcess::Stderr(Link* link, std::string_view bytes) {
   }
 }
 
+void LocalProcess::ReportDropped() {
+  if (window_dropped_ == 0) return;
+  spdlog::info("server \"{}\": {} stderr lines not logged (more than {} a second)", name_,
+               window_dropped_, kStderrLinesPerSecond);
+  window_dropped_ = 0;
+}
+
 // Every line is kept for status; the log gets kStderrLinesPerSecond a second
 // and then one line counting the rest. The log's scrubber removes configured
 // secrets from each line, and status scrubs the kept ones.
@@ -235,10 +242,7 @@ void LocalProcess::LogStderrLine(Link& link, std::string line) {
   std::string clean = base::CleanServerText(line, kMaxStderrLine);
   const TimePoint now = env_->Now();
   if (!window_start_ || now - *window_start_ >= std::chrono::seconds(1)) {
-    if (window_dropped_ > 0) {
-      spdlog::info("server \"{}\": {} stderr lines not logged (more than {} a second)", name_,
-                   window_dropped_, kStderrLinesPerSecond);
-    }
+    ReportDropped();
     window_start_ = now;
     window_lines_ = 0;
     window_dropped_ = 0;
@@ -247,7 +251,11 @@ void LocalProcess::LogStderrLine(Link& link, std::string line) {
     ++window_lines_;
     spdlog::info("server \"{}\": stderr: {}", name_, clean);
   } else {
-    ++window_dropped_;
+    if (window_dropped_++ == 0) {
+      // A server that floods and then falls silent still has its count logged.
+      if (!dropped_timer_) dropped_timer_ = env_->NewTimer();
+      dropped_timer_->Start(std::chrono::seconds(1), [this] { ReportDropped(); });
+    }
     gauges_->stderr_dropped.fetch_add(1, std::memory_order_relaxed);
   }
   link.last_lines.push_back(clean);

@@ -85,6 +85,8 @@ class LocalProcess {
   void Exited(Link* link, const ChildExit& exit);
   void Stderr(Link* link, std::string_view bytes);
   void LogStderrLine(Link& link, std::string line);
+  // Logs how many stderr lines the rate limit kept out of the log, if any.
+  void ReportDropped();
   std::string ExitReason(const Link& link, const ChildExit& exit) const;
 
   Env* env_;
@@ -100,6 +102,7 @@ class LocalProcess {
   std::optional<TimePoint> window_start_;
   uint64_t window_lines_ = 0;
   uint64_t window_dropped_ = 0;
+  std::unique_ptr<Timer> dropped_timer_;  // reports the count once the second is over
 };
 
 // The directories a local server's command is looked for in: the login

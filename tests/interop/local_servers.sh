@@ -6,7 +6,7 @@
 # official SDK's stdio client (tests/fixtures/stdio-reference.mjs) gets from
 # the same command: the same names, input schemas and descriptions (as
 # BEHAVIOR.md §4 derives them; the gateway shows only those three fields);
-# calls that need no network print the text (§5) of what the reference client
+# calls that need no network print the text (BEHAVIOR.md §5) of what the reference client
 # gets, a path outside the filesystem server's tree is refused by the server;
 # status shows the stdio transport, a live pid and its memory; one process
 # serves two hosts at once; and when mcpgwd is killed with SIGKILL every
@@ -186,10 +186,10 @@ const Canon = (v) =>
   Array.isArray(v) ? v.map(Canon)
   : v !== null && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, Canon(v[k])]))
   : typeof v === 'string' ? Strip(v) : v;
-// §4: description, else title, else annotations.title, else the name.
+// BEHAVIOR.md §4: description, else title, else annotations.title, else the name.
 const Description = (t) => Strip([t.description, t.title, t.annotations?.title, t.name]
   .find((s) => typeof s === 'string' && s !== ''));
-// §5: the result as text.
+// BEHAVIOR.md §5: the result as text.
 const Block = (b) => {
   switch (b.type) {
     case 'text': return b.text;
