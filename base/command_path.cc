@@ -96,8 +96,8 @@ std::string LoginShellPath(const std::string& shell, const std::string& home,
   std::string script = "echo " + std::string(kMarker) + "; printenv PATH";
   std::string arg0 = shell;
   std::string login = "-l", interactive = "-i", dash_c = "-c";
-  char* argv[] = {arg0.data(), login.data(), interactive.data(), dash_c.data(), script.data(),
-                  nullptr};
+  char* argv[] = {arg0.data(),   login.data(),  interactive.data(),
+                  dash_c.data(), script.data(), nullptr};
   pid_t pid = -1;
   const int spawned = posix_spawn(&pid, shell.c_str(), &actions, &attr, argv, envp.data());
   posix_spawn_file_actions_destroy(&actions);
@@ -120,8 +120,8 @@ std::string LoginShellPath(const std::string& shell, const std::string& home,
 
 std::string UserShell() {
   if (const char* shell = getenv("SHELL"); shell != nullptr && shell[0] == '/') return shell;
-  if (const passwd* pw = getpwuid(getuid()); pw != nullptr && pw->pw_shell != nullptr &&
-                                             pw->pw_shell[0] == '/') {
+  if (const passwd* pw = getpwuid(getuid());
+      pw != nullptr && pw->pw_shell != nullptr && pw->pw_shell[0] == '/') {
     return pw->pw_shell;
   }
   return "/bin/sh";

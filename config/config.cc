@@ -129,8 +129,8 @@ void RefuseLocalUnlessPrivate(Config& config, std::string_view path, unsigned ui
     reason = "local servers run only from an mcp.json you own; " + std::string(path) +
              " belongs to another user (uid " + std::to_string(uid) + ")";
   } else if ((mode & 022u) != 0) {
-    reason = "local servers run only from an mcp.json no one else can write; " +
-             std::string(path) + " has mode " + octal + " (chmod go-w " + std::string(path) + ")";
+    reason = "local servers run only from an mcp.json no one else can write; " + std::string(path) +
+             " has mode " + octal + " (chmod go-w " + std::string(path) + ")";
   } else {
     return;
   }

@@ -29,7 +29,7 @@ constexpr std::string_view kUrlKeys[] = {"url", "serverUrl", "httpUrl"};
 constexpr std::string_view kRemoteKeys[] = {"url",       "serverUrl", "httpUrl", "headers", "type",
                                             "transport", "disabled",  "enabled", "oauth"};
 // Keys mcpgw reads in a local entry.
-constexpr std::string_view kLocalKeys[] = {"command", "args",     "env",     "cwd",
+constexpr std::string_view kLocalKeys[] = {"command", "args",      "env",      "cwd",
                                            "type",    "transport", "disabled", "enabled"};
 // `type` / `transport` values that mean Streamable HTTP in some host's format.
 constexpr std::string_view kHttpTypes[] = {"http", "streamable-http", "streamablehttp",
@@ -259,7 +259,8 @@ base::Status ParseOAuth(const Value* oauth, const ParseEnv& env, std::vector<std
 base::Status LocalString(std::string_view key, const Value& value, const ParseEnv& env,
                          std::vector<std::string>& secrets, Interpolated& out,
                          std::vector<Note>& notes) {
-  if (!value.IsString()) return base::InvalidInput(std::string(key) + " must be a string" + Got(value));
+  if (!value.IsString())
+    return base::InvalidInput(std::string(key) + " must be a string" + Got(value));
   NoteHostForms(key, StringOf(value), notes);
   base::Status interpolated = Interpolate(StringOf(value), env, &out);
   Keep(out.env_values, secrets);
@@ -273,7 +274,8 @@ base::Status LocalString(std::string_view key, const Value& value, const ParseEn
 base::Status ParseArgs(const Value* args, const ParseEnv& env, std::vector<std::string>& secrets,
                        LocalServer& out, std::vector<Note>& notes) {
   if (args == nullptr || args->IsNull()) return base::Status();
-  if (!args->IsArray()) return base::InvalidInput("\"args\" must be an array of strings" + Got(*args));
+  if (!args->IsArray())
+    return base::InvalidInput("\"args\" must be an array of strings" + Got(*args));
   for (rapidjson::SizeType i = 0; i < args->Size(); ++i) {
     Interpolated expanded;
     const std::string key = "args[" + std::to_string(i) + "]";
@@ -314,8 +316,8 @@ base::Status ParseEnvObject(const Value* object, const ParseEnv& env,
 base::Status ParseLocal(const Value& entry, const ParseEnv& env, std::vector<std::string>& secrets,
                         LocalServer& out, std::vector<Note>& notes) {
   Interpolated command;
-  base::Status refused = LocalString("command", *FindLast(entry, "command"), env, secrets, command,
-                                     notes);
+  base::Status refused =
+      LocalString("command", *FindLast(entry, "command"), env, secrets, command, notes);
   if (!refused.ok()) return refused;
   if (command.value.empty()) return base::InvalidInput("\"command\" is empty");
   out.command = std::move(command.value);

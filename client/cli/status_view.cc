@@ -286,7 +286,8 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
         row.stdout_skipped = count("stdout_skipped");
         if (const Value* t = Member(*l, "stderr_tail"); t != nullptr && t->IsArray()) {
           for (const Value& line : t->GetArray()) {
-            if (line.IsString()) row.stderr_tail.emplace_back(line.GetString(), line.GetStringLength());
+            if (line.IsString())
+              row.stderr_tail.emplace_back(line.GetString(), line.GetStringLength());
           }
         }
       }

@@ -17,8 +17,8 @@
 #include "daemon/guard/call_log.h"
 #include "daemon/guard/request_digest.h"
 #include "daemon/net/proxy.h"
-#include "daemon/runtime/scrub.h"
 #include "daemon/runtime/process_tree.h"
+#include "daemon/runtime/scrub.h"
 #include "proto/messages.h"
 
 namespace mcpgw {
@@ -167,8 +167,8 @@ void Gateway::Apply(const config::Config& config, bool reload) {
     if (by_name_.count(entry.name)) continue;  // a namespace is one server: the first entry
     auto it = old.find(entry.name);
     std::unique_ptr<Server> server;
-    if (it != old.end() && it->second->remote == entry.remote &&
-        it->second->local == entry.local && it->second->refusal == entry.refusal) {
+    if (it != old.end() && it->second->remote == entry.remote && it->second->local == entry.local &&
+        it->second->refusal == entry.refusal) {
       server = std::move(it->second);
       old.erase(it);
     } else {
@@ -227,13 +227,13 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
     server->gauges = std::make_shared<HostGauges>();
     server->gauges->local = std::make_shared<LocalGauges>();
     server->gauges->local->command = entry.local->shown;
-    OnWorker(server->worker, [id = server->host, name = entry.name, local = *entry.local,
-                              limits = options_.limits,
-                              pins = PinOptions{options_.pins_dir, PinningFor(entry.name)},
-                              gauges = server->gauges](HostTable& table) mutable {
-      table.CreateLocal(id, std::move(name), std::move(local), limits, std::move(pins),
-                        std::move(gauges));
-    });
+    OnWorker(server->worker,
+             [id = server->host, name = entry.name, local = *entry.local, limits = options_.limits,
+              pins = PinOptions{options_.pins_dir, PinningFor(entry.name)},
+              gauges = server->gauges](HostTable& table) mutable {
+               table.CreateLocal(id, std::move(name), std::move(local), limits, std::move(pins),
+                                 std::move(gauges));
+             });
     return server;
   }
   Secret authorization;

@@ -184,8 +184,8 @@ void Gateway::WritePins(Ticket ticket, const Server* only, const std::vector<Pin
     } else if (mode != PinningMode::kOff && (server->remote || server->local)) {
       file = PinFiles(options_.pins_dir).PathFor(server->PinKey());
     }
-    PinsOf(w, server->name, server->PinKey(), pins,
-           mode, file, pins && !pins->error.empty() ? Scrubbed(pins->error) : "");
+    PinsOf(w, server->name, server->PinKey(), pins, mode, file,
+           pins && !pins->error.empty() ? Scrubbed(pins->error) : "");
     if (tools) {
       w.Key("tools");
       w.StartArray();

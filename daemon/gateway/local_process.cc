@@ -36,12 +36,13 @@ std::string UserHome() {
 // §17): those the official SDKs pass on, the locale, the temporary and
 // runtime directories, and the proxy and CA variables the daemon itself uses.
 bool Inherited(std::string_view name) {
-  static constexpr std::string_view kNames[] = {
-      "HOME",        "LOGNAME",     "SHELL",           "TERM",        "USER",
-      "LANG",        "LANGUAGE",    "TMPDIR",          "XDG_RUNTIME_DIR",
-      "http_proxy",  "https_proxy", "HTTP_PROXY",      "HTTPS_PROXY", "no_proxy",
-      "NO_PROXY",    "all_proxy",   "ALL_PROXY",       "SSL_CERT_FILE",
-      "SSL_CERT_DIR", "CURL_CA_BUNDLE"};
+  static constexpr std::string_view kNames[] = {"HOME",         "LOGNAME",       "SHELL",
+                                                "TERM",         "USER",          "LANG",
+                                                "LANGUAGE",     "TMPDIR",        "XDG_RUNTIME_DIR",
+                                                "http_proxy",   "https_proxy",   "HTTP_PROXY",
+                                                "HTTPS_PROXY",  "no_proxy",      "NO_PROXY",
+                                                "all_proxy",    "ALL_PROXY",     "SSL_CERT_FILE",
+                                                "SSL_CERT_DIR", "CURL_CA_BUNDLE"};
   if (name.substr(0, 3) == "LC_") return true;
   for (std::string_view known : kNames) {
     if (name == known) return true;
@@ -72,7 +73,8 @@ const std::vector<std::string>& CommandSearchDirs() {
   static std::once_flag once;
   static std::vector<std::string> dirs;
   std::call_once(once, [] {
-    const std::string login = base::LoginShellPath(base::UserShell(), UserHome(), kLoginShellTimeout);
+    const std::string login =
+        base::LoginShellPath(base::UserShell(), UserHome(), kLoginShellTimeout);
     const char* own = getenv("PATH");
     dirs = base::SearchDirs(login, own != nullptr ? own : "/usr/local/bin:/usr/bin:/bin");
   });
@@ -91,7 +93,8 @@ std::vector<std::string> LocalServerEnv(char** own, const std::vector<std::strin
   env.push_back("PATH=" + Joined(search_dirs));
   for (const config::EnvVar& var : entry_env) {
     const std::string prefix = var.name + "=";
-    std::erase_if(env, [&](const std::string& e) { return e.compare(0, prefix.size(), prefix) == 0; });
+    std::erase_if(env,
+                  [&](const std::string& e) { return e.compare(0, prefix.size(), prefix) == 0; });
     env.push_back(prefix + var.value.Reveal());
   }
   return env;
@@ -113,7 +116,7 @@ class LocalProcess::Link final : public ChildSink {
 
   std::unique_ptr<Child> child;
   std::deque<std::string> last_lines;  // this process's last stderr lines, for its exit reason
-  std::string stderr_line;  // the line being read
+  std::string stderr_line;             // the line being read
   bool stderr_overlong = false;
 
  private:

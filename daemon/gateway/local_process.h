@@ -25,11 +25,11 @@ namespace mcpgw {
 // A local server's figures, written on its loop and read by status.
 struct LocalGauges {
   std::string command;  // the command and its arguments as shown (config::LocalServer::shown)
-  std::atomic<int64_t> pid{0};             // 0: no process runs
-  std::atomic<double> started_unix{0};     // when the current process started
-  std::atomic<uint64_t> restarts{0};       // processes started after the first
-  std::atomic<uint64_t> skipped_lines{0};  // stdout lines that were not JSON-RPC
-  std::atomic<uint64_t> stderr_lines{0};   // stderr lines read
+  std::atomic<int64_t> pid{0};              // 0: no process runs
+  std::atomic<double> started_unix{0};      // when the current process started
+  std::atomic<uint64_t> restarts{0};        // processes started after the first
+  std::atomic<uint64_t> skipped_lines{0};   // stdout lines that were not JSON-RPC
+  std::atomic<uint64_t> stderr_lines{0};    // stderr lines read
   std::atomic<uint64_t> stderr_dropped{0};  // of them, not logged (the rate limit)
 
   // The last stderr lines, oldest first, as read (status scrubs them).

@@ -45,8 +45,7 @@ std::string_view TrimLine(std::string_view line) {
 
 }  // namespace
 
-StdioWire::StdioWire(SessionLimits limits, std::vector<Action>* out)
-    : limits_(limits), out_(out) {}
+StdioWire::StdioWire(SessionLimits limits, std::vector<Action>* out) : limits_(limits), out_(out) {}
 
 void StdioWire::Log(LogLevel level, std::string text) {
   out_->emplace_back(std::in_place_type<LogLine>, LogLine{level, std::move(text)});
@@ -207,8 +206,8 @@ void StdioWire::Skipped(std::string_view line, std::string_view why, TimePoint n
   ++skipped_lines_;
   ++skipped_unlogged_;
   if (skip_logged_at_ && now - *skip_logged_at_ < kSkipLogEvery) return;
-  std::string text = "skipped a line on stdout (" + std::string(why) +
-                     "): " + base::CleanServerText(line, 200);
+  std::string text =
+      "skipped a line on stdout (" + std::string(why) + "): " + base::CleanServerText(line, 200);
   if (skipped_unlogged_ > 1) {
     text += " (and " + std::to_string(skipped_unlogged_ - 1) + " more since the last report)";
   }

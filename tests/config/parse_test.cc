@@ -106,8 +106,7 @@ TEST_CASE("a repeated server name keeps the last value at the first position", "
 }
 
 TEST_CASE("a repeated server name whose last value is bad is refused", "[config][parse]") {
-  ParseResult r =
-      P("{\"mcpServers\": {\"a\": {\"url\": \"http://ok\"}, \"a\": {\"command\": 7}}}");
+  ParseResult r = P("{\"mcpServers\": {\"a\": {\"url\": \"http://ok\"}, \"a\": {\"command\": 7}}}");
   REQUIRE(r->entries.size() == 1);
   CHECK(r->entries[0].refusal == "command must be a string (got number)");
 }
