@@ -41,7 +41,7 @@ bool ReadUntil(int fd, std::chrono::steady_clock::time_point deadline, std::stri
     const ssize_t n = read(fd, buf, sizeof buf);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n <= 0) return true;
-    if (out.size() < 256 * 1024) out.append(buf, static_cast<size_t>(n));
+    if (out.size() < 1024 * 1024) out.append(buf, static_cast<size_t>(n));
   }
 }
 
@@ -59,11 +59,12 @@ std::string PathAfterMarker(const std::string& text) {
 
 }  // namespace
 
-std::string LoginShellPath(const std::string& shell, const std::string& home,
-                           std::chrono::milliseconds timeout) {
-  if (shell.empty() || shell[0] != '/' || !Executable(shell)) return {};
+std::optional<std::string> RunBounded(const std::vector<std::string>& argv,
+                                      const std::vector<std::string>* env,
+                                      std::chrono::milliseconds timeout) {
+  if (argv.empty()) return std::nullopt;
   int out[2];
-  if (pipe(out) != 0) return {};
+  if (pipe(out) != 0) return std::nullopt;
   fcntl(out[0], F_SETFD, FD_CLOEXEC);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -77,35 +78,29 @@ std::string LoginShellPath(const std::string& shell, const std::string& home,
   sigemptyset(&none);
   sigset_t defaults;
   sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) sigaddset(&defaults, sig);
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setpgroup(&attr, 0);
   posix_spawnattr_setflags(&attr,
                            POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  // The shell gets what a login gives it; its start-up files do the rest.
-  std::vector<std::string> env_text = {"HOME=" + home, "SHELL=" + shell, "TERM=dumb"};
-  for (const char* name : {"USER", "LOGNAME", "PATH", "LANG"}) {
-    if (const char* v = getenv(name)) env_text.push_back(std::string(name) + "=" + v);
-  }
-  std::vector<char*> envp;
-  for (std::string& e : env_text) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::string script = "echo " + std::string(kMarker) + "; printenv PATH";
-  std::string arg0 = shell;
-  std::string login = "-l", interactive = "-i", dash_c = "-c";
-  char* argv[] = {arg0.data(),   login.data(),  interactive.data(),
-                  dash_c.data(), script.data(), nullptr};
+  std::vector<std::string> args = argv;
+  std::vector<char*> arg_ptrs;
+  for (std::string& a : args) arg_ptrs.push_back(a.data());
+  arg_ptrs.push_back(nullptr);
+  std::vector<std::string> env_text = env != nullptr ? *env : std::vector<std::string>();
+  std::vector<char*> env_ptrs;
+  for (std::string& e : env_text) env_ptrs.push_back(e.data());
+  env_ptrs.push_back(nullptr);
   pid_t pid = -1;
-  const int spawned = posix_spawn(&pid, shell.c_str(), &actions, &attr, argv, envp.data());
+  const int spawned = posix_spawnp(&pid, args[0].c_str(), &actions, &attr, arg_ptrs.data(),
+                                   env != nullptr ? env_ptrs.data() : environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   close(out[1]);
   if (spawned != 0) {
     close(out[0]);
-    return {};
+    return std::nullopt;
   }
   std::string text;
   const bool finished = ReadUntil(out[0], std::chrono::steady_clock::now() + timeout, text);
@@ -114,8 +109,22 @@ std::string LoginShellPath(const std::string& shell, const std::string& home,
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!finished) return {};
-  return PathAfterMarker(text);
+  if (!finished || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  return text;
+}
+
+std::string LoginShellPath(const std::string& shell, const std::string& home,
+                           std::chrono::milliseconds timeout) {
+  if (shell.empty() || shell[0] != '/' || !Executable(shell)) return {};
+  // The shell gets what a login gives it; its start-up files do the rest.
+  std::vector<std::string> env = {"HOME=" + home, "SHELL=" + shell, "TERM=dumb"};
+  for (const char* name : {"USER", "LOGNAME", "PATH", "LANG"}) {
+    if (const char* v = getenv(name)) env.push_back(std::string(name) + "=" + v);
+  }
+  const std::string script = "echo " + std::string(kMarker) + "; printenv PATH";
+  const std::optional<std::string> out =
+      RunBounded({shell, "-l", "-i", "-c", script}, &env, timeout);
+  return out ? PathAfterMarker(*out) : std::string();
 }
 
 std::string UserShell() {

@@ -26,6 +26,15 @@ namespace mcpgw::base {
 std::string LoginShellPath(const std::string& shell, const std::string& home,
                            std::chrono::milliseconds timeout);
 
+// Runs `argv` (argv[0] found on the caller's PATH when it has no slash) with
+// stdin and stderr on /dev/null, `env` as its whole environment (the
+// caller's when null), in a process group of its own that is killed when
+// `timeout` passes. Its stdout (at most 1 MiB of it), or nullopt when it
+// could not be run, took too long, or did not exit 0.
+std::optional<std::string> RunBounded(const std::vector<std::string>& argv,
+                                      const std::vector<std::string>* env,
+                                      std::chrono::milliseconds timeout);
+
 // The user's login shell: $SHELL when it is an absolute path, else the
 // password database's entry, else /bin/sh.
 std::string UserShell();

@@ -1,24 +1,12 @@
 #include "client/setup/command_paths.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
 
 #include "base/command_path.h"
 #include "client/setup/file_io.h"
 
-extern char** environ;
-
 namespace mcpgw::setup {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 constexpr auto kLoginShellTimeout = std::chrono::milliseconds(5000);
 constexpr auto kSystemctlTimeout = std::chrono::milliseconds(2000);
@@ -26,52 +14,8 @@ constexpr auto kSystemctlTimeout = std::chrono::milliseconds(2000);
 // What `systemctl --user show-environment` prints, "" when it cannot be run, fails or takes
 // longer than the timeout (it is then killed).
 std::string SystemdUserEnvironment() {
-  int out[2];
-  if (pipe(out) != 0) return "";
-  fcntl(out[0], F_SETFD, FD_CLOEXEC);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addclose(&actions, out[1]);
-  std::string program = "systemctl", user = "--user", show = "show-environment";
-  char* argv[] = {program.data(), user.data(), show.data(), nullptr};
-  pid_t pid = -1;
-  const int spawned = posix_spawnp(&pid, "systemctl", &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(out[1]);
-  if (spawned != 0) {
-    close(out[0]);
-    return "";
-  }
-  std::string text;
-  bool finished = false;
-  const Clock::time_point deadline = Clock::now() + kSystemctlTimeout;
-  for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) break;
-    pollfd p{out[0], POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) break;
-    char buf[4096];
-    const ssize_t n = read(out[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      finished = n == 0;
-      break;
-    }
-    if (text.size() < 1024 * 1024) text.append(buf, static_cast<size_t>(n));
-  }
-  close(out[0]);
-  if (!finished) kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!finished || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return "";
-  return text;
+  return base::RunBounded({"systemctl", "--user", "show-environment"}, nullptr, kSystemctlTimeout)
+      .value_or("");
 }
 
 std::string_view Trim(std::string_view s) {
