@@ -528,6 +528,21 @@ if search_rows.get("all"):
     target("query recall@5 over all requests (BM25: %.2f)" % b5, f"{r5:.2f}", "≥ 0.92, above BM25", r5 >= 0.92 and r5 > b5)
     target("query recall@1 over all requests (BM25: %.2f)" % b1, f"{r1:.2f}", "≥ 0.75, above BM25", r1 >= 0.75 and r1 > b1)
 
+# ---- local servers ---------------------------------------------------------------
+# tests/bench/local_servers.sh (run.sh --local-servers) writes this section on
+# its own; a full run keeps it as it was in the report it replaces.
+if os.path.exists(out_md):
+    previous = open(out_md).read().splitlines()
+    if "## Local servers" in previous:
+        i = previous.index("## Local servers")
+        j = next((k for k in range(i + 1, len(previous)) if previous[k].startswith("## ")), len(previous))
+        kept = previous[i:j]
+        while kept and not kept[-1].strip():
+            kept.pop()
+        for line in kept:
+            out(line)
+        out("")
+
 out("## Targets")
 out("")
 out("| target | measured | goal | |")

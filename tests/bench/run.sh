@@ -6,7 +6,7 @@
 # 1000-server scale run and the callgrind instruction counts, prints a
 # table and writes BENCHMARKS.md and tests/bench/plot.png (--out FILE: FILE and
 # FILE's name with .png in place of .md).
-#   tests/bench/run.sh [--smoke | --syscalls | --conns] [--runs N] [--build-dir DIR] [--out FILE]
+#   tests/bench/run.sh [--smoke | --syscalls | --conns | --local-servers] [--runs N] [--build-dir DIR] [--out FILE]
 # --smoke: tiny counts, < 60 s, writes its report to a temp dir only; the
 # peers are skipped when tests/bench/node_modules is missing.
 # --syscalls: only the system calls per sequential call (section 1b), printed
@@ -14,6 +14,10 @@
 # with comes from tests/fixtures/node_modules when tests/bench has none.
 # --conns: only the kept-connection and TLS figures (section 1c), printed as
 # JSON lines; no report is written.
+# --local-servers: only tests/bench/local_servers.sh (local servers run by the
+# daemon against hosts that run their own; real Node servers, ~5 minutes): it
+# writes its "Local servers" section into the report (with --smoke: prints it
+# only). The full run keeps that section of the report as it was.
 set -euo pipefail
 
 # Bound the whole run; the timeout's SIGTERM reaches the cleanup trap.
@@ -28,6 +32,7 @@ source "$ROOT/tests/fixtures/node.sh"  # NODE: the Node the SDK's code runs on
 SMOKE=0
 SYSCALLS_ONLY=0
 CONNS_ONLY=0
+LOCAL_ONLY=0
 RUNS=3
 BUILD=""
 OUT=""
@@ -36,10 +41,11 @@ while [ $# -gt 0 ]; do
     --smoke) SMOKE=1 ;;
     --syscalls) SYSCALLS_ONLY=1 ;;
     --conns) CONNS_ONLY=1 ;;
+    --local-servers) LOCAL_ONLY=1 ;;
     --runs) RUNS="$2"; shift ;;
     --build-dir) BUILD="$2"; shift ;;
     --out) OUT="$2"; shift ;;
-    *) echo "usage: $0 [--smoke | --syscalls | --conns] [--runs N] [--build-dir DIR] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--smoke | --syscalls | --conns | --local-servers] [--runs N] [--build-dir DIR] [--out FILE]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -92,6 +98,16 @@ mkdir -p "$XDG_CONFIG_HOME" "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
 RESULTS="$TMP/results.jsonl"
 : >"$RESULTS"
+
+# ---- local servers (only with --local-servers) ----------------------------------------
+if [ "$LOCAL_ONLY" = 1 ]; then
+  local_args=(--build-dir "$BUILD")
+  [ -z "$OUT" ] || local_args+=(--out "$OUT")
+  [ "$SMOKE" = 0 ] || local_args+=(--smoke)
+  Log "local servers: tests/bench/local_servers.sh ${local_args[*]}"
+  bash "$BENCH_DIR/local_servers.sh" "${local_args[@]}"
+  exit 0
+fi
 
 # Records one JSON line with the run number and a section name.
 Record() { # RUN SECTION JSON
