@@ -1,15 +1,19 @@
 #!/usr/bin/env node
 // The demo's MCP server: three small tools (echo, add, now) on Streamable
 // HTTP at http://127.0.0.1:<port>/mcp, stateful sessions, built with the
-// official SDK's McpServer. scripts/demo.sh starts it; it needs
-// tests/fixtures/node_modules (scripts/install-node-deps.sh).
-// Usage: node demo/demo-server.mjs [--port 8931]
+// official SDK's McpServer; with --stdio, the same tools on stdin and stdout,
+// as a local server the daemon runs (demo/mcp.json's "local-example").
+// scripts/demo.sh starts the HTTP one; it needs tests/fixtures/node_modules
+// (scripts/install-node-deps.sh).
+// Usage: node demo/demo-server.mjs [--port 8931 | --stdio]
 
 import { randomUUID } from 'node:crypto';
 import { Listen, ParseFlags, ReadBody, SendJson } from '../tests/fixtures/lib/common.mjs';
-import { McpServer, StreamableHTTPServerTransport, isInitializeRequest, z } from '../tests/fixtures/lib/sdk.mjs';
+import {
+  McpServer, StdioServerTransport, StreamableHTTPServerTransport, isInitializeRequest, z,
+} from '../tests/fixtures/lib/sdk.mjs';
 
-const flags = ParseFlags(process.argv.slice(2), { port: 8931 });
+const flags = ParseFlags(process.argv.slice(2), { port: 8931, stdio: false });
 const kMaxSessions = 32;
 const sessions = new Map();  // session id -> transport
 
@@ -85,6 +89,10 @@ async function Handle(req, res) {
   return transport.handleRequest(req, res, body);
 }
 
-Listen(Handle, flags.port, async () => {
-  for (const transport of sessions.values()) await transport.close().catch(() => {});
-});
+if (flags.stdio) {
+  await NewServer().connect(new StdioServerTransport());
+} else {
+  Listen(Handle, flags.port, async () => {
+    for (const transport of sessions.values()) await transport.close().catch(() => {});
+  });
+}

@@ -68,24 +68,29 @@ StartDemoServer() {
 }
 
 Say "starting the demo MCP server"
-CONFIG="$ROOT/demo/mcp.json"
 if ! StartDemoServer 8931; then
-  echo "port 8931 is not free; using a free port and a copy of demo/mcp.json"
+  echo "port 8931 is not free; using a free port"
   kill -KILL "$SERVER_PID" 2>/dev/null || true
   if ! StartDemoServer 0; then
     cat "$RUN/demo-server.log" >&2
     echo "the demo server did not start" >&2
     exit 1
   fi
-  CONFIG="$RUN/mcp.json"
-  "$NODE" -e '
-    const fs = require("fs");
-    const c = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
-    c.mcpServers.demo.url = `http://127.0.0.1:${process.argv[2]}/mcp`;
-    fs.writeFileSync(process.argv[3], JSON.stringify(c, null, 2) + "\n");
-  ' "$ROOT/demo/mcp.json" "$PORT" "$CONFIG"
 fi
 echo "demo server: http://127.0.0.1:$PORT/mcp (pid $SERVER_PID)"
+# demo/mcp.json with this checkout's paths: the remote server's port, and the
+# local one (the same tools on stdio, run by mcpgwd itself) as absolute paths
+# to Node and the script.
+CONFIG="$RUN/mcp.json"
+"$NODE" -e '
+  const fs = require("fs");
+  const [from, port, node, script, to] = process.argv.slice(1);
+  const c = JSON.parse(fs.readFileSync(from, "utf8"));
+  c.mcpServers.demo.url = `http://127.0.0.1:${port}/mcp`;
+  c.mcpServers["local-example"].command = node;
+  c.mcpServers["local-example"].args = [script, "--stdio"];
+  fs.writeFileSync(to, JSON.stringify(c, null, 2) + "\n", { mode: 0o600 });
+' "$ROOT/demo/mcp.json" "$PORT" "$NODE" "$ROOT/demo/demo-server.mjs" "$CONFIG"
 
 Say "starting mcpgwd --config ${CONFIG#"$ROOT"/} --socket $MCPGW_SOCKET"
 nohup "$MCPGWD" --config "$CONFIG" --socket "$MCPGW_SOCKET" >/dev/null 2>"$RUN/mcpgwd.log" &
@@ -103,6 +108,8 @@ Say "mcpgw status"
 "$MCPGW" status
 Say "mcpgw call demo echo '{\"text\":\"hello from mcpgw\"}'"
 "$MCPGW" call demo echo '{"text":"hello from mcpgw"}'
+Say "mcpgw call local-example add '{\"a\":2,\"b\":3}'  (a local server mcpgwd runs)"
+"$MCPGW" call local-example add '{"a":2,"b":3}'
 Say "mcpgw tools"
 "$MCPGW" tools
 echo
