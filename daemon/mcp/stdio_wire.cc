@@ -18,13 +18,10 @@ constexpr size_t kOverlongPrefix = 256;
 // count of the others.
 constexpr Duration kSkipLogEvery = std::chrono::seconds(10);
 
-// The integer "id" near the start of a JSON-RPC message's text, if there is
-// one: a response usually begins {"jsonrpc":"2.0","id":N, or {"id":N,.
-std::optional<RpcId> LeadingId(std::string_view text) {
-  const size_t key = text.find("\"id\"");
-  if (key == std::string_view::npos) return std::nullopt;
-  size_t i = key + 4;
-  while (i < text.size() && (text[i] == ' ' || text[i] == ':' || text[i] == '\t')) ++i;
+bool Blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// Reads the digits of an id at `i`; nullopt when there are none.
+std::optional<RpcId> DigitsAt(std::string_view text, size_t i, size_t* end) {
   RpcId id = 0;
   size_t digits = 0;
   for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && digits < 18;
@@ -32,7 +29,47 @@ std::optional<RpcId> LeadingId(std::string_view text) {
     id = id * 10 + (text[i] - '0');
   }
   if (digits == 0) return std::nullopt;
+  *end = i;
   return id;
+}
+
+// The id of a message too large or too deep to parse, from where a
+// top-level "id" member can stand without parsing what lies between: first
+// ({"id":N or {"jsonrpc":"2.0","id":N — most writers) or last ("id":N} — the
+// TypeScript SDK writes {result, jsonrpc, id}). An "id" anywhere else may be
+// inside the result and names nothing.
+std::optional<RpcId> OuterId(std::string_view head, std::string_view tail) {
+  // At the start: each token in turn, white space allowed between them.
+  std::string_view rest = head;
+  const auto token = [&rest](std::string_view want) {
+    while (!rest.empty() && Blank(rest.front())) rest.remove_prefix(1);
+    if (rest.substr(0, want.size()) != want) return false;
+    rest.remove_prefix(want.size());
+    return true;
+  };
+  if (token("{")) {
+    if (token("\"jsonrpc\"") && !(token(":") && token("\"2.0\"") && token(","))) rest = {};
+    if (token("\"id\"") && token(":")) {
+      while (!rest.empty() && Blank(rest.front())) rest.remove_prefix(1);
+      size_t end = 0;
+      if (std::optional<RpcId> id = DigitsAt(rest, 0, &end)) return id;
+    }
+  }
+  // At the end: "id":N}
+  size_t e = tail.size();
+  while (e > 0 && Blank(tail[e - 1])) --e;
+  if (e == 0 || tail[e - 1] != '}') return std::nullopt;
+  --e;
+  while (e > 0 && Blank(tail[e - 1])) --e;
+  size_t b = e;
+  while (b > 0 && std::isdigit(static_cast<unsigned char>(tail[b - 1]))) --b;
+  if (b == e) return std::nullopt;
+  size_t k = b;
+  while (k > 0 && Blank(tail[k - 1])) --k;
+  constexpr std::string_view kKey = "\"id\":";
+  if (k < kKey.size() || tail.substr(k - kKey.size(), kKey.size()) != kKey) return std::nullopt;
+  size_t end = 0;
+  return DigitsAt(tail, b, &end);
 }
 
 std::string_view TrimLine(std::string_view line) {
@@ -159,15 +196,13 @@ void StdioWire::OnOutput(std::string_view bytes, TimePoint now) {
     const size_t nl = bytes.find('\n');
     const std::string_view piece = bytes.substr(0, nl);
     if (overlong_) {
-      if (overlong_start_.size() < kOverlongPrefix) {
-        overlong_start_.append(piece.substr(0, kOverlongPrefix - overlong_start_.size()));
-      }
+      KeepOverlong(piece);
     } else if (line_.size() + piece.size() > limits_.max_response_bytes) {
       overlong_ = true;
-      overlong_start_ = line_.substr(0, kOverlongPrefix);
-      if (overlong_start_.size() < kOverlongPrefix) {
-        overlong_start_.append(piece.substr(0, kOverlongPrefix - overlong_start_.size()));
-      }
+      overlong_start_.clear();
+      overlong_end_.clear();
+      KeepOverlong(line_);
+      KeepOverlong(piece);
       line_.clear();
     } else {
       line_.append(piece);
@@ -184,11 +219,27 @@ void StdioWire::OnOutput(std::string_view bytes, TimePoint now) {
   }
 }
 
+// Of a line past the bound, its first and its last kOverlongPrefix bytes
+// are kept: where its id can be read.
+void StdioWire::KeepOverlong(std::string_view piece) {
+  if (overlong_start_.size() < kOverlongPrefix) {
+    overlong_start_.append(piece.substr(0, kOverlongPrefix - overlong_start_.size()));
+  }
+  if (piece.size() >= kOverlongPrefix) {
+    overlong_end_.assign(piece.substr(piece.size() - kOverlongPrefix));
+  } else {
+    overlong_end_.append(piece);
+    if (overlong_end_.size() > kOverlongPrefix) {
+      overlong_end_.erase(0, overlong_end_.size() - kOverlongPrefix);
+    }
+  }
+}
+
 void StdioWire::OnOverlongLine(TimePoint now) {
   overlong_ = false;
-  std::string start;
-  start.swap(overlong_start_);
-  const std::optional<RpcId> id = LeadingId(start);
+  const std::optional<RpcId> id = OuterId(overlong_start_, overlong_end_);
+  overlong_start_.clear();
+  overlong_end_.clear();
   const std::string reason = "the server's answer is larger than limits.max_response_bytes (" +
                              std::to_string(limits_.max_response_bytes) + " bytes)";
   if (id && outs_.count(*id) > 0) {
@@ -224,7 +275,7 @@ void StdioWire::OnLine(std::string_view line, TimePoint now) {
   const base::JsonLimits bounds{limits_.max_response_bytes, limits_.max_json_depth};
   if (base::Status parsed = base::ParseBoundedJson(line, bounds, doc); !parsed.ok()) {
     // An answer too deep to read still fails the request it answers.
-    const std::optional<RpcId> id = LeadingId(line.substr(0, kOverlongPrefix));
+    const std::optional<RpcId> id = OuterId(line, line);
     if (id && outs_.count(*id) > 0) {
       outs_.erase(*id);
       Loss loss;

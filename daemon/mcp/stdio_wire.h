@@ -74,6 +74,7 @@ class StdioWire final : public Wire {
   void OnMessage(const rapidjson::Value& value, TimePoint now);
   // A line past the bound ended: the request it answers fails.
   void OnOverlongLine(TimePoint now);
+  void KeepOverlong(std::string_view piece);
   void Skipped(std::string_view line, std::string_view why, TimePoint now);
   void Log(LogLevel level, std::string text);
 
@@ -83,6 +84,7 @@ class StdioWire final : public Wire {
   std::map<RpcId, Role> outs_;  // requests sent to the current process, unanswered
   std::string line_;            // the line being read
   std::string overlong_start_;  // the first bytes of a line past the bound, while it is skipped
+  std::string overlong_end_;    // and its last ones
   bool overlong_ = false;
   bool running_ = false;  // a process is asked for
   bool used_ = false;     // something was sent to it

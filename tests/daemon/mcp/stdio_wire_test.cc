@@ -414,6 +414,22 @@ TEST_CASE("stdio: an oversized answer of a TypeScript SDK server fails its call 
   CHECK(r.finished[0].outcome.text.find("max_response_bytes") != std::string::npos);
 }
 
+TEST_CASE("stdio: an oversized answer written with spaces (Python's json) fails its call at once",
+          "[stdio_wire][local]") {
+  SessionLimits limits;
+  limits.max_response_bytes = 2048;
+  StdioRig r(limits);
+  r.BringUp();
+  r.session.Call(1, "echo", "{}", r.now);
+  const int64_t id = r.Take("tools/call").id();
+  r.Line("{\"jsonrpc\": \"2.0\", \"id\": " + std::to_string(id) +
+         ", \"result\": {\"content\": [{\"type\": \"text\", \"text\": \"" +
+         std::string(10000, 'y') + "\"}]}}");
+  REQUIRE(r.finished.size() == 1);
+  CHECK(r.finished[0].id == 1);
+  CHECK(r.finished[0].outcome.text.find("max_response_bytes") != std::string::npos);
+}
+
 TEST_CASE("stdio: a too deep answer of a TypeScript SDK server fails its call at once",
           "[stdio_wire][local]") {
   SessionLimits limits;
