@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <unordered_set>
@@ -27,21 +28,41 @@ bool Executable(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
 }
 
-// Reads `fd` until EOF or `deadline`; false when the deadline came first.
-bool ReadUntil(int fd, std::chrono::steady_clock::time_point deadline, std::string& out) {
+// Reads what `fd` holds now without waiting; false at its end.
+bool Drain(int fd, std::string& out) {
   char buf[4096];
   for (;;) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 && errno == EAGAIN;
+    if (out.size() < 1024 * 1024) out.append(buf, static_cast<size_t>(n));
+  }
+}
+
+// Reads `fd` (non-blocking) until `pid` has exited and what it wrote is
+// read, or `deadline`; false when the deadline came first. A background job
+// the program left holding the pipe is not waited for. `status` is pid's.
+bool ReadUntilExit(int fd, pid_t pid, std::chrono::steady_clock::time_point deadline,
+                   std::string& out, int* status) {
+  constexpr int kSliceMs = 50;
+  bool open = true;
+  for (;;) {
+    const pid_t done = waitpid(pid, status, WNOHANG);
+    if (done == pid) {
+      Drain(fd, out);
+      return true;
+    }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
+    const int wait_ms = static_cast<int>(std::min<int64_t>(left.count(), kSliceMs));
+    if (!open) {
+      poll(nullptr, 0, wait_ms);
+      continue;
+    }
     pollfd p{fd, POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return ready == 0 ? false : true;
-    const ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n <= 0) return true;
-    if (out.size() < 1024 * 1024) out.append(buf, static_cast<size_t>(n));
+    const int ready = poll(&p, 1, wait_ms);
+    if (ready > 0) open = Drain(fd, out);
   }
 }
 
@@ -103,13 +124,19 @@ std::optional<std::string> RunBounded(const std::vector<std::string>& argv,
     return std::nullopt;
   }
   std::string text;
-  const bool finished = ReadUntil(out[0], std::chrono::steady_clock::now() + timeout, text);
-  close(out[0]);
-  if (!finished) kill(-pid, SIGKILL);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
+  const bool finished =
+      ReadUntilExit(out[0], pid, std::chrono::steady_clock::now() + timeout, text, &status);
+  close(out[0]);
+  if (!finished) {
+    // Still running, so its group cannot be anyone else's yet: it ends here.
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return std::nullopt;
   }
-  if (!finished || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
   return text;
 }
 

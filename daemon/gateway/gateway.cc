@@ -738,6 +738,7 @@ std::string Gateway::StatusJson() const {
   w.RawValue(daemon.data(), daemon.size(), rapidjson::kObjectType);
   w.Key("servers");
   w.StartArray();
+  std::optional<ProcessTree> tree;  // read at the first local server that runs
   for (const ServerView& view : catalog_.servers()) {
     auto it = by_name_.find(view.name);
     if (it == by_name_.end()) continue;
@@ -760,7 +761,7 @@ std::string Gateway::StatusJson() const {
     w.Key("transport");
     String(w, server.local ? "stdio" : "http");
     w.Key("local");
-    if (const std::string local = LocalStatusJson(server); !local.empty()) {
+    if (const std::string local = LocalStatusJson(server, tree); !local.empty()) {
       w.RawValue(local.data(), local.size(), rapidjson::kObjectType);
     } else {
       w.Null();
@@ -811,7 +812,7 @@ std::string Gateway::StatusJson() const {
 
 // A local server's process (BEHAVIOR.md §17): what its host keeps in its
 // gauges, and the resident memory of its process tree read now.
-std::string Gateway::LocalStatusJson(const Server& server) const {
+std::string Gateway::LocalStatusJson(const Server& server, std::optional<ProcessTree>& tree) const {
   if (!server.local || !server.gauges || !server.gauges->local) return {};
   const LocalGauges& g = *server.gauges->local;
   rapidjson::StringBuffer buffer;
@@ -835,7 +836,8 @@ std::string Gateway::LocalStatusJson(const Server& server) const {
   w.Key("restarts");
   w.Uint64(g.restarts.load(std::memory_order_relaxed));
   w.Key("rss_bytes");
-  w.Uint64(pid > 0 ? ProcessTreeRss(static_cast<pid_t>(pid)) : 0);
+  if (pid > 0 && !tree) tree = ProcessTree::Read();  // once per status, when needed
+  w.Uint64(pid > 0 ? tree->Rss(static_cast<pid_t>(pid)) : 0);
   w.Key("stdout_skipped");
   w.Uint64(g.skipped_lines.load(std::memory_order_relaxed));
   w.Key("stderr_lines");

@@ -33,6 +33,7 @@
 #include "daemon/mcp/era_cache.h"
 #include "daemon/mcp/types.h"
 #include "daemon/runtime/env.h"
+#include "daemon/runtime/process_tree.h"
 
 namespace mcpgw {
 
@@ -198,7 +199,7 @@ class Gateway : public IpcHandler, private HostEvents {
   void RecordListing(const Server& server);
   std::string ReplayStatusJson() const;
   std::string DaemonStatusJson() const;
-  std::string LocalStatusJson(const Server& server) const;
+  std::string LocalStatusJson(const Server& server, std::optional<ProcessTree>& tree) const;
   ResultBound Bound(const TextBoundRequest& request) const;
   void SweepResults();
   void Apply(const config::Config& config, bool reload);

@@ -242,7 +242,7 @@ void LocalProcess::LogStderrLine(Link& link, std::string line) {
   while (!line.empty() && line.back() == '\r') line.pop_back();
   if (line.empty()) return;
   gauges_->stderr_lines.fetch_add(1, std::memory_order_relaxed);
-  std::string clean = base::CleanServerText(line, kMaxStderrLine);
+  std::string clean = base::CleanServerText(line, kMaxStderrLine + 16);  // room for " […]"
   const TimePoint now = env_->Now();
   if (!window_start_ || now - *window_start_ >= std::chrono::seconds(1)) {
     ReportDropped();

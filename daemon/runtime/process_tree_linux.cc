@@ -42,23 +42,27 @@ uint64_t ResidentBytes(pid_t pid) {
 
 }  // namespace
 
-uint64_t ProcessTreeRss(pid_t root) {
-  if (root <= 0) return 0;
-  std::unordered_map<pid_t, std::vector<pid_t>> children;
+ProcessTree ProcessTree::Read() {
+  ProcessTree tree;
   DIR* dir = opendir("/proc");
-  if (dir == nullptr) return ResidentBytes(root);
+  if (dir == nullptr) return tree;
   while (dirent* e = readdir(dir)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
     const pid_t parent = ParentOf(e->d_name);
-    if (parent > 0) children[parent].push_back(static_cast<pid_t>(std::atoi(e->d_name)));
+    if (parent > 0) tree.children_[parent].push_back(static_cast<pid_t>(std::atoi(e->d_name)));
   }
   closedir(dir);
+  return tree;
+}
+
+uint64_t ProcessTree::Rss(pid_t root) const {
+  if (root <= 0) return 0;
   uint64_t total = 0;
   std::vector<pid_t> todo{root};
   for (size_t i = 0; i < todo.size() && i < 100000; ++i) {
     total += ResidentBytes(todo[i]);
-    auto it = children.find(todo[i]);
-    if (it != children.end()) todo.insert(todo.end(), it->second.begin(), it->second.end());
+    auto it = children_.find(todo[i]);
+    if (it != children_.end()) todo.insert(todo.end(), it->second.begin(), it->second.end());
   }
   return total;
 }

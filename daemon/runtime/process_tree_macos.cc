@@ -4,7 +4,9 @@
 
 namespace mcpgw {
 
-uint64_t ProcessTreeRss(pid_t pid) {
+ProcessTree ProcessTree::Read() { return ProcessTree(); }
+
+uint64_t ProcessTree::Rss(pid_t pid) const {
   if (pid <= 0) return 0;
   proc_taskinfo info{};
   if (proc_pidinfo(pid, PROC_PIDTASKINFO, 0, &info, sizeof info) != sizeof info) return 0;
