@@ -13,6 +13,7 @@
 
 #include "base/clean_text.h"
 #include "base/command_path.h"
+#include "daemon/runtime/logging.h"
 
 extern char** environ;
 
@@ -214,7 +215,9 @@ void LocalProcess::Stderr(Link* link, std::string_view bytes) {
     const size_t nl = bytes.find('\n');
     const std::string_view piece = bytes.substr(0, nl);
     if (!link->stderr_overlong) {
-      const size_t room = kMaxStderrLine - link->stderr_line.size();
+      // Kept past the bound by as much as a secret may be long, so that a
+      // secret across the bound is still whole when the line is scrubbed.
+      const size_t room = kMaxStderrLine + kScrubMargin - link->stderr_line.size();
       link->stderr_line.append(piece.substr(0, room));
       if (piece.size() > room) link->stderr_overlong = true;
     }
@@ -222,7 +225,6 @@ void LocalProcess::Stderr(Link* link, std::string_view bytes) {
     bytes.remove_prefix(nl + 1);
     std::string line;
     line.swap(link->stderr_line);
-    if (link->stderr_overlong) line += " […]";
     link->stderr_overlong = false;
     LogStderrLine(*link, std::move(line));
   }
@@ -242,7 +244,9 @@ void LocalProcess::LogStderrLine(Link& link, std::string line) {
   while (!line.empty() && line.back() == '\r') line.pop_back();
   if (line.empty()) return;
   gauges_->stderr_lines.fetch_add(1, std::memory_order_relaxed);
-  std::string clean = base::CleanServerText(line, kMaxStderrLine + 16);  // room for " […]"
+  // Scrubbed before it is cut: a secret the cut split would not be
+  // recognised after it.
+  std::string clean = base::CleanServerText(ScrubbedForLog(line), kMaxStderrLine);
   const TimePoint now = env_->Now();
   if (!window_start_ || now - *window_start_ >= std::chrono::seconds(1)) {
     ReportDropped();

@@ -57,6 +57,10 @@ class LocalProcess {
   };
 
   static constexpr size_t kMaxStderrLine = 8 * 1024;
+  // How much of a longer line is read past kMaxStderrLine before it is
+  // scrubbed and cut: a configured secret up to this long across the cut
+  // is removed whole.
+  static constexpr size_t kScrubMargin = 4 * 1024;
   static constexpr size_t kStderrTail = 20;
 
   LocalProcess(Env* env, std::string name, config::LocalServer server,

@@ -88,6 +88,16 @@ void SetLogScrubber(std::shared_ptr<const Scrubber> scrubber) {
   slot.current = std::move(scrubber);
 }
 
+std::string ScrubbedForLog(std::string_view text) {
+  std::shared_ptr<const Scrubber> scrubber;
+  {
+    ScrubberSlot& slot = CurrentScrubber();
+    std::lock_guard<std::mutex> lock(slot.mu);
+    scrubber = slot.current;
+  }
+  return scrubber ? scrubber->Scrub(text) : std::string(text);
+}
+
 std::shared_ptr<spdlog::sinks::sink> MakeScrubbingSink(std::shared_ptr<spdlog::sinks::sink> inner) {
   return std::make_shared<ScrubbingSink>(std::move(inner));
 }

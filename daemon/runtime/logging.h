@@ -21,6 +21,11 @@ void SetUpLogging(const std::string& level);
 // Any thread; messages being logged meanwhile use the old or the new one.
 void SetLogScrubber(std::shared_ptr<const Scrubber> scrubber);
 
+// `text` scrubbed with the current snapshot, for text that is cut before it
+// is logged or shown (a cut could split a secret the log's own scrub would
+// then not recognise).
+std::string ScrubbedForLog(std::string_view text);
+
 // A sink that scrubs each message's text with the current snapshot and hands
 // it to `inner`. SetUpLogging wraps stderr with it; tests wrap their own sink.
 std::shared_ptr<spdlog::sinks::sink> MakeScrubbingSink(std::shared_ptr<spdlog::sinks::sink> inner);
