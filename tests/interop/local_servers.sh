@@ -335,6 +335,15 @@ done <"$TMP/tree.txt"
 Check "one process group runs server-everything, the status pid's (groups:$ev_groups)" test "$ev_groups" = " $EV_PID"
 Check "one node process runs server-everything ($ev_nodes)" test "$ev_nodes" = 1
 
+# ---- search: local servers' tools are found like remote ones (BEHAVIOR.md §10) -------------
+Cli tools --query "add two numbers and return their sum" --json
+ExpectRc 0 "mcpgw tools --query"
+Check "the query finds everything's get-sum among the first three" \
+  test "$(printf '%s' "$OUT" | Json 'JSON.stringify(d).includes("get-sum") && (d.tools || d.results || []).slice(0, 3).some((t) => JSON.stringify(t).includes("get-sum"))')" = true
+Cli tools --query "read the contents of a text file" --json
+Check "the query finds filesystem's read_text_file among the first three" \
+  test "$(printf '%s' "$OUT" | Json '(d.tools || d.results || []).slice(0, 3).some((t) => JSON.stringify(t).includes("read_text_file"))')" = true
+
 # ---- mcpgwd killed with SIGKILL: every server process ends ----------------------------------
 Descendants "$DAEMON_PID" >"$TMP/tree.txt"
 watch=""
