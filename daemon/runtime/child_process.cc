@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <utility>
 
 namespace mcpgw {
@@ -156,17 +157,23 @@ class ChildProcess final : public Child {
   bool exited() const override { return reported_; }
 
  private:
-  struct WriteReq {
-    uv_write_t req;
-    std::string bytes;
-    ChildProcess* owner;
+  // One end of a pipe to the child, watched by a poll handle. The
+  // descriptor is the process's own: it is read, written and closed here
+  // (libuv only watches it), so every close is one the tools see.
+  struct Pipe {
+    int fd = -1;
+    uv_poll_t* poll = nullptr;
+    bool open() const { return fd >= 0; }
   };
-  static void OnAlloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf);
-  static void OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
-  static void OnWritten(uv_write_t* req, int status);
+  static void OnPoll(uv_poll_t* poll, int status, int events);
   static void OnStopTimer(uv_timer_t* timer);
-  uv_pipe_t* OpenPipe(int fd, bool read);
-  void CloseHandle(uv_pipe_t*& pipe);
+  Pipe OpenPipe(int fd, bool read);
+  void ClosePipe(Pipe& pipe);
+  // Reads what `pipe` holds now (a bounded amount per turn of the loop).
+  void ReadFrom(Pipe& pipe);
+  void OnEnd(Pipe& pipe);
+  // Writes what waits for stdin as far as the pipe takes it.
+  void Flush();
   void OnReport(std::string_view bytes);
   void OnReportEnd();
   void MaybeReport();
@@ -177,10 +184,13 @@ class ChildProcess final : public Child {
   pid_t keeper_ = 0;
   pid_t pid_ = 0;
   int pending_signal_ = 0;  // asked for before the pid was known
-  uv_pipe_t* in_ = nullptr;
-  uv_pipe_t* out_ = nullptr;
-  uv_pipe_t* err_ = nullptr;
-  uv_pipe_t* report_ = nullptr;
+  Pipe in_;
+  Pipe out_;
+  Pipe err_;
+  Pipe report_;
+  std::deque<std::string> input_;  // for stdin, in order; input_[0] from input_offset_
+  size_t input_offset_ = 0;
+  bool want_writable_ = false;
   uv_timer_t* timer_ = nullptr;
   std::string report_bytes_;
   ChildExit exit_;
@@ -202,10 +212,10 @@ ChildProcess::~ChildProcess() {
     while (waitpid(keeper_, &status, 0) < 0 && errno == EINTR) {
     }
   }
-  CloseHandle(in_);
-  CloseHandle(out_);
-  CloseHandle(err_);
-  CloseHandle(report_);
+  ClosePipe(in_);
+  ClosePipe(out_);
+  ClosePipe(err_);
+  ClosePipe(report_);
   if (timer_ != nullptr) {
     timer_->data = nullptr;
     uv_close(reinterpret_cast<uv_handle_t*>(timer_),
@@ -213,21 +223,26 @@ ChildProcess::~ChildProcess() {
   }
 }
 
-uv_pipe_t* ChildProcess::OpenPipe(int fd, bool read) {
-  auto* pipe = new uv_pipe_t;
-  uv_pipe_init(loop_, pipe, 0);
-  pipe->data = this;
-  uv_pipe_open(pipe, fd);
-  if (read) uv_read_start(reinterpret_cast<uv_stream_t*>(pipe), &OnAlloc, &OnRead);
+ChildProcess::Pipe ChildProcess::OpenPipe(int fd, bool read) {
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  Pipe pipe;
+  pipe.fd = fd;
+  pipe.poll = new uv_poll_t;
+  uv_poll_init(loop_, pipe.poll, fd);
+  pipe.poll->data = this;
+  if (read) uv_poll_start(pipe.poll, UV_READABLE, &OnPoll);
   return pipe;
 }
 
-void ChildProcess::CloseHandle(uv_pipe_t*& pipe) {
-  if (pipe == nullptr) return;
-  pipe->data = nullptr;
-  uv_close(reinterpret_cast<uv_handle_t*>(pipe),
-           [](uv_handle_t* h) { delete reinterpret_cast<uv_pipe_t*>(h); });
-  pipe = nullptr;
+// The poll handle stops watching at once (uv_close); the descriptor is
+// closed right after, and the handle's memory freed when libuv is done.
+void ChildProcess::ClosePipe(Pipe& pipe) {
+  if (!pipe.open()) return;
+  pipe.poll->data = nullptr;
+  uv_close(reinterpret_cast<uv_handle_t*>(pipe.poll),
+           [](uv_handle_t* h) { delete reinterpret_cast<uv_poll_t*>(h); });
+  close(pipe.fd);
+  pipe = Pipe();
 }
 
 base::Status ChildProcess::Start(const ChildSpec& spec) {
@@ -287,37 +302,43 @@ base::Status ChildProcess::Start(const ChildSpec& spec) {
   return base::Status();
 }
 
-void ChildProcess::OnAlloc(uv_handle_t* handle, size_t, uv_buf_t* buf) {
-  auto* self = static_cast<ChildProcess*>(handle->data);
-  if (self == nullptr) {
-    *buf = uv_buf_init(nullptr, 0);
+void ChildProcess::OnPoll(uv_poll_t* poll, int status, int events) {
+  auto* self = static_cast<ChildProcess*>(poll->data);
+  if (self == nullptr) return;
+  if (poll == self->in_.poll) {
+    if (status < 0 || (events & UV_WRITABLE) != 0) self->Flush();
     return;
   }
-  *buf = uv_buf_init(self->buffer_, sizeof self->buffer_);
+  Pipe* pipe = poll == self->out_.poll   ? &self->out_
+               : poll == self->err_.poll ? &self->err_
+                                         : &self->report_;
+  if (status < 0) return self->OnEnd(*pipe);
+  self->ReadFrom(*pipe);
 }
 
-void ChildProcess::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
-  auto* self = static_cast<ChildProcess*>(stream->data);
-  if (self == nullptr || nread == 0) return;
-  auto* pipe = reinterpret_cast<uv_pipe_t*>(stream);
-  if (nread < 0) {
-    // The end of one stream (EOF, or an error that ends it all the same).
-    if (pipe == self->report_) {
-      self->CloseHandle(self->report_);
-      return self->OnReportEnd();
+void ChildProcess::ReadFrom(Pipe& pipe) {
+  // At most this many reads a turn: one busy pipe does not hold up the loop.
+  constexpr int kReadsPerTurn = 16;
+  for (int i = 0; i < kReadsPerTurn && pipe.open(); ++i) {
+    const ssize_t n = read(pipe.fd, buffer_, sizeof buffer_);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n <= 0) return OnEnd(pipe);  // the end (or an error that ends it all the same)
+    const std::string_view bytes(buffer_, static_cast<size_t>(n));
+    if (&pipe == &out_) {
+      sink_->OnChildStdout(bytes);
+    } else if (&pipe == &err_) {
+      sink_->OnChildStderr(bytes);
+    } else {
+      OnReport(bytes);
     }
-    if (pipe == self->out_) self->CloseHandle(self->out_);
-    if (pipe == self->err_) self->CloseHandle(self->err_);
-    return self->MaybeReport();
   }
-  const std::string_view bytes(buf->base, static_cast<size_t>(nread));
-  if (pipe == self->out_) {
-    self->sink_->OnChildStdout(bytes);
-  } else if (pipe == self->err_) {
-    self->sink_->OnChildStderr(bytes);
-  } else if (pipe == self->report_) {
-    self->OnReport(bytes);
-  }
+}
+
+void ChildProcess::OnEnd(Pipe& pipe) {
+  ClosePipe(pipe);
+  if (&pipe == &report_) return OnReportEnd();
+  MaybeReport();
 }
 
 void ChildProcess::OnReport(std::string_view bytes) {
@@ -365,15 +386,18 @@ void ChildProcess::OnReportEnd() {
   }
   keeper_done_ = true;
   if (!exit_known_) exit_.unknown = true;
-  CloseHandle(in_);
+  ClosePipe(in_);
+  input_.clear();
+  input_offset_ = 0;
+  pending_ = 0;
   uv_timer_stop(timer_);
   uv_timer_start(
       timer_,
       [](uv_timer_t* t) {
         auto* self = static_cast<ChildProcess*>(t->data);
         if (self == nullptr) return;
-        self->CloseHandle(self->out_);
-        self->CloseHandle(self->err_);
+        self->ClosePipe(self->out_);
+        self->ClosePipe(self->err_);
         self->MaybeReport();
       },
       200, 0);
@@ -381,31 +405,50 @@ void ChildProcess::OnReportEnd() {
 }
 
 void ChildProcess::MaybeReport() {
-  if (reported_ || !keeper_done_ || out_ != nullptr || err_ != nullptr) return;
+  if (reported_ || !keeper_done_ || out_.open() || err_.open()) return;
   reported_ = true;
   uv_timer_stop(timer_);
   sink_->OnChildExit(exit_);  // may destroy this
 }
 
 void ChildProcess::Write(std::string bytes) {
-  if (in_ == nullptr || bytes.empty()) return;
-  auto* w = new WriteReq{{}, std::move(bytes), this};
-  w->req.data = w;
-  pending_ += w->bytes.size();
-  uv_buf_t buf = uv_buf_init(w->bytes.data(), static_cast<unsigned>(w->bytes.size()));
-  const int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(in_), &buf, 1, &OnWritten);
-  if (rc != 0) {
-    pending_ -= w->bytes.size();
-    delete w;
-  }
+  if (!in_.open() || bytes.empty()) return;
+  pending_ += bytes.size();
+  input_.push_back(std::move(bytes));
+  Flush();
 }
 
-void ChildProcess::OnWritten(uv_write_t* req, int) {
-  auto* w = static_cast<WriteReq*>(req->data);
-  // A write still queued when stdin closes ends here too, after the child
-  // may be gone: only a live pipe's owner is told.
-  if (req->handle != nullptr && req->handle->data != nullptr) w->owner->pending_ -= w->bytes.size();
-  delete w;
+// A pipe the server no longer reads (it closed stdin, or ended) takes
+// nothing more: what waited is dropped, and its end shows on stdout.
+void ChildProcess::Flush() {
+  while (in_.open() && !input_.empty()) {
+    const std::string& front = input_.front();
+    const ssize_t n = write(in_.fd, front.data() + input_offset_, front.size() - input_offset_);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    if (n < 0) {
+      ClosePipe(in_);
+      input_.clear();
+      input_offset_ = 0;
+      pending_ = 0;
+      return;
+    }
+    pending_ -= static_cast<size_t>(n);
+    input_offset_ += static_cast<size_t>(n);
+    if (input_offset_ == front.size()) {
+      input_.pop_front();
+      input_offset_ = 0;
+    }
+  }
+  if (!in_.open()) return;
+  const bool want = !input_.empty();
+  if (want == want_writable_) return;
+  want_writable_ = want;
+  if (want) {
+    uv_poll_start(in_.poll, UV_WRITABLE, &OnPoll);
+  } else {
+    uv_poll_stop(in_.poll);
+  }
 }
 
 void ChildProcess::Signal(int sig) {
@@ -421,7 +464,10 @@ void ChildProcess::Stop(int64_t grace_ms) {
   if (stop_step_ > 0 || reported_) return;
   stop_step_ = 1;
   grace_ms_ = grace_ms;
-  CloseHandle(in_);
+  ClosePipe(in_);
+  input_.clear();
+  input_offset_ = 0;
+  pending_ = 0;
   if (keeper_done_) return;
   uv_timer_start(timer_, &OnStopTimer, static_cast<uint64_t>(grace_ms), 0);
 }
