@@ -846,7 +846,7 @@ std::string Gateway::LocalStatusJson(const Server& server, std::optional<Process
   w.Uint64(g.stderr_dropped.load(std::memory_order_relaxed));
   w.Key("stderr_tail");
   w.StartArray();
-  for (std::string& line : g.StderrTail()) String(w, Scrubbed(std::move(line)));
+  for (const std::string& line : g.StderrTail()) String(w, Scrubbed(ShownStderrLine(line)));
   w.EndArray();
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());

@@ -70,6 +70,12 @@ void LocalGauges::KeepStderr(std::string line) {
   while (tail_.size() > LocalProcess::kStderrTail) tail_.pop_front();
 }
 
+std::string ShownStderrLine(std::string_view line) {
+  // Scrubbed before it is cut: a secret the cut split would not be
+  // recognised after it.
+  return base::CleanServerText(ScrubbedForLog(line), LocalProcess::kMaxStderrLine);
+}
+
 const std::vector<std::string>& CommandSearchDirs() {
   static std::once_flag once;
   static std::vector<std::string> dirs;
@@ -184,7 +190,7 @@ std::string LocalProcess::ExitReason(const Link& link, const ChildExit& exit) co
     if (!said.empty()) said += " | ";
     said += tail[i];
   }
-  if (!said.empty()) reason += "; stderr: " + base::CleanServerText(said, 600);
+  if (!said.empty()) reason += "; stderr: " + base::CleanServerText(ScrubbedForLog(said), 600);
   return reason;
 }
 
@@ -244,9 +250,6 @@ void LocalProcess::LogStderrLine(Link& link, std::string line) {
   while (!line.empty() && line.back() == '\r') line.pop_back();
   if (line.empty()) return;
   gauges_->stderr_lines.fetch_add(1, std::memory_order_relaxed);
-  // Scrubbed before it is cut: a secret the cut split would not be
-  // recognised after it.
-  std::string clean = base::CleanServerText(ScrubbedForLog(line), kMaxStderrLine);
   const TimePoint now = env_->Now();
   if (!window_start_ || now - *window_start_ >= std::chrono::seconds(1)) {
     ReportDropped();
@@ -256,7 +259,7 @@ void LocalProcess::LogStderrLine(Link& link, std::string line) {
   }
   if (window_lines_ < kStderrLinesPerSecond) {
     ++window_lines_;
-    spdlog::info("server \"{}\": stderr: {}", name_, clean);
+    spdlog::info("server \"{}\": stderr: {}", name_, ShownStderrLine(line));
   } else {
     if (window_dropped_++ == 0) {
       // A server that floods and then falls silent still has its count logged.
@@ -265,9 +268,11 @@ void LocalProcess::LogStderrLine(Link& link, std::string line) {
     }
     gauges_->stderr_dropped.fetch_add(1, std::memory_order_relaxed);
   }
-  link.last_lines.push_back(clean);
+  // Kept as read (at most 12 KiB): a flood costs one copy a line, and what
+  // is shown of them later is made fit to show then.
+  link.last_lines.push_back(line);
   if (link.last_lines.size() > 3) link.last_lines.pop_front();
-  gauges_->KeepStderr(std::move(clean));
+  gauges_->KeepStderr(std::move(line));
 }
 
 }  // namespace mcpgw

@@ -32,7 +32,8 @@ struct LocalGauges {
   std::atomic<uint64_t> stderr_lines{0};    // stderr lines read
   std::atomic<uint64_t> stderr_dropped{0};  // of them, not logged (the rate limit)
 
-  // The last stderr lines, oldest first, as read (status scrubs them).
+  // The last stderr lines, oldest first, as read: ShownStderrLine makes one
+  // fit to show.
   std::vector<std::string> StderrTail() const;
   void KeepStderr(std::string line);
 
@@ -108,6 +109,11 @@ class LocalProcess {
   uint64_t window_dropped_ = 0;
   std::unique_ptr<Timer> dropped_timer_;  // reports the count once the second is over
 };
+
+// A stderr line as the log and status show it: configured secrets removed
+// (before it is cut), control characters and invisible text removed, at
+// most kMaxStderrLine bytes.
+std::string ShownStderrLine(std::string_view line);
 
 // The directories a local server's command is looked for in: the login
 // shell's PATH (read once per process, at most 3 s) then the daemon's own.

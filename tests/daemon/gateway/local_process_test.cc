@@ -546,12 +546,13 @@ TEST_CASE("local process: stderr is read in lines of at most 8 KiB and kept for 
   s.sink->OnChildStderr(huge.substr(5000) + "\nafter\n");
   const std::vector<std::string> tail = r.gauges->StderrTail();
   REQUIRE(tail.size() == 4);
-  CHECK(tail[2].size() <= LocalProcess::kMaxStderrLine + 8);
-  CHECK(tail[2].rfind(std::string(LocalProcess::kMaxStderrLine, 'e'), 0) == 0);
-  // Marked as cut ("[…]" where it was cut, or the cleaner's "...").
-  const bool marked = tail[2].find("[…]") != std::string::npos ||
-                      tail[2].compare(tail[2].size() - 3, 3, "...") == 0;
-  CHECK(marked);
+  // Kept with room past the cut for a secret to be scrubbed whole, and shown
+  // (log, status) at most 8 KiB, marked as cut.
+  CHECK(tail[2].size() <= LocalProcess::kMaxStderrLine + LocalProcess::kScrubMargin);
+  const std::string shown = ShownStderrLine(tail[2]);
+  CHECK(shown.size() <= LocalProcess::kMaxStderrLine + 8);
+  CHECK(shown.rfind(std::string(LocalProcess::kMaxStderrLine - 8, 'e'), 0) == 0);
+  CHECK(shown.compare(shown.size() - 3, 3, "...") == 0);
   CHECK(tail[3] == "after");
 
   // Only the last lines are kept.
