@@ -223,6 +223,7 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
   server->worker = next_worker_++ % workers_.size();
   by_host_[server->host] = server.get();
   if (entry.local) {
+    StartCommandSearch();
     spdlog::info("server \"{}\": loading (local: {})", entry.name, entry.local->shown);
     server->gauges = std::make_shared<HostGauges>();
     server->gauges->local = std::make_shared<LocalGauges>();

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -76,16 +77,36 @@ std::string ShownStderrLine(std::string_view line) {
   return base::CleanServerText(ScrubbedForLog(line), LocalProcess::kMaxStderrLine);
 }
 
+namespace {
+
+// Made once and never freed: a thread reading the login shell may still run
+// when the process exits.
+struct SearchDirsState {
+  std::once_flag once;
+  std::vector<std::string> dirs;
+};
+
+SearchDirsState& SearchState() {
+  static SearchDirsState* state = new SearchDirsState;
+  return *state;
+}
+
+}  // namespace
+
 const std::vector<std::string>& CommandSearchDirs() {
-  static std::once_flag once;
-  static std::vector<std::string> dirs;
-  std::call_once(once, [] {
+  SearchDirsState& state = SearchState();
+  std::call_once(state.once, [&state] {
     const std::string login =
         base::LoginShellPath(base::UserShell(), UserHome(), kLoginShellTimeout);
     const char* own = getenv("PATH");
-    dirs = base::SearchDirs(login, own != nullptr ? own : "/usr/local/bin:/usr/bin:/bin");
+    state.dirs = base::SearchDirs(login, own != nullptr ? own : "/usr/local/bin:/usr/bin:/bin");
   });
-  return dirs;
+  return state.dirs;
+}
+
+void StartCommandSearch() {
+  static std::once_flag started;
+  std::call_once(started, [] { std::thread([] { CommandSearchDirs(); }).detach(); });
 }
 
 std::vector<std::string> LocalServerEnv(char** own, const std::vector<std::string>& search_dirs,

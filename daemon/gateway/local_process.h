@@ -119,6 +119,10 @@ std::string ShownStderrLine(std::string_view line);
 // shell's PATH (read once per process, at most 3 s) then the daemon's own.
 const std::vector<std::string>& CommandSearchDirs();
 
+// Begins reading the login shell's PATH on a thread of its own, once, so
+// that the first local server's start rarely waits for it.
+void StartCommandSearch();
+
 // The environment BEHAVIOR.md §17 gives a local server: the variables of
 // `own` (NAME=value) that BEHAVIOR.md §17 lists, PATH set to `search_dirs`, then the
 // entry's own `env`.

@@ -259,10 +259,12 @@ TEST_CASE("mcpgw wait --timeout 0 succeeds every time against a busy ready daemo
           "[daemon][hosts]") {
   TempDir dir;
   // A large configuration makes every status answer big; two threads keep the daemon busy
-  // (with a pause between calls, so a sanitizer build still gets through in time).
+  // (with a pause between calls, so a sanitizer build still gets through in time). The
+  // servers are switched off: none is ever loading.
   std::string config = R"({"mcpServers":{)";
   for (int i = 0; i < 300; ++i) {
-    config += (i ? "," : "") + std::string("\"s") + std::to_string(i) + R"(":{"command":"x"})";
+    config += (i ? "," : "") + std::string("\"s") + std::to_string(i) +
+              R"(":{"command":"x","disabled":true})";
   }
   config += "}}";
   Daemon d(dir, config);
