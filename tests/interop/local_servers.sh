@@ -35,42 +35,6 @@ if ! command -v npx >/dev/null; then
   exit 1
 fi
 
-# ---- process helpers (read from /proc) ----------------------------------------------
-# ProcTable: "pid state ppid pgid" for every process.
-ProcTable() {
-  local f s pid st pp pg rest
-  for f in /proc/[0-9]*/stat; do
-    { read -r s <"$f"; } 2>/dev/null || continue
-    pid="${s%% *}"
-    s="${s##*) }"
-    read -r st pp pg rest <<<"$s"
-    echo "$pid $st $pp $pg"
-  done
-}
-# Descendants PID: "pid state pgid" of every process below PID.
-Descendants() {
-  ProcTable | awk -v root="$1" '
-    { parent[$1] = $3; line[$1] = $1 " " $2 " " $4 }
-    END {
-      for (p in parent) {
-        q = parent[p]
-        for (n = 0; q != "" && q != 0 && n < 200; n++) {
-          if (q == root) { print line[p]; break }
-          q = parent[q]
-        }
-      }
-    }'
-}
-# Leftover PIDS...: the processes still running (zombies do not count) among
-# PIDS and in the process groups they lead.
-Leftover() {
-  ProcTable | awk -v list="$*" '
-    BEGIN { n = split(list, a, " "); for (i = 1; i <= n; i++) want[a[i]] = 1 }
-    $2 != "Z" && (($1 in want) || ($4 in want)) { print $1 }'
-}
-NoLeftover() { [ -z "$(Leftover "$@")" ]; }
-Cmdline() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null || true; }
-
 # ---- the servers ----------------------------------------------------------------------
 FILES="$TMP/files"
 mkdir -p "$FILES/sub"
