@@ -95,6 +95,8 @@ struct Entry {
   std::optional<LocalServer> local;    // set when accepted as a local server
   std::string refusal;                 // set when refused: a reason without secrets
   std::vector<Note> notes;
+  // The entry names a command (a local server), whether or not it was accepted.
+  bool names_command = false;
 
   bool accepted() const { return remote.has_value() || local.has_value(); }
   // Refuses an accepted entry after the fact (a setting, the file's mode).

@@ -343,6 +343,7 @@ Entry ParseEntry(std::string name, const Value& value, const ParseEnv& env,
                  std::vector<std::string>& secrets) {
   Entry entry;
   entry.name = std::move(name);
+  entry.names_command = value.IsObject() && FindLast(value, "command") != nullptr;
   const char* url_key = nullptr;
   if (base::Status shape = ShapeRefusal(value, url_key, entry.notes); !shape.ok()) {
     entry.refusal = shape.message();

@@ -8,7 +8,9 @@
 namespace mcpgw::setup {
 namespace {
 
-constexpr auto kLoginShellTimeout = std::chrono::milliseconds(5000);
+// As long as the daemon waits for it (BEHAVIOR.md §17): a shell slower than
+// that finds nothing for the daemon either.
+constexpr auto kLoginShellTimeout = std::chrono::milliseconds(3000);
 constexpr auto kSystemctlTimeout = std::chrono::milliseconds(2000);
 
 // What `systemctl --user show-environment` prints, "" when it cannot be run, fails or takes

@@ -207,6 +207,7 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
   server->name = entry.name;
   server->remote = entry.remote;
   server->local = entry.local;
+  server->names_command = entry.names_command || entry.local.has_value();
   server->refusal = entry.refusal;
   server->since_unix = main_->UnixNow();
   server->view.name = entry.name;
@@ -760,7 +761,7 @@ std::string Gateway::StatusJson() const {
       w.Null();
     }
     w.Key("transport");
-    String(w, server.local ? "stdio" : "http");
+    String(w, server.names_command ? "stdio" : "http");
     w.Key("local");
     if (const std::string local = LocalStatusJson(server, tree); !local.empty()) {
       w.RawValue(local.data(), local.size(), rapidjson::kObjectType);

@@ -97,7 +97,8 @@ std::string Gateway::MetricsText() const {
            "command the daemon runs).");
   for (const auto& s : servers_) {
     m.Sample("mcpgw_server_info",
-             {{"namespace", s->name}, {"transport", s->local ? "stdio" : "http"}}, uint64_t{1});
+             {{"namespace", s->name}, {"transport", s->names_command ? "stdio" : "http"}},
+             uint64_t{1});
   }
   m.Family("mcpgw_local_server_restarts_total", "counter",
            "Processes a local server was started again with, after the first.");

@@ -23,6 +23,7 @@ struct Gateway::Server {
   std::string name;
   std::optional<config::RemoteServer> remote;  // the entry it was made from
   std::optional<config::LocalServer> local;    // or this, for a local server
+  bool names_command = false;                  // a local entry, accepted or refused
   std::string refusal;
   HostId host = 0;  // 0 for refused entries
   size_t worker = 0;

@@ -87,6 +87,8 @@ TEST_CASE("local_servers refuse and a writable mcp.json refuse local entries onl
   RefuseLocal(refused);
   CHECK(refused.entries[0].refusal == kLocalRefusal);
   CHECK_FALSE(refused.entries[0].accepted());
+  CHECK(refused.entries[0].names_command);  // status still calls it a stdio server
+  CHECK_FALSE(refused.entries[1].names_command);
   CHECK(refused.entries[1].accepted());
 
   Config writable = *r;
