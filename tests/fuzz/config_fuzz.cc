@@ -4,7 +4,8 @@
 // (inputs it discovers land beside the seeds and are git-ignored there).
 // Besides not crashing, every parse must keep the config invariants: no value
 // from the environment in any printable string, accepted entries obey every
-// url and header rule, refused entries have a reason.
+// url and header rule (remote) or command rule (local), refused entries have
+// a reason.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -54,10 +55,29 @@ void CheckNoLeak(std::string_view input, std::string_view output) {
   }
 }
 
+// A local entry (BEHAVIOR.md §17): one of the two, a command that can be
+// run, environment names a process can hold, an absolute cwd or none, and
+// what is shown of it free of environment values.
+void CheckLocal(std::string_view input, const Entry& entry) {
+  const auto& local = *entry.local;
+  Require(!entry.remote.has_value());
+  Require(entry.names_command);
+  Require(!local.command.empty());
+  Require(local.command.find('\0') == std::string::npos);
+  for (const std::string& arg : local.args) Require(arg.find('\0') == std::string::npos);
+  for (const auto& var : local.env) {
+    Require(!var.name.empty() && var.name.find('=') == std::string::npos);
+    Require(var.value.Reveal().find('\0') == std::string::npos);
+  }
+  Require(local.cwd.empty() || local.cwd[0] == '/');
+  CheckNoLeak(input, local.shown);
+}
+
 void CheckEntry(std::string_view input, const Entry& entry) {
   Require(entry.accepted() == entry.refusal.empty());
   CheckNoLeak(input, entry.refusal);
   if (!entry.accepted()) return;
+  if (entry.local) return CheckLocal(input, entry);
   CheckNoLeak(input, entry.remote->url_redacted);
   Require(mcpgw::base::ParseUrl(entry.remote->url.Reveal()).has_value());
   for (size_t i = 0; i < entry.remote->headers.size(); ++i) {
