@@ -207,7 +207,7 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
   server->name = entry.name;
   server->remote = entry.remote;
   server->local = entry.local;
-  server->names_command = entry.names_command || entry.local.has_value();
+  server->names_command = entry.names_command;
   server->refusal = entry.refusal;
   server->since_unix = main_->UnixNow();
   server->view.name = entry.name;
@@ -228,7 +228,6 @@ std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) 
     spdlog::info("server \"{}\": loading (local: {})", entry.name, entry.local->shown);
     server->gauges = std::make_shared<HostGauges>();
     server->gauges->local = std::make_shared<LocalGauges>();
-    server->gauges->local->command = entry.local->shown;
     OnWorker(server->worker,
              [id = server->host, name = entry.name, local = *entry.local, limits = options_.limits,
               pins = PinOptions{options_.pins_dir, PinningFor(entry.name)},

@@ -24,7 +24,6 @@ namespace mcpgw {
 
 // A local server's figures, written on its loop and read by status.
 struct LocalGauges {
-  std::string command;  // the command and its arguments as shown (config::LocalServer::shown)
   std::atomic<int64_t> pid{0};              // 0: no process runs
   std::atomic<double> started_unix{0};      // when the current process started
   std::atomic<uint64_t> restarts{0};        // processes started after the first

@@ -35,7 +35,6 @@ ServerHost::ServerHost(Env* env, std::string name, config::LocalServer server,
       pins_dir_(std::move(pins.dir)),
       gauges_(gauges ? std::move(gauges) : std::make_shared<HostGauges>()) {
   if (!gauges_->local) gauges_->local = std::make_shared<LocalGauges>();
-  gauges_->local->command = server.shown;
   LocalProcess::Events* events = this;
   local_ = std::make_unique<LocalProcess>(env, std::move(name), std::move(server), gauges_->local,
                                           events);
@@ -49,9 +48,7 @@ ServerHost::~ServerHost() {
 
 void ServerHost::OnProcessOutput(std::string_view bytes) {
   session_.OnProcessOutput(bytes, env_->Now());
-  if (gauges_ && gauges_->local) {
-    gauges_->local->skipped_lines.store(session_.skipped_lines(), std::memory_order_relaxed);
-  }
+  gauges_->local->skipped_lines.store(session_.skipped_lines(), std::memory_order_relaxed);
   Pump();
 }
 

@@ -21,7 +21,7 @@ constexpr Duration kSkipLogEvery = std::chrono::seconds(10);
 bool Blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 // Reads the digits of an id at `i`; nullopt when there are none.
-std::optional<RpcId> DigitsAt(std::string_view text, size_t i, size_t* end) {
+std::optional<RpcId> DigitsAt(std::string_view text, size_t i) {
   RpcId id = 0;
   size_t digits = 0;
   for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && digits < 18;
@@ -29,7 +29,6 @@ std::optional<RpcId> DigitsAt(std::string_view text, size_t i, size_t* end) {
     id = id * 10 + (text[i] - '0');
   }
   if (digits == 0) return std::nullopt;
-  *end = i;
   return id;
 }
 
@@ -51,8 +50,7 @@ std::optional<RpcId> OuterId(std::string_view head, std::string_view tail) {
     if (token("\"jsonrpc\"") && !(token(":") && token("\"2.0\"") && token(","))) rest = {};
     if (token("\"id\"") && token(":")) {
       while (!rest.empty() && Blank(rest.front())) rest.remove_prefix(1);
-      size_t end = 0;
-      if (std::optional<RpcId> id = DigitsAt(rest, 0, &end)) return id;
+      if (std::optional<RpcId> id = DigitsAt(rest, 0)) return id;
     }
   }
   // At the end: "id":N}
@@ -68,8 +66,7 @@ std::optional<RpcId> OuterId(std::string_view head, std::string_view tail) {
   while (k > 0 && Blank(tail[k - 1])) --k;
   constexpr std::string_view kKey = "\"id\":";
   if (k < kKey.size() || tail.substr(k - kKey.size(), kKey.size()) != kKey) return std::nullopt;
-  size_t end = 0;
-  return DigitsAt(tail, b, &end);
+  return DigitsAt(tail, b);
 }
 
 std::string_view TrimLine(std::string_view line) {

@@ -174,6 +174,8 @@ class ChildProcess final : public Child {
   void OnEnd(Pipe& pipe);
   // Writes what waits for stdin as far as the pipe takes it.
   void Flush();
+  // stdin ends; what waited for it is dropped.
+  void CloseInput();
   void OnReport(std::string_view bytes);
   void OnReportEnd();
   void MaybeReport();
@@ -386,10 +388,7 @@ void ChildProcess::OnReportEnd() {
   }
   keeper_done_ = true;
   if (!exit_known_) exit_.unknown = true;
-  ClosePipe(in_);
-  input_.clear();
-  input_offset_ = 0;
-  pending_ = 0;
+  CloseInput();
   uv_timer_stop(timer_);
   uv_timer_start(
       timer_,
@@ -418,6 +417,13 @@ void ChildProcess::Write(std::string bytes) {
   Flush();
 }
 
+void ChildProcess::CloseInput() {
+  ClosePipe(in_);
+  input_.clear();
+  input_offset_ = 0;
+  pending_ = 0;
+}
+
 // A pipe the server no longer reads (it closed stdin, or ended) takes
 // nothing more: what waited is dropped, and its end shows on stdout.
 void ChildProcess::Flush() {
@@ -427,10 +433,7 @@ void ChildProcess::Flush() {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     if (n < 0) {
-      ClosePipe(in_);
-      input_.clear();
-      input_offset_ = 0;
-      pending_ = 0;
+      CloseInput();
       return;
     }
     pending_ -= static_cast<size_t>(n);
@@ -464,10 +467,7 @@ void ChildProcess::Stop(int64_t grace_ms) {
   if (stop_step_ > 0 || reported_) return;
   stop_step_ = 1;
   grace_ms_ = grace_ms;
-  ClosePipe(in_);
-  input_.clear();
-  input_offset_ = 0;
-  pending_ = 0;
+  CloseInput();
   if (keeper_done_) return;
   uv_timer_start(timer_, &OnStopTimer, static_cast<uint64_t>(grace_ms), 0);
 }
