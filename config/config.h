@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "config/confine.h"
 #include "config/secret.h"
 
 namespace mcpgw::config {
@@ -20,6 +21,8 @@ namespace mcpgw::config {
 struct ParseEnv {
   std::function<std::optional<std::string>(std::string_view name)> get_env;
   std::string home;  // value of ${userHome}
+  // Whether a path exists, for `confine` (BEHAVIOR.md §18); unset: not checked.
+  std::function<bool(const std::string& path)> path_exists;
 };
 
 // A header from the entry's `headers` object. The name is not secret; the
@@ -74,6 +77,14 @@ struct LocalServer {
   // The command and its arguments as safe to print: every ${env:..} value
   // replaced by "<redacted>", arguments separated by spaces.
   std::string shown;
+  // What it may touch (BEHAVIOR.md §18): unset, it runs with the user's rights
+  // (or the settings default, when `unconfined` is false).
+  std::optional<Confine> confine;
+  bool unconfined = false;  // `"confine": false`: no settings default either
+  // What the kernel cannot enforce refuses the entry; false: it runs, and
+  // status says what is not enforced.
+  bool confine_required = true;
+  Limits limits;
 
   friend bool operator==(const LocalServer&, const LocalServer&) = default;
 };

@@ -29,8 +29,10 @@ constexpr std::string_view kUrlKeys[] = {"url", "serverUrl", "httpUrl"};
 constexpr std::string_view kRemoteKeys[] = {"url",       "serverUrl", "httpUrl", "headers", "type",
                                             "transport", "disabled",  "enabled", "oauth"};
 // Keys mcpgw reads in a local entry.
-constexpr std::string_view kLocalKeys[] = {"command", "args",      "env",      "cwd",
-                                           "type",    "transport", "disabled", "enabled"};
+constexpr std::string_view kLocalKeys[] = {
+    "command",         "args",     "env",     "cwd",     "type",
+    "transport",       "disabled", "enabled", "confine", "limits",
+    "confine_required"};
 // `type` / `transport` values that mean Streamable HTTP in some host's format.
 constexpr std::string_view kHttpTypes[] = {"http", "streamable-http", "streamablehttp",
                                            "streamable_http"};
@@ -313,6 +315,30 @@ base::Status ParseEnvObject(const Value* object, const ParseEnv& env,
   return base::Status();
 }
 
+// `confine`, `confine_required` and `limits` (BEHAVIOR.md §18).
+base::Status ParseConfinement(const Value& entry, const ParseEnv& env,
+                              std::vector<std::string>& secrets, LocalServer& out) {
+  if (const Value* confine = FindLast(entry, "confine"); confine != nullptr && !confine->IsNull()) {
+    if (confine->IsBool() && !confine->GetBool()) {
+      out.unconfined = true;
+    } else {
+      base::Status bad = ParseConfine(*confine, "confine", &env, secrets, out.confine.emplace());
+      if (!bad.ok()) return bad;
+    }
+  }
+  if (const Value* required = FindLast(entry, "confine_required");
+      required != nullptr && !required->IsNull()) {
+    if (!required->IsBool()) {
+      return base::InvalidInput("\"confine_required\" must be true or false" + Got(*required));
+    }
+    out.confine_required = required->GetBool();
+  }
+  if (const Value* limits = FindLast(entry, "limits"); limits != nullptr && !limits->IsNull()) {
+    return ParseLimits(*limits, out.limits);
+  }
+  return base::Status();
+}
+
 base::Status ParseLocal(const Value& entry, const ParseEnv& env, std::vector<std::string>& secrets,
                         LocalServer& out, std::vector<Note>& notes) {
   Interpolated command;
@@ -334,7 +360,7 @@ base::Status ParseLocal(const Value& entry, const ParseEnv& env, std::vector<std
     }
     out.cwd = std::move(expanded.value);
   }
-  return base::Status();
+  return ParseConfinement(entry, env, secrets, out);
 }
 
 }  // namespace

@@ -13,8 +13,11 @@
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include "base/json_text.h"
+#include "config/confine.h"
 #include "config/settings_table.h"
 
 namespace mcpgw {
@@ -220,6 +223,8 @@ class SettingsReader {
         return ReadPinningMode(v, at, out.emplace<PinningMode>());
       case SettingType::kLocalServers:
         return ReadLocalServers(v, at, out.emplace<std::string>());
+      case SettingType::kConfine:
+        return ReadConfine(v, at, out.emplace<JsonObject>());
     }
     return Fail(at, "a key of no known type");
   }
@@ -270,6 +275,27 @@ class SettingsReader {
     out.assign(v.GetString(), v.GetStringLength());
     if (out == "run" || out == "refuse") return true;
     return Fail(at, "unknown value " + JsonQuoted(out) + "; expected \"run\" or \"refuse\"");
+  }
+
+  // The form only: paths are interpolated and checked when the default is
+  // applied to an entry.
+  bool ReadConfine(const Value& v, const std::string& at, JsonObject& out) {
+    out.text.clear();
+    if (v.IsNull()) return true;
+    config::Confine confine;
+    std::vector<std::string> unused;
+    if (base::Status bad = config::ParseConfine(v, at, nullptr, unused, confine); !bad.ok()) {
+      // The reason names the member ("local_servers_confine.read[0]: ...").
+      Fail(at, "");
+      error_.resize(error_.size() - at.size() - 2);
+      error_ += bad.message();
+      return false;
+    }
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+    v.Accept(writer);
+    out.text.assign(buffer.GetString(), buffer.GetSize());
+    return true;
   }
 
   bool ReadPinningMode(const Value& v, const std::string& at, PinningMode& out) {

@@ -101,6 +101,13 @@ struct MetricsSettings {
   bool operator==(const MetricsSettings&) const = default;
 };
 
+// A JSON object kept as its text (compact), for a key whose value another
+// part reads in full: `local_servers_confine` (config/confine.h).
+struct JsonObject {
+  std::string text;  // "" when the key is absent or null
+  bool operator==(const JsonObject&) const = default;
+};
+
 // A loopback address to listen on, as ParseLoopbackListen reads it.
 struct LoopbackAddress {
   std::string host;  // "127.0.0.1" or "::1": an address, never a name
@@ -126,6 +133,9 @@ struct Settings {
   // Local (command) servers (BEHAVIOR.md §17): "run" runs them; "refuse"
   // refuses every local entry with kLocalRefusal and starts no process.
   std::string local_servers = "run";
+  // The `confine` of every local entry that says nothing of it (BEHAVIOR.md
+  // §18); its form is checked here, its paths when it is applied.
+  JsonObject local_servers_confine;
 };
 
 // A settings file read: its settings, or the defaults when it is missing.

@@ -114,6 +114,8 @@ constexpr SettingKey kKeys[] = {
      In<&S::pinning, &PinningSettings::exempt>()},
 
     {"local_servers", Rule(SettingType::kLocalServers), kRestart, Top<&S::local_servers>()},
+    {"local_servers_confine", Rule(SettingType::kConfine), kRestart,
+     Top<&S::local_servers_confine>()},
 
     {"metrics.listen", Rule(SettingType::kLoopbackAddress), kRestart,
      In<&S::metrics, &MetricsSettings::listen>()},

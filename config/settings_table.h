@@ -30,6 +30,7 @@ enum class SettingType {
   kUids,               // an array of uids
   kPinningMode,        // "block", "strict" or "off"
   kLocalServers,       // "run" or "refuse"
+  kConfine,            // null or a `confine` object (config/confine.h)
 };
 
 // When a changed value takes effect in a running daemon.
@@ -47,8 +48,8 @@ struct SettingRule {
 
 // A key's value as the table moves it: a whole number as uint64_t whatever
 // the type of its field.
-using SettingValue =
-    std::variant<uint64_t, std::string, std::vector<std::string>, std::vector<uid_t>, PinningMode>;
+using SettingValue = std::variant<uint64_t, std::string, std::vector<std::string>,
+                                  std::vector<uid_t>, PinningMode, JsonObject>;
 
 // Reads and writes one field of Settings.
 struct SettingField {

@@ -1,6 +1,7 @@
 // SystemParseEnv: the one place the config layer reads the real process
 // environment; everything else takes a ParseEnv.
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -41,6 +42,10 @@ ParseEnv SystemParseEnv() {
   ParseEnv env;
   env.get_env = GetEnv;
   env.home = HomeDirectory();
+  env.path_exists = [](const std::string& path) {
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0;
+  };
   return env;
 }
 

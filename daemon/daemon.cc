@@ -1,6 +1,8 @@
 // mcpgwd's modes (see daemon.h).
 #include "daemon/daemon.h"
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -14,6 +16,7 @@
 #include "daemon/guard/call_log.h"
 #include "daemon/guard/cassette.h"
 #include "daemon/options.h"
+#include "daemon/runtime/confine.h"
 #include "daemon/runtime/fd_limit.h"
 #include "daemon/runtime/hardening.h"
 #include "daemon/runtime/logging.h"
@@ -22,17 +25,21 @@
 namespace mcpgw {
 namespace {
 
-// `local_servers: "refuse"` refuses every local entry (BEHAVIOR.md §17).
-config::ParseResult ReadConfig(const std::string& path, bool refuse_local) {
-  config::ParseResult parsed = config::ParseFile(path, config::SystemParseEnv());
-  if (parsed.ok() && refuse_local) {
-    config::RefuseLocal(*parsed);
-  }
+// `local_servers: "refuse"` refuses every local entry (BEHAVIOR.md §17);
+// `local_servers_confine` confines those that say nothing of it, and what
+// this kernel cannot enforce refuses an entry that requires it (§18).
+config::ParseResult ReadConfig(const std::string& path, const Settings& settings) {
+  const config::ParseEnv env = config::SystemParseEnv();
+  config::ParseResult parsed = config::ParseFile(path, env);
+  if (!parsed.ok()) return parsed;
+  if (settings.local_servers == "refuse") config::RefuseLocal(*parsed);
+  config::ApplyConfineDefault(*parsed, settings.local_servers_confine.text, env);
+  RefuseUnconfinable(*parsed, KernelConfineSupport(), getuid());
   return parsed;
 }
 
 config::ParseResult ReadConfig(const std::string& path, const OptionsResult& options) {
-  return ReadConfig(path, options.options.settings.local_servers == "refuse");
+  return ReadConfig(path, options.options.settings);
 }
 
 // A settings file named by --settings must exist: without it, a deny policy
@@ -159,9 +166,8 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
   }
   // A reload reads the files exactly as this start did.
   Supervisor::Sources sources;
-  sources.config = [path = command_line.config_path,
-                    refuse = options.options.settings.local_servers == "refuse"] {
-    return ReadConfig(path, refuse);
+  sources.config = [path = command_line.config_path, settings = options.options.settings] {
+    return ReadConfig(path, settings);
   };
   sources.options = [command_line, get_env] { return LoadOptions(command_line, get_env); };
   Supervisor supervisor(std::move(options.options), std::move(sources));

@@ -13,6 +13,7 @@
 #include "base/bounded_json.h"
 #include "base/utf8.h"
 #include "daemon/auth/manager.h"
+#include "daemon/gateway/confine_status.h"
 #include "daemon/gateway/gateway_server.h"
 #include "daemon/guard/call_log.h"
 #include "daemon/guard/request_digest.h"
@@ -726,6 +727,9 @@ std::string Gateway::DaemonStatusJson() const {
   StringOrNull(w, metrics_address_);
   w.Key("host_connections");
   w.Uint64(connections_ ? connections_() : 0);
+  w.Key("confinement");  // what local servers can be confined with (BEHAVIOR.md §18)
+  const std::string confinement = ConfinementSupportJson();
+  w.RawValue(confinement.data(), confinement.size(), rapidjson::kObjectType);
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());
 }
@@ -849,6 +853,17 @@ std::string Gateway::LocalStatusJson(const Server& server, std::optional<Process
   w.StartArray();
   for (const std::string& line : g.StderrTail()) String(w, Scrubbed(ShownStderrLine(line)));
   w.EndArray();
+  // What it may touch and use (BEHAVIOR.md §18).
+  for (auto [key, json] : {std::pair{"confine", ConfineStatusJson(*server.local, g.TempDir())},
+                           std::pair{"limits", LimitsStatusJson(*server.local)}}) {
+    w.Key(key);
+    if (json.empty()) {
+      w.Null();
+    } else {
+      const std::string shown = Scrubbed(json);
+      w.RawValue(shown.data(), shown.size(), rapidjson::kObjectType);
+    }
+  }
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());
 }

@@ -3,9 +3,12 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -63,6 +66,16 @@ std::string Joined(const std::vector<std::string>& dirs) {
 std::vector<std::string> LocalGauges::StderrTail() const {
   std::lock_guard lock(mu_);
   return {tail_.begin(), tail_.end()};
+}
+
+std::string LocalGauges::TempDir() const {
+  std::lock_guard lock(mu_);
+  return temp_dir_;
+}
+
+void LocalGauges::SetTempDir(std::string dir) {
+  std::lock_guard lock(mu_);
+  temp_dir_ = std::move(dir);
 }
 
 void LocalGauges::KeepStderr(std::string line) {
@@ -159,21 +172,66 @@ LocalProcess::LocalProcess(Env* env, std::string name, config::LocalServer serve
       gauges_(std::move(gauges)),
       events_(events) {}
 
-LocalProcess::~LocalProcess() { KillAll(); }
+LocalProcess::~LocalProcess() {
+  KillAll();
+  if (!temp_dir_.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(temp_dir_, ignored);
+  }
+}
+
+// The private temporary directory (TMPDIR, TMP and TEMP point to it, and it
+// is the working directory unless `cwd` says otherwise), then the plan.
+base::Status LocalProcess::PrepareConfinement(const std::string& command_path) {
+  if (server_.confine && temp_dir_.empty()) {
+    const char* tmp = getenv("TMPDIR");
+    std::string base = tmp != nullptr && tmp[0] == '/' ? tmp : "/tmp";
+    std::string safe;
+    for (char c : name_) safe += std::isalnum(static_cast<unsigned char>(c)) != 0 ? c : '_';
+    std::string pattern = base + "/mcpgw-" + safe.substr(0, 40) + "-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return base::ErrnoError("making its temporary directory in " + base, errno);
+    }
+    temp_dir_ = pattern;
+    gauges_->SetTempDir(temp_dir_);
+    for (const char* name : {"TMPDIR", "TMP", "TEMP"}) {
+      const std::string prefix = std::string(name) + "=";
+      std::erase_if(environment_, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+      environment_.push_back(prefix + temp_dir_);
+    }
+  }
+  if (!server_.confine && !server_.limits.any()) return base::Status();
+  ConfineContext context;
+  context.command_path = command_path;
+  context.search_dirs = CommandSearchDirs();
+  context.home = UserHome();
+  context.temp_dir = temp_dir_;
+  context.env = environment_;
+  plan_ = std::make_shared<const ConfinePlan>(
+      PlanConfinement(server_, context, KernelConfineSupport()));
+  return base::Status();
+}
 
 void LocalProcess::Spawn() {
   Stop();
   const std::vector<std::string>& dirs = CommandSearchDirs();
   if (environment_.empty()) environment_ = LocalServerEnv(environ, dirs, server_.env);
-  const std::string cwd = server_.cwd.empty() ? UserHome() : server_.cwd;
-  base::Result<std::string> path = base::FindCommand(server_.command, dirs, cwd);
+  const std::string home_or_own = server_.cwd.empty() ? UserHome() : server_.cwd;
+  base::Result<std::string> path = base::FindCommand(server_.command, dirs, home_or_own);
   if (!path.ok()) return events_->OnProcessExited(path.message());
+  if (!plan_ && (server_.confine || server_.limits.any())) {
+    if (base::Status prepared = PrepareConfinement(*path); !prepared.ok()) {
+      return events_->OnProcessExited("could not be confined: " + prepared.message());
+    }
+  }
+  const std::string cwd = server_.cwd.empty() && !temp_dir_.empty() ? temp_dir_ : home_or_own;
   ChildSpec spec;
   spec.path = *path;
   spec.argv.push_back(server_.command);
   for (const std::string& arg : server_.args) spec.argv.push_back(arg);
   spec.env = environment_;
   spec.cwd = cwd;
+  spec.confine = plan_;
   auto link = std::make_unique<Link>(this);
   base::Result<std::unique_ptr<Child>> child = env_->SpawnChild(spec, link.get());
   if (!child.ok()) return events_->OnProcessExited("could not be started: " + child.message());
@@ -203,7 +261,10 @@ void LocalProcess::KillAll() {
 }
 
 std::string LocalProcess::ExitReason(const Link& link, const ChildExit& exit) const {
-  std::string reason = exit.Describe();
+  std::string reason = exit.confine_errno != 0 && plan_
+                           ? DescribeConfineFailure(*plan_, exit.confine_step, exit.confine_index,
+                                                    exit.confine_errno)
+                           : exit.Describe();
   // The last lines it wrote on stderr usually say why.
   const std::deque<std::string>& tail = link.last_lines;
   std::string said;

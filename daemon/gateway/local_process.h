@@ -17,7 +17,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "config/config.h"
+#include "daemon/runtime/confine.h"
 #include "daemon/runtime/env.h"
 
 namespace mcpgw {
@@ -35,10 +37,14 @@ struct LocalGauges {
   // fit to show.
   std::vector<std::string> StderrTail() const;
   void KeepStderr(std::string line);
+  // The private temporary directory of a confined server ("" for none).
+  std::string TempDir() const;
+  void SetTempDir(std::string dir);
 
  private:
   mutable std::mutex mu_;
   std::deque<std::string> tail_;
+  std::string temp_dir_;
 };
 
 class LocalProcess {
@@ -65,7 +71,7 @@ class LocalProcess {
 
   LocalProcess(Env* env, std::string name, config::LocalServer server,
                std::shared_ptr<LocalGauges> gauges, Events* events);
-  ~LocalProcess();  // kills what still runs
+  ~LocalProcess();  // kills what still runs, removes its temporary directory
   LocalProcess(const LocalProcess&) = delete;
   LocalProcess& operator=(const LocalProcess&) = delete;
 
@@ -92,6 +98,8 @@ class LocalProcess {
   // Logs how many stderr lines the rate limit kept out of the log, if any.
   void ReportDropped();
   std::string ExitReason(const Link& link, const ChildExit& exit) const;
+  // A confined server's plan, made at its first start (BEHAVIOR.md §18).
+  base::Status PrepareConfinement(const std::string& command_path);
 
   Env* env_;
   std::string name_;
@@ -99,6 +107,8 @@ class LocalProcess {
   std::shared_ptr<LocalGauges> gauges_;
   Events* events_;
   std::vector<std::string> environment_;
+  std::string temp_dir_;  // a confined server's own, removed with this
+  std::shared_ptr<const ConfinePlan> plan_;
   std::unique_ptr<Link> current_;
   std::vector<std::unique_ptr<Link>> stopping_;
   uint64_t spawned_ = 0;

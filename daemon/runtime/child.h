@@ -7,11 +7,14 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace mcpgw {
+
+struct ConfinePlan;
 
 // What to run. Everything is decided before the process is made: the
 // executable is found, the environment complete.
@@ -20,15 +23,21 @@ struct ChildSpec {
   std::vector<std::string> argv;  // argv[0] first
   std::vector<std::string> env;   // "NAME=value", the whole environment
   std::string cwd;                // the working directory
+  // What the process may touch (BEHAVIOR.md §18), applied between fork and
+  // exec; null: nothing beyond the user's own rights.
+  std::shared_ptr<const ConfinePlan> confine;
 };
 
 // How a process ended.
 struct ChildExit {
-  int code = -1;         // the exit code, when it exited
-  int signal = 0;        // the signal that ended it, when one did
-  int exec_errno = 0;    // the command could not be started (execve's errno)
-  int chdir_errno = 0;   // its working directory could not be entered
-  bool unknown = false;  // its keeper ended without saying (killed)
+  int code = -1;           // the exit code, when it exited
+  int signal = 0;          // the signal that ended it, when one did
+  int exec_errno = 0;      // the command could not be started (execve's errno)
+  int chdir_errno = 0;     // its working directory could not be entered
+  int confine_errno = 0;   // its confinement could not be applied
+  int confine_step = 0;    // at which step (ConfineStep, daemon/runtime/confine.h)
+  int confine_index = -1;  // for a rule, which
+  bool unknown = false;    // its keeper ended without saying (killed)
 
   // "exited with code 1", "was ended by signal 9 (SIGKILL)", "could not be
   // started: Permission denied".

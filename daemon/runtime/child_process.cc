@@ -10,6 +10,8 @@
 #include <deque>
 #include <utility>
 
+#include "daemon/runtime/confine.h"
+
 namespace mcpgw {
 namespace {
 
@@ -19,7 +21,8 @@ using namespace child_detail;
 // records, each written whole (far below PIPE_BUF).
 struct Report {
   char type;  // 'p' the server's pid, 'x' its wait status, 'e' execve's errno,
-              // 'c' chdir's errno, 'f' fork's errno
+              // 'c' chdir's errno, 'f' fork's errno, 'l' confinement's failure
+              // (errno | step << 12 | (rule + 1) << 16)
   char pad[3];
   int32_t value;
 };
@@ -39,6 +42,7 @@ struct Prepared {
   char* const* argv;
   char* const* envp;
   const char* cwd;
+  const ConfinePlan* confine;  // null: none
 };
 
 // The server: its own process group, default signal handling, the pipes as
@@ -57,6 +61,13 @@ struct Prepared {
   if (chdir(p.cwd) != 0) {
     Tell(kReportFd, 'c', errno);
     _exit(127);
+  }
+  if (p.confine != nullptr) {
+    int step = 0, index = -1;
+    if (const int e = ApplyConfinement(*p.confine, &step, &index); e != 0) {
+      Tell(kReportFd, 'l', (e & 0xfff) | (step << 12) | ((index + 1) << 16));
+      _exit(127);
+    }
   }
   execve(p.path, p.argv, p.envp);
   Tell(kReportFd, 'e', errno);
@@ -254,7 +265,8 @@ base::Status ChildProcess::Start(const ChildSpec& spec) {
   std::vector<char*> envp;
   for (const std::string& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
-  const Prepared prepared{spec.path.c_str(), argv.data(), envp.data(), spec.cwd.c_str()};
+  const Prepared prepared{spec.path.c_str(), argv.data(), envp.data(), spec.cwd.c_str(),
+                          spec.confine.get()};
 
   int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1};
   auto close_all = [&] {
@@ -368,6 +380,11 @@ void ChildProcess::OnReport(std::string_view bytes) {
         break;
       case 'c':
         exit_.chdir_errno = r.value;
+        break;
+      case 'l':
+        exit_.confine_errno = r.value & 0xfff;
+        exit_.confine_step = (r.value >> 12) & 0xf;
+        exit_.confine_index = (r.value >> 16) - 1;
         break;
       case 'f':
         exit_known_ = true;
@@ -488,6 +505,9 @@ std::string ChildExit::Describe() const {
   if (exec_errno != 0) return std::string("could not be started: ") + std::strerror(exec_errno);
   if (chdir_errno != 0) {
     return std::string("could not enter its working directory: ") + std::strerror(chdir_errno);
+  }
+  if (confine_errno != 0) {
+    return std::string("could not be confined: ") + std::strerror(confine_errno);
   }
   if (unknown) return "ended (how is not known: its keeper was killed)";
   if (signal != 0) return "was ended by " + SignalName(signal);

@@ -22,6 +22,8 @@ inline std::string AsJson(const SettingValue& value) {
           out = std::to_string(v);
         } else if constexpr (std::is_same_v<T, std::string>) {
           base::AppendJsonString(&out, v);
+        } else if constexpr (std::is_same_v<T, JsonObject>) {
+          out = v.text.empty() ? "null" : v.text;
         } else if constexpr (std::is_same_v<T, PinningMode>) {
           base::AppendJsonString(&out, PinningModeName(v));
         } else {
@@ -63,6 +65,8 @@ inline SettingValue OtherThanDefault(const SettingKey& key) {
       return PinningMode::kOff;
     case SettingType::kLocalServers:
       return std::string("refuse");
+    case SettingType::kConfine:
+      return JsonObject{R"({"read":["/usr/share"],"network":false})"};
   }
   return {};
 }
