@@ -118,6 +118,60 @@ std::string Labelled(size_t label_width, std::string_view label, const std::stri
   return out;
 }
 
+std::string Plural(uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// The strings of the array `key` of `object`.
+std::vector<std::string> Strings(const Value& object, const char* key) {
+  std::vector<std::string> out;
+  if (const Value* a = Member(object, key); a != nullptr && a->IsArray()) {
+    for (const Value& v : a->GetArray()) {
+      if (v.IsString()) out.emplace_back(v.GetString(), v.GetStringLength());
+    }
+  }
+  return out;
+}
+
+// `local.confine` and `local.limits` in words (BEHAVIOR.md §18).
+void ReadConfinement(const Value& local, ServerRow& row) {
+  if (const Value* c = Member(local, "confine"); c != nullptr && c->IsObject()) {
+    const std::vector<std::string> read = Strings(*c, "read");
+    const std::vector<std::string> write = Strings(*c, "write");
+    std::string text = "read " + Plural(read.size(), "path", "paths") + ", write " +
+                       Plural(write.size(), "path", "paths") + ", network ";
+    const std::string network = String(*c, "network", "");
+    if (network == "ports") {
+      text += "TCP ports";
+      if (const Value* ports = Member(*c, "ports"); ports != nullptr && ports->IsArray()) {
+        for (const Value& port : ports->GetArray()) {
+          if (port.IsInt()) text += " " + std::to_string(port.GetInt());
+        }
+      }
+    } else {
+      text += network;
+    }
+    if (String(*c, "source", "") == "settings") text += " (the settings default)";
+    row.confined = text;
+    row.not_enforced = Strings(*c, "not_enforced");
+  }
+  if (const Value* l = Member(local, "limits"); l != nullptr && l->IsObject()) {
+    std::string text;
+    auto add = [&](const char* key, const char* one, const char* many, const char* unit) {
+      const Value* v = Member(*l, key);
+      if (v == nullptr || !v->IsUint64()) return;
+      if (!text.empty()) text += ", ";
+      text += unit != nullptr ? std::to_string(v->GetUint64()) + unit
+                              : Plural(v->GetUint64(), one, many);
+    };
+    add("memory_mb", "", "", " MB of data a process");
+    add("open_files", "open file", "open files", nullptr);
+    add("processes", "process", "processes", nullptr);
+    row.limits = text;
+    for (std::string& gap : Strings(*l, "not_enforced")) row.not_enforced.push_back(std::move(gap));
+  }
+}
+
 // A local server's lines: its command, its process, and the last lines it wrote on stderr.
 template <typename Add>
 void LocalDetails(const ServerRow& row, const RenderOptions& options, const Add& add) {
@@ -139,6 +193,11 @@ void LocalDetails(const ServerRow& row, const RenderOptions& options, const Add&
     process += ", " + std::to_string(row.stdout_skipped) + " stdout lines skipped (not JSON-RPC)";
   }
   add("process:", process);
+  if (!row.confined.empty()) add("confined:", base::StripControls(row.confined));
+  if (!row.limits.empty()) add("limits:", base::StripControls(row.limits));
+  for (size_t i = 0; i < row.not_enforced.size(); ++i) {
+    add(i == 0 ? "not enforced:" : "", base::StripControls(row.not_enforced[i]));
+  }
   constexpr size_t kShownStderrLines = 3;
   const size_t first =
       row.stderr_tail.size() > kShownStderrLines ? row.stderr_tail.size() - kShownStderrLines : 0;
@@ -290,6 +349,7 @@ std::optional<StatusView> ParseStatus(std::string_view json) {
               row.stderr_tail.emplace_back(line.GetString(), line.GetStringLength());
           }
         }
+        ReadConfinement(*l, row);
       }
       if (const Value* o = Member(server, "oauth"); o != nullptr && o->IsObject()) {
         row.oauth = true;

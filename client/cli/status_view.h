@@ -49,7 +49,10 @@ struct ServerRow {
   uint64_t restarts = 0;
   uint64_t rss_bytes = 0;  // of its process tree
   uint64_t stdout_skipped = 0;
-  std::vector<std::string> stderr_tail;  // the last lines, oldest first
+  std::vector<std::string> stderr_tail;   // the last lines, oldest first
+  std::string confined;                   // what its confinement allows, in words; "" none
+  std::string limits;                     // its resource limits, in words; "" none
+  std::vector<std::string> not_enforced;  // of what the entry asked, what the kernel does not
 };
 
 struct StatusView {

@@ -66,6 +66,32 @@ std::string ServerFix(const std::string& name, const std::string& reason,
   return "mcpgw status shows its last error; mcpgwd --check checks mcp.json";
 }
 
+// What the daemon can confine local servers with (BEHAVIOR.md §18), as it
+// sees its kernel: a failure only when an entry asks for what is missing.
+void ConfinementCheck(const rapidjson::Document& doc, std::vector<Check>& checks) {
+  const Value* c = doc["daemon"].IsObject() && doc["daemon"].HasMember("confinement")
+                       ? &doc["daemon"]["confinement"]
+                       : nullptr;
+  if (c == nullptr || !c->IsObject()) return;
+  const std::string summary = "local-server confinement: " + Str(*c, "summary");
+  if (Int(*c, "landlock_abi") > 0) {
+    checks.push_back({true, summary, ""});
+    return;
+  }
+  bool refused = false;
+  if (doc.HasMember("servers") && doc["servers"].IsArray()) {
+    for (const Value& server : doc["servers"].GetArray()) {
+      refused = refused || (server.IsObject() && Str(server, "reason").find("Landlock") !=
+                                                      std::string::npos);
+    }
+  }
+  checks.push_back({!refused, summary,
+                    refused ? "a server's confine needs Landlock: Linux 5.13 or later with "
+                              "landlock in the kernel's lsm= list; or give the entry "
+                              "\"confine_required\": false (docs/SECURITY.md)"
+                            : ""});
+}
+
 void DaemonChecks(const DaemonProbe& daemon, std::vector<Check>& checks, rapidjson::Document& doc) {
   const base::Result<std::string> status = daemon.status();
   if (!status.ok()) {
@@ -86,6 +112,7 @@ void DaemonChecks(const DaemonProbe& daemon, std::vector<Check>& checks, rapidjs
                     "daemon: mcpgwd " + Str(d, "version") + " (pid " + std::to_string(pid) +
                         ") answers on " + Str(d, "socket"),
                     ""});
+  ConfinementCheck(doc, checks);
   std::string socket;
   const base::Result<std::string> stripped = daemon.stripped_status(&socket);
   rapidjson::Document other;

@@ -57,6 +57,8 @@ Check "the service reads proxies and SSL_CERT_FILE from an optional environment 
 Check "the service sets NoNewPrivileges" test "$(Key "$SERVICE" NoNewPrivileges)" = yes
 Check "the service may use only unix, inet, inet6 and netlink sockets (Node asks netlink for interfaces)" \
   test "$(Key "$SERVICE" RestrictAddressFamilies)" = "AF_UNIX AF_INET AF_INET6 AF_NETLINK"
+Check "the service allows Landlock's system calls beside @system-service (confined local servers)" \
+  test "$(Key "$SERVICE" SystemCallFilter | tr '\n' ' ')" = "@system-service landlock_create_ruleset landlock_add_rule landlock_restrict_self "
 Check "the service lets local servers' JITs map executable memory (V8)" \
   test -z "$(Key "$SERVICE" MemoryDenyWriteExecute)"
 # A user manager gets mount namespaces only through unprivileged user
