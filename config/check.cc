@@ -13,7 +13,15 @@ std::string EntryLine(const Entry& entry) {
   std::string line = DisplayName(entry.name) + ": ";
   if (entry.local) {
     line += "accepted (local: " + entry.local->shown + ", " +
-            Count(entry.local->env.size(), "environment variable") + ")";
+            Count(entry.local->env.size(), "environment variable");
+    if (const auto& c = entry.local->confine) {
+      line += ", confined: read " + Count(c->read.size(), "path") + ", write " +
+              Count(c->write.size(), "path") + ", network " +
+              (c->network == ConfineNetwork::kNone  ? std::string("none")
+               : c->network == ConfineNetwork::kAll ? std::string("all")
+                                                    : Count(c->connect.size(), "port"));
+    }
+    line += ")";
   } else if (entry.accepted()) {
     line += "accepted (" + entry.remote->url_redacted + ", " +
             Count(entry.remote->headers.size(), "header") + ")";

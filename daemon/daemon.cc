@@ -27,7 +27,7 @@ namespace {
 
 // `local_servers: "refuse"` refuses every local entry (BEHAVIOR.md §17);
 // `local_servers_confine` confines those that say nothing of it, and what
-// this kernel cannot enforce refuses an entry that requires it (§18).
+// this kernel cannot enforce refuses an entry that requires it (BEHAVIOR.md §18).
 config::ParseResult ReadConfig(const std::string& path, const Settings& settings) {
   const config::ParseEnv env = config::SystemParseEnv();
   config::ParseResult parsed = config::ParseFile(path, env);
