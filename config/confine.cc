@@ -73,10 +73,12 @@ base::Status Paths(const Value* list, const std::string& at, const ParseEnv* env
   return base::Status();
 }
 
-// "host:port" or "[v6]:port".
-base::Status Endpoint(std::string_view text, const std::string& at, ConfineEndpoint& out) {
+// "host:port" or "[v6]:port"; `redacted` is the same text as it may be
+// shown (every ${env:..} value as <redacted>).
+base::Status Endpoint(std::string_view text, std::string_view redacted, const std::string& at,
+                      ConfineEndpoint& out) {
   const size_t colon = text.rfind(':');
-  const std::string shown = Quoted(text);
+  const std::string shown = Quoted(redacted);
   if (colon == std::string_view::npos || colon == 0) {
     return base::InvalidInput(at + ": " + shown + " is not host:port");
   }
@@ -96,7 +98,7 @@ base::Status Endpoint(std::string_view text, const std::string& at, ConfineEndpo
   }
   out.host = std::string(host);
   out.port = number;
-  out.text = std::string(text);
+  out.text = std::string(redacted);
   return base::Status();
 }
 
@@ -117,7 +119,9 @@ base::Status Network(const Value* value, const std::string& at, const ParseEnv* 
     Interpolated text;
     if (base::Status bad = Expand((*value)[i], item, env, secrets, text); !bad.ok()) return bad;
     ConfineEndpoint endpoint;
-    if (base::Status bad = Endpoint(text.value, item, endpoint); !bad.ok()) return bad;
+    if (base::Status bad = Endpoint(text.value, text.redacted, item, endpoint); !bad.ok()) {
+      return bad;
+    }
     out.connect.push_back(std::move(endpoint));
   }
   return base::Status();

@@ -33,7 +33,7 @@ struct ConfinePath {
 struct ConfineEndpoint {
   std::string host;  // a name or an address, as written ("[::1]" keeps its brackets)
   int port = 0;      // 1..65535
-  std::string text;  // "host:port" as written
+  std::string text;  // "host:port" as shown: every ${env:..} value as "<redacted>"
 
   friend bool operator==(const ConfineEndpoint&, const ConfineEndpoint&) = default;
 };

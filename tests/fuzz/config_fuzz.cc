@@ -41,6 +41,10 @@ ParseEnv FakeEnv() {
     return std::nullopt;
   };
   env.home = "/home/fz";
+  // Paths under the home and /tmp exist; nothing else does.
+  env.path_exists = [](const std::string& path) {
+    return path.rfind("/home/fz", 0) == 0 || path.rfind("/tmp", 0) == 0;
+  };
   return env;
 }
 
@@ -71,6 +75,27 @@ void CheckLocal(std::string_view input, const Entry& entry) {
   }
   Require(local.cwd.empty() || local.cwd[0] == '/');
   CheckNoLeak(input, local.shown);
+  // Its confinement (BEHAVIOR.md §18): absolute paths that exist, ports in
+  // range, nothing of the environment in what status shows of them.
+  if (local.confine) {
+    Require(!local.unconfined);
+    for (const auto* paths : {&local.confine->read, &local.confine->write}) {
+      for (const auto& p : *paths) {
+        Require(!p.path.empty() && p.path[0] == '/' && p.path.find('\0') == std::string::npos);
+        Require(p.path.rfind("/home/fz", 0) == 0 || p.path.rfind("/tmp", 0) == 0);
+        CheckNoLeak(input, p.shown);
+      }
+    }
+    for (const auto& e : local.confine->connect) {
+      Require(e.port >= 1 && e.port <= 65535 && !e.host.empty());
+      CheckNoLeak(input, e.text);
+    }
+    Require(local.confine->network == mcpgw::config::ConfineNetwork::kPorts ||
+            local.confine->connect.empty());
+  }
+  Require(local.limits.memory_mb <= (uint64_t{1} << 24) &&
+          local.limits.open_files <= (uint64_t{1} << 20) &&
+          local.limits.processes <= (uint64_t{1} << 22));
 }
 
 void CheckEntry(std::string_view input, const Entry& entry) {
