@@ -362,12 +362,12 @@ if $AS_ROOT; then
   Check "procs: the reason says root" grep -q root <<<"$(Row procs s.reason)"
   RowIs "procs: no process" procs 'l.pid ?? null' null
   RowIs "procs_ok (confine_required false): ready" procs_ok s.status ready
-  got="$(Row procs_ok 'Array.isArray(l.limits_not_enforced) && l.limits_not_enforced.every((x) => typeof x === "string") && l.limits_not_enforced.some((x) => /processes/.test(x))')"
+  got="$(Row procs_ok 'Array.isArray((l.limits || {}).not_enforced) && (l.limits || {}).not_enforced.every((x) => typeof x === "string") && (l.limits || {}).not_enforced.some((x) => /processes/.test(x))')"
   if [ "$got" = true ]; then
-    Pass "procs_ok: local.limits_not_enforced is an array of strings naming processes"
+    Pass "procs_ok: local.limits.not_enforced is an array of strings naming processes"
   else
-    Fail "procs_ok: local.limits_not_enforced is an array of strings naming processes" \
-      "local.limits_not_enforced is $(Row procs_ok 'JSON.stringify(l.limits_not_enforced)'); local.limits is $(Row procs_ok 'JSON.stringify(l.limits)' | head -c 300)"
+    Fail "procs_ok: local.limits.not_enforced is an array of strings naming processes" \
+      "local.limits.not_enforced is $(Row procs_ok 'JSON.stringify((l.limits || {}).not_enforced)'); local.limits is $(Row procs_ok 'JSON.stringify(l.limits)' | head -c 300)"
   fi
   ExpectProbe procs_ok "runs (unbounded): read inside/a.txt" "{\"op\":\"read\",\"path\":\"$TMP/inside/a.txt\"}" ok
 else
