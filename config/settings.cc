@@ -281,7 +281,7 @@ class SettingsReader {
   // applied to an entry.
   bool ReadConfine(const Value& v, const std::string& at, JsonObject& out) {
     out.text.clear();
-    if (v.IsNull()) return true;
+    if (v.IsNull() || (v.IsBool() && !v.GetBool())) return true;  // no default
     config::Confine confine;
     std::vector<std::string> unused;
     if (base::Status bad = config::ParseConfine(v, at, nullptr, unused, confine); !bad.ok()) {

@@ -332,6 +332,9 @@ TEST_CASE("local_servers_confine is read as its form, kept as compact JSON",
   auto null = ReadSettings(R"({"local_servers_confine": null})");
   REQUIRE(null.ok());
   CHECK(null->local_servers_confine.text.empty());
+  auto off = ReadSettings(R"({"local_servers_confine": false})");
+  REQUIRE(off.ok());
+  CHECK(off->local_servers_confine.text.empty());
   auto absent = ReadSettings("{}");
   REQUIRE(absent.ok());
   CHECK(absent->local_servers_confine.text.empty());
