@@ -130,6 +130,7 @@ int Serve(const CommandLine& command_line, const GetEnv& get_env, int listen_fd)
   SetUpLogging(command_line.log_level);
   if (!no_dumps.ok()) spdlog::warn("{}", no_dumps.message());
   LogNotes(*parsed);
+  spdlog::info("local-server confinement: {}", DescribeConfineSupport(KernelConfineSupport()));
   LogFdLimit(options.options, parsed->entries.size());
   std::signal(SIGPIPE, SIG_IGN);
   // A file past the process's size limit (ulimit -f) is a failed write the

@@ -91,7 +91,7 @@ TEST_CASE("a confined entry is read whole", "[config][confine]") {
   CHECK(e.notes.empty());
 }
 
-TEST_CASE("network is false, true or a list; absent, it is none", "[config][confine]") {
+TEST_CASE("network is false, true or a list, and none when absent", "[config][confine]") {
   Entry none = Local(R"("confine": {"read": ["/srv/data"], "network": false})");
   REQUIRE(none.accepted());
   CHECK(none.local->confine->network == ConfineNetwork::kNone);
@@ -115,7 +115,8 @@ TEST_CASE("network is false, true or a list; absent, it is none", "[config][conf
   CHECK(one.local->confine->Ports() == std::vector<int>{1, 65535});
 }
 
-TEST_CASE("confine false, null and absent; the defaults of the other keys", "[config][confine]") {
+TEST_CASE("confine false, null and absent keep the defaults of the other keys",
+          "[config][confine]") {
   Entry off = Local(R"("confine": false)");
   REQUIRE(off.accepted());
   CHECK(off.local->unconfined);
@@ -281,7 +282,7 @@ TEST_CASE("a bad network endpoint from the environment is named redacted", "[con
   CHECK(e.local->confine->connect[0].text == "<redacted>:443");
 }
 
-TEST_CASE("two parses of one confined entry are equal; a changed path is not",
+TEST_CASE("two parses of one confined entry are equal and a changed path is not",
           "[config][confine]") {
   const char* confined = R"("confine": {"read": ["/srv/data"], "network": ["h:443"]},
                             "limits": {"open_files": 64})";

@@ -133,3 +133,24 @@ Leftover() {
 }
 NoLeftover() { [ -z "$(Leftover "$@")" ]; }
 Cmdline() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null || true; }
+# The daemon's last reload, Unix seconds ("null" before any).
+LastReload() { Cli status --json; printf '%s' "$OUT" | Json 'String(d.daemon.last_reload_unix)'; }
+# Config ENTRY...: an mcp.json of these entries.
+Config() {
+  local IFS=,
+  printf '{"mcpServers": {%s}}\n' "$*"
+}
+# Reload ENTRY...: writes mcp.json with these entries, sends SIGHUP and waits
+# until the daemon reports a reload.
+Reload() {
+  local before
+  before="$(LastReload)"
+  Config "$@" >"$TMP/mcp.json.new"
+  chmod 0600 "$TMP/mcp.json.new"
+  mv "$TMP/mcp.json.new" "$TMP/mcp.json"
+  kill -HUP "$DAEMON_PID"
+  ReloadedSince() { [ "$(LastReload)" != "$1" ]; }
+  if ! WaitFor 10 ReloadedSince "$before"; then
+    Fail "reload" "mcpgwd reported no reload within 10 s"
+  fi
+}

@@ -72,26 +72,6 @@ RowIs() {
   got="$(Row "$2" "$3")"
   if [ "$got" = "$4" ]; then Pass "$1"; else Fail "$1" "$3 is ${got:0:400}, want $4"; fi
 }
-LastReload() { Cli status --json; printf '%s' "$OUT" | Json 'String(d.daemon.last_reload_unix)'; }
-# Config ENTRY...: an mcp.json of these entries.
-Config() {
-  local IFS=,
-  printf '{"mcpServers": {%s}}\n' "$*"
-}
-# Reload ENTRY...: writes mcp.json with these entries, sends SIGHUP and waits
-# until the daemon reports a reload.
-Reload() {
-  local before
-  before="$(LastReload)"
-  Config "$@" >"$TMP/mcp.json.new"
-  chmod 0600 "$TMP/mcp.json.new"
-  mv "$TMP/mcp.json.new" "$TMP/mcp.json"
-  kill -HUP "$DAEMON_PID"
-  ReloadedSince() { [ "$(LastReload)" != "$1" ]; }
-  if ! WaitFor 10 ReloadedSince "$before"; then
-    Fail "reload" "mcpgwd reported no reload within 10 s"
-  fi
-}
 # Entry NAME [JSON...]: the probe server as a local entry, with more keys.
 Entry() {
   local name="$1" extra=""

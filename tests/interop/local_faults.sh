@@ -40,30 +40,11 @@ Srv() {
   printf '%s' "$OUT" | NS="$1" Json "(() => { const s = d.servers.find((x) => x.namespace === process.env.NS) || {}; const l = s.local || {}; return $2; })()"
 }
 Is() { test "$(Srv "$1" "$2")" = "$3"; }
-LastReload() { Cli status --json; printf '%s' "$OUT" | Json 'String(d.daemon.last_reload_unix)'; }
 Running() { [ -n "$(Leftover "$1")" ]; }
 Gone() { ! Running "$1"; }
 Children() { cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . || true; }
 FdCount() { ls /proc/"$1"/fd | wc -l; }
 NowMs() { date +%s%3N; }
-# Config ENTRY...: an mcp.json of these entries.
-Config() {
-  local IFS=,
-  printf '{"mcpServers": {%s}}\n' "$*"
-}
-# Reload ENTRY...: writes mcp.json with these entries, sends SIGHUP and waits
-# until the daemon reports a reload.
-Reload() {
-  local before
-  before="$(LastReload)"
-  Config "$@" >"$TMP/mcp.json.new"
-  mv "$TMP/mcp.json.new" "$TMP/mcp.json"
-  kill -HUP "$DAEMON_PID"
-  ReloadedSince() { [ "$(LastReload)" != "$1" ]; }
-  if ! WaitFor 10 ReloadedSince "$before"; then
-    Fail "reload" "mcpgwd reported no reload within 10 s"
-  fi
-}
 # Entry NAME [FLAG...]: the fault server under FLAGs as a local entry.
 Entry() {
   local name="$1" args="\"$FS\", \"--name\", \"$1\"" a

@@ -148,7 +148,7 @@ TEST_CASE("confine: a server reads and writes only what its entry lists", "[conf
   CHECK(std::ifstream(t / "secret/key.txt").good());
 }
 
-TEST_CASE("confine: network false closes sockets; true leaves them", "[confine][local]") {
+TEST_CASE("confine: network false closes sockets and true leaves them", "[confine][local]") {
   if (!LandlockOrRefused()) return;
   Tree t;
   // Port 9 on loopback is closed: unconfined, the attempt is refused by the

@@ -150,7 +150,7 @@ TEST_CASE("Landlock ABI 4 to 7 with seccomp enforces everything", "[confine]") {
   }
 }
 
-TEST_CASE("on macOS confine is a gap, and memory_mb; open_files is not", "[confine]") {
+TEST_CASE("on macOS confine is a gap, and memory_mb, but open_files is not", "[confine]") {
   LocalServer server = Confined(ConfineNetwork::kAll);
   server.limits.memory_mb = 512;
   server.limits.open_files = 256;
