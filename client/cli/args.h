@@ -43,6 +43,13 @@ struct Invocation {
   std::optional<std::string> config;  // import --config FILE
   std::optional<std::string> action;  // hosts: list, add or remove
   std::optional<std::string> host;    // hosts add|remove HOST
+  // top (docs/CLI.md)
+  double interval_s = 1.0;  // top --interval
+  bool once = false;        // top --once
+  // log (docs/CLI.md): --server and --tool fill ns and tool
+  bool follow = false;               // log -f
+  std::optional<std::string> since;  // log --since 10m
+  bool errors_only = false;          // log --errors
 };
 
 // What the command line asks for: an Invocation to run, or text to print on stdout before

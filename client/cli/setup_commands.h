@@ -12,7 +12,7 @@
 
 namespace mcpgw::cli {
 
-// Makes this process run import, hosts and doctor itself; `mcpgw_program` is the mcpgw that
+// Makes this process run import, hosts, doctor and top itself; `mcpgw_program` is the mcpgw that
 // `hosts add` registers in a host's file ("": this program).
 void UseSetupCommandsHere(std::string mcpgw_program);
 

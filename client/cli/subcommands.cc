@@ -15,6 +15,7 @@
 
 #include "client/api/async_api.h"
 #include "client/cli/interrupt.h"
+#include "client/cli/log_view.h"
 #include "client/cli/login.h"
 #include "client/cli/metrics_view.h"
 #include "client/cli/pins_view.h"
@@ -145,7 +146,23 @@ void ApproveUsage(CLI::App& app, Invocation& inv) {
 }
 
 void MetricsUsage(CLI::App&, Invocation&) {}
-// import, hosts and doctor: their usage and handler are the setup command's when this process
+
+void LogUsage(CLI::App& app, Invocation& inv) {
+  app.add_flag("-f,--follow", inv.follow, "Keep printing calls as they happen (Ctrl-C ends)");
+  app.add_option_function<std::string>(
+         "--server", [&inv](const std::string& ns) { inv.ns = ns; }, "Only this server's calls")
+      ->type_name("NAMESPACE");
+  app.add_option_function<std::string>(
+         "--tool", [&inv](const std::string& tool) { inv.tool = tool; }, "Only this tool's calls")
+      ->type_name("NAME");
+  app.add_option_function<std::string>(
+         "--since", [&inv](const std::string& since) { inv.since = since; },
+         "Only calls of the last DURATION (30s, 10m, 2h, 1d)")
+      ->type_name("DURATION");
+  app.add_flag("--errors", inv.errors_only, "Only calls that did not end ok");
+  app.add_flag("--json", inv.json, "Print the call log's lines as they are (JSON lines)");
+}
+// import, hosts, doctor and top: their usage and handler are the setup command's when this process
 // has them (mcpgw-setup); else cli::Main hands the command line to mcpgw-setup first.
 std::span<const SetupCommand> setup_here;
 
@@ -155,6 +172,7 @@ void SetupUsage(std::string_view name, CLI::App& app, Invocation& inv) {
 void ImportUsage(CLI::App& app, Invocation& inv) { SetupUsage("import", app, inv); }
 void HostsUsage(CLI::App& app, Invocation& inv) { SetupUsage("hosts", app, inv); }
 void DoctorUsage(CLI::App& app, Invocation& inv) { SetupUsage("doctor", app, inv); }
+void TopUsage(CLI::App& app, Invocation& inv) { SetupUsage("top", app, inv); }
 
 // ---- handlers -----------------------------------------------------------------------------
 
@@ -215,6 +233,11 @@ int Metrics(const Invocation& inv, Context& c) {
   RawClient daemon(inv.socket);
   return RunMetrics(daemon, inv, c.io);
 }
+
+int Log(const Invocation& inv, Context& c) {
+  RawClient daemon(inv.socket);
+  return RunLog(daemon, inv, c.io);
+}
 // Reached only where the setup commands are linked in: elsewhere Main has run mcpgw-setup.
 int RunSetup(const Invocation& inv, Context& c) {
   const SetupCommand* here = SetupCommandHere(inv.command->name);
@@ -253,6 +276,14 @@ constexpr Subcommand kSubcommands[] = {
     {"metrics", MetricsUsage,
      "Print the daemon's metrics in the Prometheus text format (what metrics.listen serves)",
      Metrics},
+    {"log", LogUsage,
+     "Show the call log as a person reads it: time, host, server/tool, outcome, duration, size; "
+     "-f follows it",
+     Log},
+    {"top", TopUsage,
+     "A live view of the daemon and its servers, refreshed every second (q quits); --once prints "
+     "one frame, --json one object per refresh",
+     RunSetup},
     {"import", ImportUsage,
      "Add the remote servers of the AI hosts' own configs to mcp.json (prints the plan; "
      "--dry-run changes nothing, --move takes them out of the hosts)",

@@ -47,8 +47,9 @@ std::span<const Subcommand> Subcommands();
 const Subcommand* FindSubcommand(std::string_view name);
 
 // import, hosts and doctor read mcp.json and the hosts' files, which takes libcurl (the URLs),
-// OpenSSL and toml++: `mcpgw` runs them in its helper program mcpgw-setup (setup_exec.h), so
-// that `mcpgw stdio`, the process every host keeps running, loads none of those libraries.
+// OpenSSL and toml++, and top draws with ncurses: `mcpgw` runs them in its helper program
+// mcpgw-setup (setup_exec.h), so that `mcpgw stdio`, the process every host keeps running,
+// loads none of those libraries.
 // A program with the commands linked in (mcpgw-setup, the tests) runs them itself.
 struct SetupCommand {
   std::string_view name;
@@ -58,7 +59,7 @@ struct SetupCommand {
 
 // Makes this process run the setup commands itself (setup_commands.h).
 void RunSetupCommandsHere(std::span<const SetupCommand> commands);
-// True for import, hosts and doctor (the table's entries that RunSetup handles).
+// True for import, hosts, doctor and top (the table's entries that RunSetup handles).
 bool IsSetupCommand(std::string_view name);
 // The setup command `name` when this process runs it itself, else nullptr.
 const SetupCommand* SetupCommandHere(std::string_view name);
