@@ -36,7 +36,8 @@ int ExecSetupHelper(int argc, char** argv, std::ostream& err) {
     execv(path.c_str(), args.data());  // returns only when it failed
     tried += "\n  " + path + ": " + std::strerror(errno);
   }
-  err << "mcpgw: import, hosts, doctor and top run in mcpgw-setup, installed with mcpgw; it could not "
+  err << "mcpgw: import, hosts, doctor and top run in mcpgw-setup, installed with mcpgw; it could "
+         "not "
          "be started:"
       << tried << "\n";
   return 1;

@@ -197,7 +197,8 @@ TEST_CASE("every command of the table has its help, its parse and its place in t
   }
   CHECK(unknown ==
         "mcpgw: unknown command 'frobnicate' (commands: tools, call, status, wait, stdio, login, "
-        "logout, pins, diff, approve, metrics, log, top, import, hosts, doctor)\nRun 'mcpgw --help' for "
+        "logout, pins, diff, approve, metrics, log, top, import, hosts, doctor)\nRun 'mcpgw "
+        "--help' for "
         "usage.\n");
   CHECK(Parse({"logout", "a"}).command->name == "logout");
   CHECK(Parse({"pins"}).command->name == "pins");
