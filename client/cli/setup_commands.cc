@@ -17,6 +17,7 @@
 #include "client/api/daemon_api.h"
 #include "client/cli/hints.h"
 #include "client/cli/subcommands.h"
+#include "client/cli/top_view.h"
 #include "client/setup/doctor.h"
 #include "client/setup/hosts.h"
 #include "client/setup/hosts_run.h"
@@ -156,6 +157,7 @@ void UseSetupCommandsHere(std::string mcpgw_program) {
       {"import", ImportUsage, RunImportCommand},
       {"hosts", HostsUsage, RunHostsCommand},
       {"doctor", NoOptions, RunDoctorCommand},
+      {"top", TopOptions, RunTopCommand},
   };
   McpgwProgram() = std::move(mcpgw_program);
   RunSetupCommandsHere(kCommands);

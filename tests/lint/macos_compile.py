@@ -47,7 +47,7 @@ ARCHES = {"x86_64": "x86_64", "aarch64": "arm64"}
 # package that holds it goes into the folder of symlinks.
 LIBRARY_HEADERS = [
     "uv.h", "curl/curl.h", "spdlog/spdlog.h", "fmt/core.h", "rapidjson/document.h",
-    "openssl/ssl.h", "CLI/CLI.hpp", "libstemmer.h", "toml++/toml.h",
+    "openssl/ssl.h", "CLI/CLI.hpp", "libstemmer.h", "toml++/toml.h", "curses.h",
 ]
 
 
