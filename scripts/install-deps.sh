@@ -31,6 +31,8 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 #                   library is a dependency of the .deb
 #   curl, socat, procps, iproute2  not run by the suite: for looking at a
 #                   running daemon and its upstreams by hand
+#   libncurses-dev  ncurses: `mcpgw top` draws its live view with it (client/cli/top_view.cc)
+#   tmux            the tests of `mcpgw top` run it in a real terminal
 #   wordnet-base    WordNet 3.0's database: tool search's table of word
 #                   relatives is generated from it at build time and compiled
 #                   in (daemon/search/wordnet.h), so the .deb does not need it
@@ -41,7 +43,7 @@ pkgs=(
   libssl-dev openssl libcli11-dev libstemmer-dev wordnet-base libtomlplusplus-dev
   file man-db binutils dpkg-dev util-linux
   python3 curl socat procps iproute2 systemd valgrind gnuplot-nox strace ccache universal-ctags
-  prometheus
+  prometheus libncurses-dev tmux
 )
 # Node.js and npm: keep an existing installation (it may come from elsewhere
 # and clash with Debian's npm); otherwise take Debian's.

@@ -41,6 +41,7 @@ Check "the package is named mcpgw" grep -q '^ Package: mcpgw$' "$TMP/info"
 Check "the package depends on libcurl (shlibdeps)" grep -q '^ Depends:.*libcurl' "$TMP/info"
 Check "the package depends on libuv (shlibdeps)" grep -q '^ Depends:.*libuv1' "$TMP/info"
 Check "the package depends on toml++ (shlibdeps)" grep -q '^ Depends:.*libtomlplusplus3' "$TMP/info"
+Check "the package depends on ncurses for mcpgw top (shlibdeps)" grep -q '^ Depends:.*libncursesw6' "$TMP/info"
 
 X="$TMP/x"
 dpkg-deb -x "$DEB" "$X"
