@@ -20,6 +20,7 @@
 #include "daemon/net/proxy.h"
 #include "daemon/runtime/process_tree.h"
 #include "daemon/runtime/scrub.h"
+#include "daemon/runtime/self_usage.h"
 #include "proto/messages.h"
 
 namespace mcpgw {
@@ -70,6 +71,28 @@ void NumberOrNull(StatusWriter& w, std::optional<double> v) {
   } else {
     w.Null();
   }
+}
+
+// A server's last minute (call_window.h): its errors by kind, those with a
+// count only.
+void WriteMinute(StatusWriter& w, const CallWindow::Minute& m) {
+  w.StartObject();
+  w.Key("calls");
+  w.Uint64(m.calls);
+  w.Key("p50_ms");
+  NumberOrNull(w, m.p50_ms);
+  w.Key("p99_ms");
+  NumberOrNull(w, m.p99_ms);
+  w.Key("errors");
+  w.StartObject();
+  for (size_t e = 0; e < CallWindow::kErrorKinds; ++e) {
+    if (m.errors[e] == 0) continue;
+    const std::string_view kind = CallEndName(static_cast<CallEnd>(e + 1));
+    w.Key(kind.data(), static_cast<rapidjson::SizeType>(kind.size()));
+    w.Uint64(m.errors[e]);
+  }
+  w.EndObject();
+  w.EndObject();
 }
 
 }  // namespace
@@ -392,9 +415,11 @@ void Gateway::CountFinished(Server* server, const mcp::CallOutcome& outcome, dou
                       : outcome.kind == mcp::CallErrorKind::kBackend ? CallEnd::kBackend
                                                                      : CallEnd::kTransport;
   Count(server, end);
+  calls_finished_++;
   if (!server) return;
   server->calls++;
   server->AddLatency(ms);
+  server->Minute().AddCall(main_->Now(), ms);
   if (outcome.kind != mcp::CallErrorKind::kNone) server->errors++;
   server->metrics.Observe(ms / 1000);
   server->metrics.bytes_in += outcome.bytes_in;
@@ -403,7 +428,9 @@ void Gateway::CountFinished(Server* server, const mcp::CallOutcome& outcome, dou
 
 void Gateway::Count(Server* server, CallEnd end) {
   calls_by_end_[static_cast<size_t>(end)]++;
-  if (server) server->metrics.Count(end);
+  if (!server) return;
+  server->metrics.Count(end);
+  if (end != CallEnd::kOk) server->Minute().AddEnd(main_->Now(), end);
 }
 
 void Gateway::OnHostGone(HostId id) {
@@ -725,8 +752,27 @@ std::string Gateway::DaemonStatusJson() const {
   }
   w.Key("metrics");
   StringOrNull(w, metrics_address_);
+  w.Key("call_log");
+  StringOrNull(w, call_log_ ? call_log_->path() : std::string_view());
   w.Key("host_connections");
   w.Uint64(connections_ ? connections_() : 0);
+  // For `mcpgw top`: the process, and the servers' figures summed.
+  const SelfUsage usage = ReadSelfUsage();
+  w.Key("rss_bytes");
+  w.Uint64(usage.rss_bytes);
+  w.Key("cpu_s");
+  Number(w, usage.cpu_s);
+  w.Key("calls");
+  w.Uint64(calls_finished_);
+  uint64_t in_flight = 0, queued = 0;
+  for (const auto& server : servers_) {
+    in_flight += server->in_flight;
+    if (server->gauges) queued += server->gauges->queued.load(std::memory_order_relaxed);
+  }
+  w.Key("in_flight");
+  w.Uint64(in_flight);
+  w.Key("queued");
+  w.Uint64(queued);
   w.Key("confinement");  // what local servers can be confined with (BEHAVIOR.md §18)
   const std::string confinement = ConfinementSupportJson();
   w.RawValue(confinement.data(), confinement.size(), rapidjson::kObjectType);
@@ -735,7 +781,9 @@ std::string Gateway::DaemonStatusJson() const {
 }
 
 std::string Gateway::StatusJson() const {
-  rapidjson::StringBuffer buffer;
+  // Room for a usual row per server from the start: the answer is not grown
+  // (and copied) a score of times on the way.
+  rapidjson::StringBuffer buffer(nullptr, 1024 + servers_.size() * 640);
   StatusWriter w(buffer);
   w.StartObject();
   w.Key("daemon");
@@ -744,6 +792,7 @@ std::string Gateway::StatusJson() const {
   w.Key("servers");
   w.StartArray();
   std::optional<ProcessTree> tree;  // read at the first local server that runs
+  const TimePoint now = main_->Now();
   for (const ServerView& view : catalog_.servers()) {
     auto it = by_name_.find(view.name);
     if (it == by_name_.end()) continue;
@@ -790,6 +839,8 @@ std::string Gateway::StatusJson() const {
     w.Uint64(server.attempts > 1 ? server.attempts - 1 : 0);
     w.Key("latency_p50_ms");
     NumberOrNull(w, server.MedianLatency());
+    w.Key("minute");
+    WriteMinute(w, server.minute ? server.minute->Read(now) : CallWindow::Minute{});
     w.Key("since_unix");
     Number(w, server.since_unix);
     w.Key("last_error");

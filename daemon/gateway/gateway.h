@@ -231,6 +231,9 @@ class Gateway : public IpcHandler, private HostEvents {
   std::function<size_t()> connections_;
   std::string metrics_address_;
   std::array<uint64_t, kCallEnds> calls_by_end_{};  // every request, known namespace or not
+  // Calls that reached a server and finished (ok, backend, transport), every
+  // server since start, removed and changed ones included.
+  uint64_t calls_finished_ = 0;
   auth::AuthManager* auth_ = nullptr;
   std::shared_ptr<AuthLink> auth_link_;  // made by auth_link(), in gateway_auth.cc
   std::function<void(const Secret&)> secret_sink_;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/gateway/call_window.h"
 #include "daemon/gateway/gateway.h"
 #include "daemon/gateway/metrics.h"
 #include "daemon/gateway/server_host.h"
@@ -40,6 +41,10 @@ struct Gateway::Server {
   uint64_t errors = 0;
   std::vector<double> latencies_ms;  // ring of the last kLatencyWindow calls
   size_t latency_next = 0;
+  // Its last minute's calls, latencies and errors (status "minute"), made
+  // at its first request: a server never called costs a pointer, and status
+  // walks records that stay small.
+  std::unique_ptr<CallWindow> minute;
   std::string last_error;  // the most recent failure: an attempt's or a call's transport error
   double last_error_unix = 0;
   bool failing = false;  // ready, and its last call failed as transport
@@ -55,6 +60,11 @@ struct Gateway::Server {
     if (remote) return remote->url_redacted;
     if (local) return "command: " + local->shown;
     return {};
+  }
+
+  CallWindow& Minute() {
+    if (!minute) minute = std::make_unique<CallWindow>();
+    return *minute;
   }
 
   void AddLatency(double ms) {

@@ -60,6 +60,7 @@ class CallLog {
   base::Status Open(const std::string& path, uint64_t max_bytes, int keep);
   void Close();
   bool is_open() const { return fd_ >= 0; }
+  const std::string& path() const { return path_; }  // as given to Open
 
   // Writes one line, rotating first if the file would pass max_bytes. Never
   // throws or aborts: a failure is returned the first time it happens (and

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -18,6 +19,7 @@
 
 #include "base/platform.h"
 #include "daemon/guard/call_log.h"
+#include "daemon/guard/policy.h"
 #include "daemon/guard/request_digest.h"
 #include "tests/daemon/testing/fake_env.h"
 
@@ -560,6 +562,155 @@ TEST_CASE("gateway: the call log's time is the Env's wall clock", "[gateway][log
   std::string line;
   REQUIRE(std::getline(in, line));
   CHECK(line.rfind(R"({"time":"2030-03-17T17:46:40.123Z",)", 0) == 0);
+}
+
+// A call to alpha (on the main loop) whose answer comes `took` later.
+void CallTaking(Harness& h, Duration took, bool backend_error = false) {
+  h.Call("alpha", "echo");
+  h.world.Advance(took);
+  h.main.http().RespondResult(
+      h.main.http().Post("tools/call"),
+      backend_error ? R"({"isError":true,"content":[{"type":"text","text":"no"}]})" : Text("ok"));
+}
+
+// A bucket's width: a percentile from the histogram is within it.
+const double kBucketWidth = std::exp2(1.0 / 3);
+
+TEST_CASE("gateway: status's minute holds the calls of the last 60 s, by the Env's clock",
+          "[gateway][minute]") {
+  Harness h;
+  h.gateway.Load(Config({Remote("alpha", "https://a.test/mcp")}));
+  h.BringUp(h.main.http(), {"echo"});
+  auto status = h.Status();
+  {
+    const auto& minute = h.Row(status, "alpha")["minute"];
+    CHECK(minute["calls"].GetUint64() == 0);
+    CHECK(minute["p50_ms"].IsNull());
+    CHECK(minute["p99_ms"].IsNull());
+    CHECK(minute["errors"].IsObject());
+    CHECK(minute["errors"].MemberCount() == 0);
+  }
+  for (int i = 0; i < 3; ++i) CallTaking(h, 5ms);
+  h.world.Advance(40s);
+  CallTaking(h, 20ms);
+  CallTaking(h, 20ms);
+  status = h.Status();
+  CHECK(h.Row(status, "alpha")["minute"]["calls"].GetUint64() == 5);
+
+  // The first three are 70 s old now, the last two 30 s.
+  h.world.Advance(30s);
+  status = h.Status();
+  const auto& row = h.Row(status, "alpha");
+  CHECK(row["calls"].GetUint64() == 5);  // since the start, as before
+  CHECK(row["minute"]["calls"].GetUint64() == 2);
+  const double p50 = row["minute"]["p50_ms"].GetDouble();
+  CHECK(p50 > 20 / kBucketWidth);
+  CHECK(p50 < 20 * kBucketWidth);
+  CHECK(row["latency_p50_ms"].GetDouble() == Approx(5));  // the median of every call kept
+  CHECK(status["daemon"]["calls"].GetUint64() == 5);
+
+  h.world.Advance(31s);
+  status = h.Status();
+  CHECK(h.Row(status, "alpha")["minute"]["calls"].GetUint64() == 0);
+  CHECK(h.Row(status, "alpha")["minute"]["p50_ms"].IsNull());
+  CHECK(h.Row(status, "alpha")["minute"]["p99_ms"].IsNull());
+}
+
+TEST_CASE("gateway: the minute's p50 and p99 from known latencies", "[gateway][minute]") {
+  Harness h;
+  h.gateway.Load(Config({Remote("alpha", "https://a.test/mcp")}));
+  h.BringUp(h.main.http(), {"echo"});
+  for (int i = 0; i < 98; ++i) CallTaking(h, 10ms);
+  CallTaking(h, 1000ms);
+  CallTaking(h, 1000ms);
+  auto status = h.Status();
+  const auto& minute = h.Row(status, "alpha")["minute"];
+  CHECK(minute["calls"].GetUint64() == 100);
+  const double p50 = minute["p50_ms"].GetDouble(), p99 = minute["p99_ms"].GetDouble();
+  CHECK(p50 > 10 / kBucketWidth);
+  CHECK(p50 < 10 * kBucketWidth);
+  CHECK(p99 > 1000 / kBucketWidth);
+  CHECK(p99 < 1000 * kBucketWidth);
+}
+
+TEST_CASE("gateway: the minute's errors by kind, refusals and cancels included",
+          "[gateway][minute]") {
+  Harness h;
+  PolicySettings policy;
+  policy.deny = {"alpha/secret"};
+  h.gateway.SetPolicy(std::make_shared<const Policy>(policy));
+  h.gateway.Load(
+      Config({Remote("alpha", "https://a.test/mcp"), Remote("beta", "https://b.test/mcp")}));
+  h.BringUp(h.main.http(), {"echo", "secret"});  // beta, on the worker, stays loading
+  CallTaking(h, 1ms);
+  CallTaking(h, 1ms, /*backend_error=*/true);
+  h.Call("alpha", "echo");
+  h.main.http().Fail(h.main.http().Post("tools/call"), "connection reset");
+  h.Call("alpha", "secret");   // denied
+  h.Call("alpha", "nothing");  // invalid_request: no such tool
+  h.Call("beta", "x");         // not_ready
+  h.Call("nowhere", "x");      // no server's
+  const Ticket t = h.Call("alpha", "echo");
+  h.gateway.OnCancel(t);
+  h.world.Settle();
+
+  auto status = h.Status();
+  const auto& alpha = h.Row(status, "alpha")["minute"];
+  CHECK(alpha["calls"].GetUint64() == 3);  // ok, backend and transport reached it
+  const auto& errors = alpha["errors"];
+  std::map<std::string, uint64_t> by_kind;
+  for (const auto& m : errors.GetObject()) by_kind[m.name.GetString()] = m.value.GetUint64();
+  CHECK(by_kind == std::map<std::string, uint64_t>{{"backend", 1},
+                                                   {"transport", 1},
+                                                   {"denied", 1},
+                                                   {"invalid_request", 1},
+                                                   {"cancelled", 1}});
+  const auto& beta = h.Row(status, "beta")["minute"];
+  CHECK(beta["calls"].GetUint64() == 0);
+  CHECK(beta["p50_ms"].IsNull());
+  CHECK(beta["errors"].MemberCount() == 1);
+  CHECK(beta["errors"]["not_ready"].GetUint64() == 1);
+  CHECK(status["daemon"]["calls"].GetUint64() == 3);
+}
+
+TEST_CASE("gateway: status's daemon figures for mcpgw top", "[gateway][minute]") {
+  Harness h;
+  h.gateway.Load(
+      Config({Remote("alpha", "https://a.test/mcp"), Remote("beta", "https://b.test/mcp")}));
+  h.BringUp(h.main.http(), {"echo"});
+  h.BringUp(h.worker.http(), {"echo"});
+  auto status = h.Status();
+  const auto& daemon = status["daemon"];
+  REQUIRE(daemon["rss_bytes"].IsUint64());
+  CHECK(daemon["rss_bytes"].GetUint64() > 1'000'000);  // this test's own process
+  REQUIRE(daemon["cpu_s"].IsNumber());
+  CHECK(daemon["cpu_s"].GetDouble() > 0);
+  CHECK(daemon["calls"].GetUint64() == 0);
+  CHECK(daemon["in_flight"].GetUint64() == 0);
+  CHECK(daemon["queued"].GetUint64() == 0);
+  CHECK(daemon["call_log"].IsNull());  // none set
+
+  h.Call("alpha", "echo");
+  h.Call("alpha", "echo");
+  h.Call("beta", "echo");
+  status = h.Status();
+  CHECK(status["daemon"]["in_flight"].GetUint64() == 3);
+  h.main.http().RespondResult(h.main.http().Post("tools/call"), Text("one"));
+  status = h.Status();
+  CHECK(status["daemon"]["in_flight"].GetUint64() == 2);
+  CHECK(status["daemon"]["calls"].GetUint64() == 1);
+}
+
+TEST_CASE("gateway: status names the call log's path", "[gateway][minute][log]") {
+  TempDir tmp;
+  CallLog log;
+  REQUIRE(log.Open(tmp.path + "/calls.jsonl", 1 << 20, 1).ok());
+  Harness h;
+  h.gateway.SetCallLog(&log);
+  h.gateway.Load(Config({Remote("alpha", "https://a.test/mcp")}));
+  auto status = h.Status();
+  REQUIRE(status["daemon"]["call_log"].IsString());
+  CHECK(status["daemon"]["call_log"].GetString() == tmp.path + "/calls.jsonl");
 }
 
 }  // namespace
