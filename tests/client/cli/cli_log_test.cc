@@ -166,7 +166,7 @@ TEST_CASE("call-log times parse as UTC and print in local time", "[cli][log]") {
   CHECK_FALSE(ParseIsoTime(""));
 }
 
-TEST_CASE("--since takes whole numbers with s, m, h or d", "[cli][log]") {
+TEST_CASE("log: --since takes whole numbers with s, m, h or d", "[cli][log]") {
   CHECK(*ParseSince("30s") == 30);
   CHECK(*ParseSince("10m") == 600);
   CHECK(*ParseSince("2h") == 7200);
@@ -296,7 +296,7 @@ TEST_CASE("names lose their control characters and argument values never show", 
   CHECK(run.out.str().find("aaaa") == std::string::npos);  // not even the digest
 }
 
-TEST_CASE("--server, --tool, --errors and --since keep only what they name", "[cli][log]") {
+TEST_CASE("log: --server, --tool, --errors and --since keep only what they name", "[cli][log]") {
   TempDir dir;
   const std::string path = dir / "calls.jsonl";
   WriteLines(path, {FormatCallRecord(Record("alpha", "echo", "ok", 0)),
@@ -352,7 +352,7 @@ TEST_CASE("a bad --since is misuse, before the daemon is asked", "[cli][log]") {
   CHECK(run.out.str().empty());
 }
 
-TEST_CASE("--json prints the matching lines as they are in the file", "[cli][log]") {
+TEST_CASE("log: --json prints the matching lines as they are in the file", "[cli][log]") {
   TempDir dir;
   const std::string path = dir / "calls.jsonl";
   const std::string ok = FormatCallRecord(Record("alpha", "echo", "ok"));
@@ -416,7 +416,7 @@ TEST_CASE("rotated files are read oldest first: path.N ... path.1, then path", "
   CHECK_THAT(out[3], Catch::Contains("a/fourth"));
 }
 
-TEST_CASE("no file yet is an empty log; an unreadable one is an error", "[cli][log]") {
+TEST_CASE("log: no file yet is an empty log, and an unreadable one is an error", "[cli][log]") {
   TempDir dir;
   FakeDaemon missing = DaemonWithLog(dir / "calls.jsonl");
   Run run;
@@ -502,7 +502,7 @@ std::function<bool(double)> Steps(std::vector<std::function<void()>> steps, int*
   };
 }
 
-TEST_CASE("-f prints what is appended, across the daemon's rotation", "[cli][log]") {
+TEST_CASE("log: -f prints what is appended, across the daemon's rotation", "[cli][log]") {
   TempDir dir;
   const std::string path = dir / "calls.jsonl";
   const size_t line_bytes = FormatCallRecord(Record("a", "t00", "ok")).size() + 1;
@@ -542,7 +542,7 @@ TEST_CASE("-f prints what is appended, across the daemon's rotation", "[cli][log
   CHECK(run.err.str().empty());
 }
 
-TEST_CASE("-f waits for a log not made yet, reads a partial line once whole, and filters",
+TEST_CASE("log: -f waits for a log not made yet, reads a partial line once whole, and filters",
           "[cli][log]") {
   TempDir dir;
   const std::string path = dir / "calls.jsonl";
@@ -575,7 +575,7 @@ TEST_CASE("-f waits for a log not made yet, reads a partial line once whole, and
   CHECK(run.err.str().empty());
 }
 
-TEST_CASE("-f after keep 0 (the file removed and made anew) goes on in the new file",
+TEST_CASE("log: -f after keep 0 (the file removed and made anew) goes on in the new file",
           "[cli][log]") {
   TempDir dir;
   const std::string path = dir / "calls.jsonl";
