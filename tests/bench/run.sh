@@ -6,7 +6,7 @@
 # 1000-server scale run and the callgrind instruction counts, prints a
 # table and writes BENCHMARKS.md and tests/bench/plot.png (--out FILE: FILE and
 # FILE's name with .png in place of .md).
-#   tests/bench/run.sh [--smoke | --syscalls | --conns | --local-servers] [--runs N] [--build-dir DIR] [--out FILE]
+#   tests/bench/run.sh [--smoke | --syscalls | --conns | --local-servers | --top-status] [--runs N] [--build-dir DIR] [--out FILE]
 # --smoke: tiny counts, < 60 s, writes its report to a temp dir only; the
 # peers are skipped when tests/bench/node_modules is missing.
 # --syscalls: only the system calls per sequential call (section 1b), printed
@@ -18,6 +18,10 @@
 # daemon against hosts that run their own; real Node servers, ~5 minutes): it
 # writes its "Local servers" section into the report (with --smoke: prints it
 # only). The full run keeps that section of the report as it was.
+# --top-status: only tests/bench/top_status.sh (what a `status` request, one
+# refresh of `mcpgw top`, costs the daemon at 1000 servers; ~4 minutes): it
+# writes its "Status for mcpgw top" section into the report (with --smoke:
+# prints it only). The full run runs it too, after writing the report.
 set -euo pipefail
 
 # Bound the whole run; the timeout's SIGTERM reaches the cleanup trap.
@@ -33,6 +37,7 @@ SMOKE=0
 SYSCALLS_ONLY=0
 CONNS_ONLY=0
 LOCAL_ONLY=0
+TOP_ONLY=0
 RUNS=3
 BUILD=""
 OUT=""
@@ -42,10 +47,11 @@ while [ $# -gt 0 ]; do
     --syscalls) SYSCALLS_ONLY=1 ;;
     --conns) CONNS_ONLY=1 ;;
     --local-servers) LOCAL_ONLY=1 ;;
+    --top-status) TOP_ONLY=1 ;;
     --runs) RUNS="$2"; shift ;;
     --build-dir) BUILD="$2"; shift ;;
     --out) OUT="$2"; shift ;;
-    *) echo "usage: $0 [--smoke | --syscalls | --conns | --local-servers] [--runs N] [--build-dir DIR] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--smoke | --syscalls | --conns | --local-servers | --top-status] [--runs N] [--build-dir DIR] [--out FILE]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -106,6 +112,19 @@ if [ "$LOCAL_ONLY" = 1 ]; then
   [ "$SMOKE" = 0 ] || local_args+=(--smoke)
   Log "local servers: tests/bench/local_servers.sh ${local_args[*]}"
   bash "$BENCH_DIR/local_servers.sh" "${local_args[@]}"
+  exit 0
+fi
+
+# ---- status for mcpgw top (only with --top-status; the full run ends with it) ----------
+TopStatus() {
+  local top_args=(--build-dir "$BUILD")
+  [ -z "$OUT" ] || top_args+=(--out "$OUT")
+  [ "$SMOKE" = 0 ] || top_args+=(--smoke)
+  Log "status for mcpgw top: tests/bench/top_status.sh ${top_args[*]}"
+  bash "$BENCH_DIR/top_status.sh" "${top_args[@]}"
+}
+if [ "$TOP_ONLY" = 1 ]; then
+  TopStatus
   exit 0
 fi
 
@@ -497,6 +516,9 @@ else
   OUT="$ROOT/BENCHMARKS.md"; PLOT="$BENCH_DIR/plot.png"
 fi
 python3 "$BENCH_DIR/report.py" "$RESULTS" "$VERSIONS" "$OUT" "$PLOT" "$TMP" "$SMOKE" "$RUNS"
+# The report is written afresh above; its "Status for mcpgw top" section is
+# measured again and put back before "## Targets".
+[ "$SMOKE" = 1 ] || TopStatus
 if [ "$SMOKE" = 1 ]; then
   # The smoke run passes when every section produced numbers without errors.
   HAVE_FIXTURES=0
