@@ -9,7 +9,7 @@ set -euo pipefail
 source "$(dirname "$0")/../interop/lib.sh" "$@"
 source "$ROOT/tests/security/lib.sh"
 
-MAX_FRAME=1024
+MAX_FRAME=4096
 MAX_CONNECTIONS=6
 MAX_IN_FLIGHT=4
 StartServer SDK_PORT sdk-server "$NODE" "$FIXTURES/sdk-server.mjs" --port 0 --tools 5
