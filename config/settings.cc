@@ -225,6 +225,10 @@ class SettingsReader {
         return ReadLocalServers(v, at, out.emplace<std::string>());
       case SettingType::kConfine:
         return ReadConfine(v, at, out.emplace<JsonObject>());
+      case SettingType::kBool:
+        if (!v.IsBool()) return Fail(at, "expected true or false");
+        out.emplace<uint64_t>(v.GetBool() ? 1 : 0);
+        return true;
     }
     return Fail(at, "a key of no known type");
   }

@@ -101,6 +101,12 @@ struct MetricsSettings {
   bool operator==(const MetricsSettings&) const = default;
 };
 
+// Tool search (BEHAVIOR.md §10): settings.json's `search`.
+struct SearchSettings {
+  bool learn = true;  // learn from the queries that led to successful calls
+  bool operator==(const SearchSettings&) const = default;
+};
+
 // A JSON object kept as its text (compact), for a key whose value another
 // part reads in full: `local_servers_confine` (config/confine.h).
 struct JsonObject {
@@ -130,6 +136,7 @@ struct Settings {
   ResultsSettings results;
   PinningSettings pinning;
   MetricsSettings metrics;
+  SearchSettings search;
   // Local (command) servers (BEHAVIOR.md §17): "run" runs them; "refuse"
   // refuses every local entry with kLocalRefusal and starts no process.
   std::string local_servers = "run";

@@ -117,6 +117,8 @@ constexpr SettingKey kKeys[] = {
     {"local_servers_confine", Rule(SettingType::kConfine), kRestart,
      Top<&S::local_servers_confine>()},
 
+    {"search.learn", Rule(SettingType::kBool), kReload, In<&S::search, &SearchSettings::learn>()},
+
     {"metrics.listen", Rule(SettingType::kLoopbackAddress), kRestart,
      In<&S::metrics, &MetricsSettings::listen>()},
 };

@@ -31,6 +31,7 @@ enum class SettingType {
   kPinningMode,        // "block", "strict" or "off"
   kLocalServers,       // "run" or "refuse"
   kConfine,            // null or a `confine` object (config/confine.h)
+  kBool,               // true or false (moved as a whole number, 0 or 1)
 };
 
 // When a changed value takes effect in a running daemon.

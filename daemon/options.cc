@@ -82,6 +82,7 @@ OptionsResult LoadOptions(const CommandLine& command_line, const GetEnv& get_env
   gateway.socket_path = proto::ResolveSocketPath(command_line.socket_path);
   gateway.pins_dir =
       DefaultPinsDir(get_env("XDG_STATE_HOME").value_or(""), get_env("HOME").value_or(""));
+  gateway.learned_path = gateway.pins_dir.substr(0, gateway.pins_dir.rfind('/')) + "/learned.json";
   result.options.token_dir = auth::DefaultTokenDir(get_env, get_env("HOME").value_or(""));
   result.options.results_dir = ResultsDir(get_env, gateway.socket_path);
   base::Result<std::shared_ptr<const http::TlsTrust>> trust =

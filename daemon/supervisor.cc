@@ -143,6 +143,7 @@ void Supervisor::Start(const config::Config& config, int listen_fd, CallLog* cal
   gateway_->SetPolicy(options_.policy);
   gateway_->SetResults(options_.settings.results, options_.results_dir);
   gateway_->SetPinning(options_.settings.pinning);
+  gateway_->SetLearning(options_.settings.search.learn);
   StartAuth();
   const base::Status listening =
       listen_fd >= 0 ? ipc_->ListenFd(listen_fd) : ipc_->Listen(options_.gateway.socket_path);
@@ -253,6 +254,7 @@ void Supervisor::ApplySettings(std::string_view why, const OptionsResult& read) 
   gateway_->SetPolicy(next.policy);
   gateway_->SetResults(next.settings.results, options_.results_dir);
   gateway_->SetPinning(next.settings.pinning);
+  gateway_->SetLearning(next.settings.search.learn);
   if (next.trust) {
     ApplyTrust(why, next.trust);
   } else {

@@ -42,6 +42,8 @@ inline constexpr Method kMethods[] = {
     {kDiff, MethodKind::kRequest, ResultShape::kObject},
     {kApprove, MethodKind::kRequest, ResultShape::kObject},
     {kMetrics, MethodKind::kRequest, ResultShape::kText},
+    {kLearned, MethodKind::kRequest, ResultShape::kObject},
+    {kForget, MethodKind::kRequest, ResultShape::kObject},
     {kCancel, MethodKind::kNotification, ResultShape::kNone},
 };
 

@@ -59,6 +59,10 @@ inline constexpr std::string_view kPins = "pins";
 inline constexpr std::string_view kDiff = "diff";
 inline constexpr std::string_view kApprove = "approve";
 inline constexpr std::string_view kMetrics = "metrics";
+// Learned search words (BEHAVIOR.md §10): what each tool learned, and
+// forgetting it. The daemon's own user only.
+inline constexpr std::string_view kLearned = "learned";
+inline constexpr std::string_view kForget = "forget";
 // Notification from client to daemon: {"method":"cancel","params":{"id":<request id>}}.
 inline constexpr std::string_view kCancel = "cancel";
 

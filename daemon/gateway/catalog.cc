@@ -1,6 +1,7 @@
 #include "daemon/gateway/catalog.h"
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <utility>
 
@@ -179,6 +180,117 @@ void Catalog::Reindex(const ServerView* before, const ServerView& now) {
   // server's tools is the costly part of indexing).
   if (old_tools == new_tools || (old_tools && new_tools && *old_tools == *new_tools)) return;
   index_.Set(now.name, new_tools ? now.tools : nullptr, now.analyzed);
+  if (new_tools) ApplyLearned(now);
+}
+
+int64_t Catalog::UnixNow() const {
+  if (unix_now_) return unix_now_();
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void Catalog::ApplyLearned(const ServerView& server, const mcp::Tool& tool,
+                           const search::LearnedTool& learned, int64_t now) {
+  std::vector<std::pair<std::string, float>> texts;
+  texts.reserve(learned.queries.size());
+  for (const search::LearnedQuery& q : learned.queries) {
+    texts.emplace_back(q.text, static_cast<float>(search::Strength(q, now)));
+  }
+  index_.SetLearned(server.name, tool.name, texts);
+}
+
+void Catalog::ApplyLearned(const ServerView& server) {
+  if (!learning_ || !Searchable(&server)) return;
+  const search::LearnedStore::Tools* tools = learned_.FindServer(server.name);
+  if (!tools) return;
+  const int64_t now = UnixNow();
+  std::vector<std::string> changed;
+  for (const auto& [name, learned] : *tools) {
+    // A tool not listed now (withheld, gone) keeps what it learned until it
+    // is back: unchanged, it uses it again; changed, it forgets.
+    const std::optional<mcp::Tool> tool = FindTool(server, name);
+    if (!tool) continue;
+    if (search::DefinitionDigest(*tool) != learned.definition) {
+      changed.push_back(name);
+      continue;
+    }
+    ApplyLearned(server, *tool, learned, now);
+  }
+  for (const auto& name : changed) learned_changed_ |= learned_.Forget(server.name, name) > 0;
+}
+
+void Catalog::SetLearned(search::LearnedStore store) {
+  learned_ = std::move(store);
+  learned_applied_at_ = UnixNow();
+  for (const ServerView& server : servers_) {
+    if (!Searchable(&server)) continue;
+    index_.ClearLearned(server.name);
+    ApplyLearned(server);
+  }
+}
+
+void Catalog::EnableLearned(bool on) {
+  if (on == learning_) return;
+  learning_ = on;
+  for (const ServerView& server : servers_) {
+    if (!Searchable(&server) || !learned_.FindServer(server.name)) continue;
+    index_.ClearLearned(server.name);
+    ApplyLearned(server);
+  }
+}
+
+bool Catalog::Learn(std::string_view ns, std::string_view tool, std::string_view query) {
+  if (!learning_) return false;
+  base::Result<mcp::Tool> resolved = Resolve(ns, tool);
+  if (!resolved.ok()) return false;
+  const ServerView* server = Find(ns);
+  const int64_t now = UnixNow();
+  if (!learned_.Learn(ns, tool, search::DefinitionDigest(*resolved), query, now)) return false;
+  // The cap over all tools may have dropped another tool's oldest query:
+  // rare, and that tool's weights are worked out again within the hour.
+  if (const search::LearnedTool* learned = learned_.Find(ns, tool)) {
+    ApplyLearned(*server, *resolved, *learned, now);
+  }
+  return true;
+}
+
+size_t Catalog::Forget(std::string_view ns, std::string_view tool) {
+  const size_t forgotten = learned_.Forget(ns, tool);
+  if (forgotten == 0) return 0;
+  if (ns.empty()) {
+    index_.ClearLearned();
+  } else if (tool.empty()) {
+    index_.ClearLearned(ns);
+  } else {
+    index_.SetLearned(ns, tool, {});
+  }
+  return forgotten;
+}
+
+bool Catalog::RefreshLearned() {
+  const int64_t now = UnixNow();
+  if (now - learned_applied_at_ < 3600) return false;
+  learned_applied_at_ = now;
+  std::vector<std::pair<std::string, std::string>> held;
+  for (const auto& [ns, tools] : learned_.servers()) {
+    for (const auto& [name, learned] : tools) held.emplace_back(ns, name);
+  }
+  const bool changed = learned_.Expire(now);
+  for (const auto& [ns, name] : held) {
+    if (!learned_.Find(ns, name)) index_.SetLearned(ns, name, {});  // all it had faded
+  }
+  for (const auto& [ns, tools] : learned_.servers()) {
+    const ServerView* server = Find(ns);
+    if (!server || !Searchable(server) || !learning_) continue;
+    for (const auto& [name, learned] : tools) {
+      const std::optional<mcp::Tool> tool = FindTool(*server, name);
+      if (tool && search::DefinitionDigest(*tool) == learned.definition) {
+        ApplyLearned(*server, *tool, learned, now);
+      }
+    }
+  }
+  return changed;
 }
 
 void Catalog::Update(ServerView view) {

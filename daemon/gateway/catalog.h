@@ -19,10 +19,13 @@
 //   naming it fails as `denied`, saying how to review and approve it.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <rapidjson/document.h>
@@ -33,6 +36,7 @@
 #include "daemon/guard/policy.h"
 #include "daemon/mcp/tool_list.h"
 #include "daemon/mcp/types.h"
+#include "daemon/search/learned.h"
 #include "daemon/search/tool_index.h"
 #include "proto/proto.h"
 
@@ -106,6 +110,31 @@ class Catalog {
   // Heap bytes of the search index behind `query`.
   size_t SearchIndexBytes() const { return index_.MemoryBytes(); }
 
+  // Learned words (BEHAVIOR.md §10, search/learned.h). The catalog keeps the
+  // store and gives each ready tool its learned words in the index; tests
+  // pass a clock (unix seconds), else the system's.
+  void SetClock(std::function<int64_t()> unix_now) { unix_now_ = std::move(unix_now); }
+  // Replaces what was learned (the file read at start).
+  void SetLearned(search::LearnedStore store);
+  // Off: the index answers from the tools' own text only (what was learned
+  // is kept, and Learn keeps nothing). On by default.
+  void EnableLearned(bool on);
+  // `query` led to a successful call of `tool` of `ns`: kept when learning
+  // is on and that tool may be answered now (its server ready, the policy
+  // allowing it, its pins not withholding it). Whether the store changed.
+  bool Learn(std::string_view ns, std::string_view tool, std::string_view query);
+  // Forgets one tool's, a namespace's (`tool` empty) or everything's (`ns`
+  // empty) learned queries; how many.
+  size_t Forget(std::string_view ns, std::string_view tool);
+  // Strengths fade with time: once an hour the index's learned weights are
+  // worked out again and the queries too weak to count dropped. Whether the
+  // store changed.
+  bool RefreshLearned();
+  const search::LearnedStore& learned() const { return learned_; }
+  // Whether the store changed since the last call other than through Learn
+  // and Forget (a tool whose definition changed forgot what it learned).
+  bool TakeLearnedChanged() { return std::exchange(learned_changed_, false); }
+
  private:
   void Render() const;
   bool Visible(const ServerView& server) const;
@@ -123,12 +152,23 @@ class Catalog {
   // previous view (null when it is new).
   void Reindex(const ServerView* before, const ServerView& now);
   base::Status UnknownNamespace(std::string_view ns) const;
+  int64_t UnixNow() const;
+  // Gives the index the learned words of `server`'s tools; a tool whose
+  // definition changed since forgets them.
+  void ApplyLearned(const ServerView& server);
+  void ApplyLearned(const ServerView& server, const mcp::Tool& tool,
+                    const search::LearnedTool& learned, int64_t now);
 
   std::vector<ServerView> servers_;  // sorted by name, names unique
   std::shared_ptr<const Policy> policy_;
   // The tools of every ready server, for `query`. Searching reuses its
   // buffers, hence mutable: the catalog is single-threaded.
   mutable search::ToolIndex index_;
+  search::LearnedStore learned_;
+  bool learning_ = true;
+  bool learned_changed_ = false;
+  int64_t learned_applied_at_ = 0;  // when the index's learned weights were worked out
+  std::function<int64_t()> unix_now_;
   // The rendered listing, a cache Listing() refreshes when it is stale.
   mutable std::string listing_;
   mutable bool listing_stale_ = true;

@@ -224,6 +224,7 @@ void Gateway::Apply(const config::Config& config, bool reload) {
   }
   listing_literal_.clear();
   catalog_.Reset(std::move(views));
+  if (catalog_.TakeLearnedChanged()) SaveLearnedSoon();
 }
 
 std::unique_ptr<Gateway::Server> Gateway::NewServer(const config::Entry& entry) {
@@ -345,6 +346,7 @@ void Gateway::OnHostState(HostId id, ServerState state) {
   // kept: the index holds what it needs of them.
   server.view.analyzed = std::move(state.analyzed);
   catalog_.Update(server.view);
+  if (catalog_.TakeLearnedChanged()) SaveLearnedSoon();  // a changed tool forgot
   server.view.analyzed.reset();
   if (tools_changed && recorder_ && server.view.status == mcp::Status::kReady) {
     RecordListing(server);
@@ -387,6 +389,7 @@ void Gateway::OnHostCallFinished(HostId id, mcp::CallId call_id, mcp::CallOutcom
     }
   }
   Answer(call.ticket, outcome);
+  if (outcome.kind == mcp::CallErrorKind::kNone && server) LearnFrom(call);
   spdlog::debug("call {}/{}: {} in {:.1f} ms, {} bytes out, {} bytes in", call.ns, call.tool,
                 OutcomeName(outcome.kind), ms, outcome.bytes_out, outcome.bytes_in);
   LogCall(call, OutcomeName(outcome.kind), &outcome);
@@ -499,8 +502,15 @@ void Gateway::OnRequest(Ticket ticket, const Peer& peer, std::string_view method
       replies_->ReplyTextLiteral(ticket, listing_literal_);
       return;
     }
+    const rapidjson::Value* query = nullptr;
+    if (auto q = params.IsObject() ? params.FindMember("query") : params.MemberEnd();
+        params.IsObject() && q != params.MemberEnd() && q->value.IsString()) {
+      query = &q->value;
+      if (learning_ && catalog_.RefreshLearned()) SaveLearnedSoon();
+    }
     base::Result<std::string> answer = catalog_.GetDynamicTools(params);
     if (answer.ok()) {
+      if (query) NoteQuery(peer, std::string_view(query->GetString(), query->GetStringLength()));
       replies_->ReplyText(ticket, *answer);
     } else {
       ReplyError(ticket, answer.status());
@@ -515,6 +525,8 @@ void Gateway::OnRequest(Ticket ticket, const Peer& peer, std::string_view method
     HandlePinsRequest(ticket, method, params);
   } else if (method == proto::kMetrics) {
     replies_->ReplyText(ticket, MetricsText());
+  } else if (method == proto::kLearned || method == proto::kForget) {
+    HandleLearnRequest(ticket, peer, method, params);
   } else {
     ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
                "unknown method; use get_dynamic_tools, call_dynamic_tool or status");
@@ -558,6 +570,7 @@ void Gateway::HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value
     return;
   }
   Server& server = *found;
+  call.query = QueryBefore(peer);
   const mcp::CallId id = next_call_id_++;
   server.in_flight++;
   call.host = server.host;
@@ -694,6 +707,7 @@ void Gateway::LogCall(const PendingCall& call, std::string_view outcome,
 
 void Gateway::Shutdown(std::function<void()> done) {
   shutting_down_ = true;
+  SaveLearned(/*now=*/true);
   shutdown_done_ = std::move(done);
   if (auth_) {
     // Before the servers retire: a refresh in flight is finished and stored

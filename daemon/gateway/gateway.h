@@ -59,6 +59,9 @@ struct GatewayOptions {
   std::string record_path;
   std::string replay_path;
   bool replay_forward = false;
+  // Learned search words (BEHAVIOR.md §10): the file they are kept in ("":
+  // kept in memory only).
+  std::string learned_path;
 };
 
 class Gateway : public IpcHandler, private HostEvents {
@@ -96,6 +99,9 @@ class Gateway : public IpcHandler, private HostEvents {
   // namespaces, for the servers made from now on and, at a reload, for the
   // running ones too.
   void SetPinning(const PinningSettings& pinning);
+  // Learned search words (BEHAVIOR.md §10): settings' search.learn, at start
+  // and at every reload. The first call reads the learned file.
+  void SetLearning(bool on);
   // The snapshot that reasons, errors and status are scrubbed with. Set it
   // before Load/Reload so the new servers' secrets are covered from the start.
   void SetScrubber(std::shared_ptr<const Scrubber> scrubber);
@@ -135,6 +141,13 @@ class Gateway : public IpcHandler, private HostEvents {
 
  private:
   struct Server;
+  // A host connection's last get_dynamic_tools query, and the tools it has
+  // taught (gateway_learn.cc).
+  struct RecentQuery {
+    std::string text;
+    mcp::TimePoint at;
+    std::vector<std::string> taught;  // "namespace\0tool"
+  };
   struct PendingCall {
     Ticket ticket = 0;
     HostId host = 0;
@@ -146,6 +159,8 @@ class Gateway : public IpcHandler, private HostEvents {
     // The request digest (daemon/guard/request_digest.h); "" for none, and
     // when nothing on the main loop needs it (no call log, no cassette).
     std::string digest;
+    // The query its connection asked just before, if any (learning on).
+    std::shared_ptr<RecentQuery> query;
   };
 
   // HostEvents: what the hosts report, on the main loop.
@@ -174,6 +189,17 @@ class Gateway : public IpcHandler, private HostEvents {
   void SetSessionAuthorization(uint64_t auth_id, const Secret& value);
   void SessionAuthorized(uint64_t auth_id);
   void SessionAuthorizationFailed(uint64_t auth_id, const std::string& reason);
+
+  // Learned search words (gateway_learn.cc).
+  void LoadLearned();
+  void NoteQuery(const Peer& peer, std::string_view query);
+  std::shared_ptr<RecentQuery> QueryBefore(const Peer& peer);
+  void LearnFrom(const PendingCall& call);
+  void SaveLearnedSoon();
+  // Writes the store if it changed: on a worker, or here with `now`.
+  void SaveLearned(bool now);
+  void HandleLearnRequest(Ticket ticket, const Peer& peer, std::string_view method,
+                          const rapidjson::Value& params);
 
   void HandleCall(Ticket ticket, const Peer& peer, const rapidjson::Value& params,
                   std::string_view frame);
@@ -260,6 +286,11 @@ class Gateway : public IpcHandler, private HostEvents {
   std::function<void()> shutdown_done_;
   std::function<void(bool)> tools_changed_;
   bool shutting_down_ = false;
+  bool learning_ = true;
+  bool learned_loaded_ = false;
+  bool learned_dirty_ = false;  // changed since last written
+  std::unique_ptr<Timer> learned_save_;
+  std::unordered_map<uint64_t, std::shared_ptr<RecentQuery>> recent_queries_;  // by connection
   bool auth_draining_ = false;  // the AuthManager finishes a token refresh before exit
 };
 

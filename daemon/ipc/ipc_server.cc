@@ -191,6 +191,7 @@ struct IpcServer::Impl {
   std::vector<Conn*> flushing;      // the batch OnPrepare writes, kept for its room
   uv_prepare_t* flusher = nullptr;  // writes them just before the loop waits
   std::unordered_map<uid_t, size_t> conns_per_uid;
+  uint64_t connections_accepted = 0;
   std::unordered_map<Ticket, TicketInfo> tickets;
   Ticket next_ticket = 1;
   char read_buffer[kReadBufferBytes];
@@ -246,6 +247,7 @@ struct IpcServer::Impl {
       return;
     }
     conn->peer = *peer;
+    conn->peer.connection = ++self->connections_accepted;
     self->conns.insert(conn);
     size_t& count = self->conns_per_uid[peer->uid];
     if (count >= self->options.max_connections_per_uid) {

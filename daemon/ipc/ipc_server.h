@@ -31,6 +31,7 @@ namespace mcpgw {
 struct Peer {
   pid_t pid = 0;
   uid_t uid = 0;
+  uint64_t connection = 0;  // which connection: unique for the server's lifetime
 };
 
 using Ticket = uint64_t;  // unique for the server's lifetime

@@ -237,12 +237,90 @@ void ToolIndex::Set(const std::string& server, std::shared_ptr<const mcp::ToolLi
   }
 }
 
+void ToolIndex::FreeTerm(uint32_t term) {
+  term_ids_.erase(terms_[term].text);
+  terms_[term].text.clear();
+  terms_[term].postings.shrink_to_fit();
+  free_terms_.push_back(term);
+}
+
+void ToolIndex::DropLearned(uint32_t doc) {
+  auto it = learned_terms_.find(doc);
+  if (it == learned_terms_.end()) return;
+  for (uint32_t term : it->second) {
+    auto list = learned_.find(term);
+    if (list == learned_.end()) continue;
+    std::erase_if(list->second, [doc](const LearnedPosting& p) { return p.doc == doc; });
+    if (!list->second.empty()) continue;
+    learned_.erase(list);
+    if (terms_[term].postings.empty()) FreeTerm(term);
+  }
+  learned_terms_.erase(it);
+}
+
+void ToolIndex::SetLearned(std::string_view server, std::string_view tool,
+                           const std::vector<std::pair<std::string, float>>& texts) {
+  auto it = by_name_.find(std::string(server));
+  if (it == by_name_.end()) return;
+  const Server& s = servers_[it->second];
+  uint32_t doc = kNoServer;
+  for (uint32_t d : s.docs) {
+    if (ToolOf(docs_[d]).name == tool) {
+      doc = d;
+      break;
+    }
+  }
+  if (doc == kNoServer) return;
+  DropLearned(doc);
+  // Each term's strength summed over the texts that hold it (once a text).
+  std::vector<std::pair<std::string, float>> sums;
+  std::vector<std::string> terms;
+  for (const auto& [text, strength] : texts) {
+    if (strength <= 0) continue;
+    terms.clear();
+    analyzer_.Terms(text, &terms);
+    std::sort(terms.begin(), terms.end());
+    terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
+    for (auto& t : terms) {
+      auto at = std::find_if(sums.begin(), sums.end(), [&](const auto& e) { return e.first == t; });
+      if (at == sums.end()) {
+        sums.emplace_back(std::move(t), strength);
+      } else {
+        at->second += strength;
+      }
+    }
+  }
+  std::vector<uint32_t> held;
+  for (auto& [text, strength] : sums) {
+    auto known = term_ids_.find(std::string_view(text));
+    if (known != term_ids_.end() &&
+        std::find(s.name_terms.begin(), s.name_terms.end(), known->second) != s.name_terms.end()) {
+      continue;  // the server's own name: every tool of it has that word
+    }
+    const uint32_t term = TermId(text);
+    learned_[term].push_back(LearnedPosting{doc, strength});
+    held.push_back(term);
+  }
+  if (!held.empty()) learned_terms_.emplace(doc, std::move(held));
+}
+
+void ToolIndex::ClearLearned(std::string_view server) {
+  if (server.empty()) {
+    while (!learned_terms_.empty()) DropLearned(learned_terms_.begin()->first);
+    return;
+  }
+  auto it = by_name_.find(std::string(server));
+  if (it == by_name_.end()) return;
+  for (uint32_t d : servers_[it->second].docs) DropLearned(d);
+}
+
 void ToolIndex::Remove(const std::string& server) {
   auto it = by_name_.find(server);
   if (it == by_name_.end()) return;
   const uint32_t slot = it->second;
   by_name_.erase(it);
   Server& s = servers_[slot];
+  for (uint32_t d : s.docs) DropLearned(d);
   for (uint32_t term : s.name_terms) --server_df_[term];
   for (uint32_t term : s.terms) {
     auto& postings = terms_[term].postings;
@@ -253,13 +331,8 @@ void ToolIndex::Remove(const std::string& server) {
                                     return true;
                                   }),
                    postings.end());
-    if (postings.empty()) {
-      // A term no tool holds any more leaves the dictionary.
-      term_ids_.erase(terms_[term].text);
-      terms_[term].text.clear();
-      terms_[term].postings.shrink_to_fit();
-      free_terms_.push_back(term);
-    }
+    // A term no tool holds any more leaves the dictionary.
+    if (postings.empty() && !learned_.contains(term)) FreeTerm(term);
   }
   for (uint32_t d : s.docs) {
     for (uint8_t f = 0; f < kFieldCount; ++f) length_sum_[f] -= docs_[d].length[f];
@@ -284,6 +357,8 @@ void ToolIndex::Clear() {
   by_name_.clear();
   server_df_.clear();
   text_df_.clear();
+  learned_.clear();
+  learned_terms_.clear();
   live_docs_ = 0;
   length_sum_ = {};
 }
@@ -393,8 +468,14 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
   const float servers = static_cast<float>(by_name_.size());
   uint32_t groups = 0;
   for (QueryTerm& q : terms) {
-    // How rare the word is in tools' own texts (their server's name apart).
-    const float df = static_cast<float>(text_df_[q.id]);
+    // How rare the word is in tools' own texts (their server's name apart)
+    // and what they learned.
+    if (!learned_.empty()) {
+      auto l = learned_.find(q.id);
+      if (l != learned_.end()) q.learned = &l->second;
+    }
+    const float df =
+        static_cast<float>(text_df_[q.id] + (q.learned ? q.learned->size() : size_t{0}));
     q.idf = std::log(1.0f + (n - df + 0.5f) / (df + 0.5f));
     // A server's name tells its tools from the other servers' tools: how
     // rare the word is among the servers' names, whatever their sizes; but
@@ -414,7 +495,8 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
   // A term adds at most weight × (idf + the server's part) to a tool (the
   // saturated part is below 1), a group at most the most of its terms.
   const auto most = [&](const QueryTerm& q) {
-    return q.weight * (q.idf + q.server_idf * weights_.server);
+    return q.weight *
+           (q.idf * (q.learned ? 1.0f + weights_.learned : 1.0f) + q.server_idf * weights_.server);
   };
   std::vector<float> bound(groups, 0.0f);
   for (const QueryTerm& q : terms) bound[q.group] = std::max(bound[q.group], most(q));
@@ -440,6 +522,10 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
     if (p.tf[kServer] > 0) share += server_weight;
     return share;
   };
+  // A tool's learned words: saturating in their strength.
+  const auto learned_share = [&](const LearnedPosting& p, float term_weight) {
+    return term_weight * weights_.learned * p.strength / (weights_.learned_k + p.strength);
+  };
   for (size_t i = 0; i < terms.size();) {
     const uint32_t c = terms[i].group;
     size_t end = i;
@@ -461,7 +547,7 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
         }
       }
       const auto& postings = terms_[q.id].postings;
-      if (end - i == 1 && group_touched_.empty()) {
+      if (end - i == 1 && group_touched_.empty() && learned_group_.empty()) {
         // A group of one term (the common case): straight into the scores.
         for (const Posting& p : postings) {
           float& score = acc_[p.doc].score;
@@ -470,6 +556,16 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
           if (score == 0.0f) touched_.push_back(p.doc);
           score += share_of(p, term_weight, server_weight);
           best = std::max(best, score);
+        }
+        if (q.learned) {
+          for (const LearnedPosting& p : *q.learned) {
+            float& score = acc_[p.doc].score;
+            if (only_known && score == 0.0f) continue;
+            if (only_slot != kNoServer && docs_[p.doc].server != only_slot) continue;
+            if (score == 0.0f) touched_.push_back(p.doc);
+            score += learned_share(p, term_weight);
+            best = std::max(best, score);
+          }
         }
         continue;
       }
@@ -484,6 +580,16 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
         if (a.group == 0.0f) group_touched_.push_back(p.doc);
         a.group = std::max(a.group, share_of(p, term_weight, server_weight));
       }
+      // Learned words count apart from the text: the best of the group's.
+      if (q.learned) {
+        for (const LearnedPosting& p : *q.learned) {
+          const Acc& a = acc_[p.doc];
+          if (known && a.score == 0.0f && a.group == 0.0f) continue;
+          if (only_slot != kNoServer && docs_[p.doc].server != only_slot) continue;
+          float& v = learned_group_[p.doc];
+          v = std::max(v, learned_share(p, term_weight));
+        }
+      }
     }
     for (uint32_t d : group_touched_) {
       Acc& a = acc_[d];
@@ -493,6 +599,13 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
       best = std::max(best, a.score);
     }
     group_touched_.clear();
+    for (const auto& [d, v] : learned_group_) {
+      Acc& a = acc_[d];
+      if (a.score == 0.0f) touched_.push_back(d);
+      a.score += v;
+      best = std::max(best, a.score);
+    }
+    learned_group_.clear();
   }
 }
 
@@ -573,6 +686,12 @@ size_t ToolIndex::MemoryBytes() const {
   bytes += term_ids_.size() * (sizeof(std::string) + sizeof(uint32_t) + 2 * sizeof(void*)) +
            term_ids_.bucket_count() * sizeof(void*);
   for (const auto& [text, id] : term_ids_) bytes += text.capacity() > 15 ? text.capacity() : 0;
+  for (const auto& [term, list] : learned_) {
+    bytes += list.capacity() * sizeof(LearnedPosting) + 4 * sizeof(void*);
+  }
+  for (const auto& [doc, list] : learned_terms_) {
+    bytes += list.capacity() * sizeof(uint32_t) + 4 * sizeof(void*);
+  }
   for (const Server& s : servers_) {
     bytes += (s.docs.capacity() + s.terms.capacity() + s.name_terms.capacity()) * sizeof(uint32_t) +
              s.name.capacity();

@@ -80,6 +80,12 @@ struct RankWeights {
   float standin_max_share = 0.125f;
   float recruit_max_share = 0.02f;
   uint32_t common_at_least = 64;
+  // Learned words (learned.h): a query word among the requests that led to
+  // a tool adds learned × L / (learned_k + L) of the word's weight, L the
+  // summed strength of those requests that hold it: saturating however
+  // often it was asked, and below what the word in the tool's name gives.
+  float learned = 0.8f;
+  float learned_k = 1.0f;
 };
 
 // One server's tools analysed into terms: the costly part of indexing,
@@ -133,6 +139,18 @@ class ToolIndex {
   std::vector<Hit> Search(std::string_view query, std::string_view only_server, size_t limit,
                           const Keep& keep = nullptr) const;
 
+  // The words of the requests that led to tool `tool` of `server`: each
+  // text with its strength (learned.h), replacing what the tool had; none
+  // forgets. The server's own name's words are left out (its tools all
+  // have them). Ignored for a tool the index does not hold; dropped when
+  // the server's tools are Set again or removed.
+  void SetLearned(std::string_view server, std::string_view tool,
+                  const std::vector<std::pair<std::string, float>>& texts);
+  // Drops the learned words of `server`'s tools, or of every tool.
+  void ClearLearned(std::string_view server = {});
+  // How many tools hold learned words.
+  size_t learned_tools() const { return learned_terms_.size(); }
+
   size_t tools() const { return live_docs_; }
   size_t servers() const { return by_name_.size(); }
   // Heap bytes of the index itself (the tool lists it keeps alive aside).
@@ -164,18 +182,28 @@ class ToolIndex {
   // A term of the query, or one standing in for a query word: the word's
   // own term, its synonyms and WordNet relatives share the word's `group`,
   // and a tool scores for a group by the best of its terms there.
+  // A tool's learned words: its doc and the term's summed strength there.
+  struct LearnedPosting {
+    uint32_t doc;
+    float strength;
+  };
   struct QueryTerm {
     uint32_t id;
     float weight;
     float idf;
     float server_idf;  // among the servers' names; 0 if in none
     uint32_t group;
+    const std::vector<LearnedPosting>* learned = nullptr;  // the tools that learned it
   };
 
   static constexpr uint32_t kNoServer = std::numeric_limits<uint32_t>::max();
 
   uint32_t TermId(const std::string& text);
   uint32_t NewDoc();
+  // Drops the learned words of one doc; a term no tool holds any more leaves
+  // the dictionary.
+  void DropLearned(uint32_t doc);
+  void FreeTerm(uint32_t term);
   // Indexes one analysed tool of the server in `slot`; its doc id. Adds the
   // terms new to this server to `server_terms`.
   uint32_t AddTool(uint32_t slot, uint32_t position, const AnalyzedTools& analyzed,
@@ -222,6 +250,10 @@ class ToolIndex {
   std::vector<uint32_t> text_df_;    // by term: how many tools hold it outside the server field
   std::unordered_map<std::string, uint32_t> by_name_;
   size_t live_docs_ = 0;
+  // Learned words, few next to the tools' own: by term, the tools that
+  // learned it; by doc, its learned terms.
+  std::unordered_map<uint32_t, std::vector<LearnedPosting>> learned_;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> learned_terms_;
   std::array<double, kFieldCount> length_sum_{};  // over live docs
 
   // By doc: BM25F's length normalisation of each text field, its weight
@@ -238,6 +270,7 @@ class ToolIndex {
   mutable std::vector<Acc> acc_;
   mutable std::vector<uint32_t> touched_;
   mutable std::vector<uint32_t> group_touched_;
+  mutable std::unordered_map<uint32_t, float> learned_group_;  // by doc: its best learned share
   mutable std::vector<std::string> scratch_;
   mutable std::vector<int32_t> query_slot_;  // by term: its place among the query's, or -1
   mutable std::vector<Analyzer::Joined> joined_;

@@ -139,7 +139,7 @@ std::vector<DocumentedKey> DocumentedKeys(const std::string& doc,
 // What a documented key says that its row in the table does not.
 void CheckAgainstTable(const DocumentedKey& doc, const SettingKey& key,
                        std::vector<std::string>* problems) {
-  const std::string standard = testing::AsJson(key.field.get(Settings{}));
+  const std::string standard = testing::AsJson(key, key.field.get(Settings{}));
   // "16777216 (16 MiB)": the default, then what it means.
   if (doc.default_cell != standard && doc.default_cell.rfind(standard + " ", 0) != 0) {
     problems->push_back(doc.path + ": documented default \"" + doc.default_cell +

@@ -110,7 +110,7 @@ TEST_CASE("every key of the table is read into its own field, and only there", "
     // The field holds what the key's type reads.
     REQUIRE(key.field.get(defaults).index() == value.index());
     REQUIRE(key.field.get(defaults) != value);
-    const Settings s = Parsed(testing::FileWith(key, testing::AsJson(value)));
+    const Settings s = Parsed(testing::FileWith(key, testing::AsJson(key, value)));
     CHECK(key.field.get(s) == value);
     for (const SettingKey& other : SettingKeys()) {
       if (&other == &key) continue;
@@ -183,7 +183,7 @@ TEST_CASE("an unknown key's error lists the keys of its object, always in the sa
   };
   CHECK(known(R"({"x": 1})") ==
         "(known keys: limits, ipc, workers, call_log, policy, tls, results, pinning, "
-        "pinning_exempt, local_servers, local_servers_confine, metrics)");
+        "pinning_exempt, local_servers, local_servers_confine, search, metrics)");
   CHECK(known(R"({"limits": {"x": 1}})") ==
         "(known keys: max_response_bytes, max_json_depth, call_timeout_s, listing_timeout_s, "
         "max_tools_per_server, max_list_pages, max_sse_event_bytes, max_connections_per_server)");
@@ -200,7 +200,7 @@ TEST_CASE("an unknown key's error lists the keys of its object, always in the sa
   CHECK(Error(R"({"limits.max_json_depth": 5})") ==
         "/home/u/.config/mcpgw/settings.json:1:27: limits.max_json_depth: unknown key "
         "\"limits.max_json_depth\" (known keys: limits, ipc, workers, call_log, policy, tls, "
-        "results, pinning, pinning_exempt, local_servers, local_servers_confine, metrics)");
+        "results, pinning, pinning_exempt, local_servers, local_servers_confine, search, metrics)");
   CHECK_THAT(Error(R"({"max_json_depth": 5})"), Catch::Contains("unknown key \"max_json_depth\""));
   // Keys of the top level are not objects, and objects are not keys of the top level.
   CHECK(Error(R"({"workers": {"x": 1}})") ==

@@ -43,6 +43,13 @@ inline std::string AsJson(const SettingValue& value) {
       value);
 }
 
+// `value` of `key` as the settings file writes it: as AsJson, a switch as
+// true or false.
+inline std::string AsJson(const SettingKey& key, const SettingValue& value) {
+  if (key.rule.type == SettingType::kBool) return std::get<uint64_t>(value) ? "true" : "false";
+  return AsJson(value);
+}
+
 // A value `key` accepts that differs from its default.
 inline SettingValue OtherThanDefault(const SettingKey& key) {
   switch (key.rule.type) {
@@ -67,6 +74,10 @@ inline SettingValue OtherThanDefault(const SettingKey& key) {
       return std::string("refuse");
     case SettingType::kConfine:
       return JsonObject{R"({"read":["/usr/share"],"network":false})"};
+    case SettingType::kBool: {
+      const SettingValue initial = key.field.get(Settings{});
+      return uint64_t{std::get<uint64_t>(initial) == 0 ? 1u : 0u};
+    }
   }
   return {};
 }

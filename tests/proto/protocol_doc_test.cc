@@ -100,7 +100,7 @@ TEST_CASE("PROTOCOL.md documents every method of the table, and no other", "[pro
 TEST_CASE("the method table: requests and the shape of their results", "[proto]") {
   CHECK(RequestNames() ==
         "hello, get_dynamic_tools, call_dynamic_tool, status, login, login_wait, logout, pins, "
-        "diff, approve, metrics");
+        "diff, approve, metrics, learned, forget");
   REQUIRE(FindMethod("status"));
   CHECK(FindMethod("status")->result == ResultShape::kObject);
   CHECK(FindMethod("call_dynamic_tool")->result == ResultShape::kText);
