@@ -4,7 +4,9 @@
 //                         [--weights name,description,arguments,server,synonym]
 //                         [--set NAME=V,...]   (one RankWeights knob; see SetWeight)
 //                         [--verbose] [--query TEXT]   (the ten best tools for TEXT)
-//                         [--check]   (exit 1 unless the ranking beats BM25 at @1 and @5)
+//                         [--check]   (exit 1 unless the ranking beats BM25 at @1 and @5,
+//                                      and learning lifts both on the test split)
+//                         [--learn [--no-uses]]   (the learning protocol; see Learning)
 //
 // DATA_DIR holds listings/<namespace>.json (real servers' tools/list `tools`
 // arrays) and requests.json (requests as users put them, each with its one
@@ -36,6 +38,7 @@
 
 #include "daemon/gateway/catalog.h"
 #include "daemon/mcp/convert.h"
+#include "daemon/search/learned.h"
 #include "daemon/search/tool_index.h"
 
 namespace {
@@ -73,8 +76,9 @@ std::map<std::string, std::shared_ptr<const ToolList>> LoadListings(const std::s
   return out;
 }
 
-std::vector<Request> LoadRequests(const std::string& dir, const std::string& split) {
-  const std::string text = ReadFile(dir + "/requests.json");
+std::vector<Request> LoadRequests(const std::string& dir, const std::string& split,
+                                  const std::string& file = "requests.json") {
+  const std::string text = ReadFile(dir + "/" + file);
   rapidjson::Document doc;
   doc.Parse(text.data(), text.size());
   if (doc.HasParseError() || !doc.IsArray()) {
@@ -84,7 +88,7 @@ std::vector<Request> LoadRequests(const std::string& dir, const std::string& spl
   std::vector<Request> out;
   for (const auto& r : doc.GetArray()) {
     Request q{r["request"].GetString(), r["namespace"].GetString(), r["tool"].GetString(),
-              r["kind"].GetString(), r["split"].GetString()};
+              r["kind"].GetString(), r.HasMember("split") ? r["split"].GetString() : "dev"};
     if (split == "all" || q.split == split) out.push_back(std::move(q));
   }
   return out;
@@ -240,6 +244,97 @@ bool Quality(const std::string& dir, const std::string& split, mcpgw::search::Ra
   return a.at1 > b.at1 && a.at5 > b.at5;
 }
 
+// ---- Learning ----------------------------------------------------------------
+
+// The learning protocol (BEHAVIOR.md §10, "Learned words"): the dev split's
+// requests and uses.json's (requests written for each answer tool from its
+// listing alone, all on the dev side) are taught to the tools they name, as
+// the daemon does when a host asks and then calls that tool; recall is
+// measured on the test split's requests, which were never taught. Prints
+// the table; false unless learning lifts recall@5 and recall@1 over all test
+// requests and loses nothing on direct ones.
+//
+// With `split` dev (for choosing the weights) only uses.json is taught and
+// the dev split measured; with `uses` false only the dev split is taught
+// (tools the test requests mostly do not ask for: what learning costs the
+// others).
+bool Learning(const std::string& dir, const std::string& split, bool with_uses,
+              mcpgw::search::RankWeights weights, bool verbose) {
+  constexpr int64_t kNow = 1796601600;
+  const auto listings = LoadListings(dir);
+  const bool tuning = split == "dev";
+  std::vector<Request> taught = tuning ? std::vector<Request>() : LoadRequests(dir, "dev");
+  const size_t dev = taught.size();
+  const std::vector<Request> uses =
+      with_uses ? LoadRequests(dir, "all", "uses.json") : std::vector<Request>();
+  taught.insert(taught.end(), uses.begin(), uses.end());
+  const auto tests = LoadRequests(dir, tuning ? "dev" : "test");
+  mcpgw::search::ToolIndex plain(weights), learned(weights);
+  for (const auto& [ns, list] : listings) {
+    plain.Set(ns, list);
+    learned.Set(ns, list);
+  }
+  mcpgw::search::LearnedStore store;
+  for (const Request& r : taught) {
+    const auto list = listings.find(r.ns);
+    if (list == listings.end()) continue;
+    for (const auto& tool : *list->second) {
+      if (tool.name != r.tool) continue;
+      store.Learn(r.ns, r.tool, mcpgw::search::DefinitionDigest(tool), r.text, kNow);
+    }
+  }
+  for (const auto& [ns, tools] : store.servers()) {
+    for (const auto& [name, t] : tools) {
+      std::vector<std::pair<std::string, float>> texts;
+      for (const auto& q : t.queries) {
+        texts.emplace_back(q.text, static_cast<float>(mcpgw::search::Strength(q, kNow)));
+      }
+      learned.SetLearned(ns, name, texts);
+    }
+  }
+  std::map<std::string, Recall> before, after;
+  const auto rank_in = [](const mcpgw::search::ToolIndex& index, const Request& r) {
+    std::vector<HitView> hits;
+    for (const auto& h : index.Search(r.text, "", 5)) {
+      hits.push_back({std::string(h.server), std::string(h.tool.name)});
+    }
+    return RankOf(hits, r);
+  };
+  for (const Request& r : tests) {
+    const int a = rank_in(plain, r), b = rank_in(learned, r);
+    for (const std::string& k : {r.kind, std::string("all")}) {
+      before[k].Add(a);
+      after[k].Add(b);
+    }
+    if (verbose && b != 1) {
+      std::printf("learned rank %d (before %d): %s -> %s/%s\n", b, a, r.text.c_str(), r.ns.c_str(),
+                  r.tool.c_str());
+    }
+  }
+  std::printf(
+      "\nLearning: %zu requests taught (%zu of the dev split, %zu of uses.json) to %zu tools; "
+      "%zu %s requests measured, none taught\n\n",
+      taught.size(), dev, uses.size(), store.servers().empty() ? size_t{0} : [&] {
+        size_t n = 0;
+        for (const auto& [ns, tools] : store.servers()) n += tools.size();
+        return n;
+      }(), tests.size(), tuning ? "dev" : "test");
+  std::printf(
+      "| requests | n | recall@1 before | recall@1 learned | recall@5 before | recall@5 "
+      "learned |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|\n");
+  for (const std::string k : {"direct", "paraphrase", "all"}) {
+    std::printf("| %s | %d | %s | %s | %s | %s |\n", k.c_str(), before[k].n,
+                before[k].Cell(before[k].at1).c_str(), after[k].Cell(after[k].at1).c_str(),
+                before[k].Cell(before[k].at5).c_str(), after[k].Cell(after[k].at5).c_str());
+  }
+  std::printf("\n(learned: %zu queries, index memory %.2f MiB → %.2f MiB)\n", store.queries(),
+              plain.MemoryBytes() / 1048576.0, learned.MemoryBytes() / 1048576.0);
+  const Recall &b = before["all"], &a = after["all"];
+  return a.at5 > b.at5 && a.at1 > b.at1 && after["direct"].at5 >= before["direct"].at5 &&
+         after["direct"].at1 >= before["direct"].at1;
+}
+
 // ---- Cost at scale ---------------------------------------------------------
 
 double ThreadCpuMicros() {
@@ -380,6 +475,8 @@ bool SetWeight(const std::string& spec, mcpgw::search::RankWeights* w) {
       {"min_standin_weight", &w->min_standin_weight},
       {"standin_max_share", &w->standin_max_share},
       {"recruit_max_share", &w->recruit_max_share},
+      {"learned", &w->learned},
+      {"learned_k", &w->learned_k},
   };
   for (const auto& [n, field] : scalars) {
     if (name == n) return fill(field, 1);
@@ -409,6 +506,8 @@ int main(int argc, char** argv) {
   bool verbose = false;
   std::string query;
   bool check = false;
+  bool learn = false;
+  bool uses = true;
   mcpgw::search::RankWeights weights;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
@@ -424,6 +523,10 @@ int main(int argc, char** argv) {
       query = argv[++i];
     else if (a == "--check")
       check = true;
+    else if (a == "--learn")
+      learn = true;
+    else if (a == "--no-uses")
+      uses = false;
     else if (a == "--weights" && i + 1 < argc) {
       float w[5];
       if (std::sscanf(argv[++i], "%f,%f,%f,%f,%f", &w[0], &w[1], &w[2], &w[3], &w[4]) != 5)
@@ -450,11 +553,26 @@ int main(int argc, char** argv) {
     }
   } else if (scale > 0) {
     Scale(dir, scale, repeat);
+  } else if (learn) {
+    const bool helps = Learning(dir, split == "all" ? "test" : split, uses, weights, verbose);
+    if (check && !helps) {
+      std::fprintf(stderr,
+                   "search_bench: learning from uses.json does not lift recall@1 and @5 on the test split, or "
+                   "loses direct requests\n");
+      return 1;
+    }
   } else {
     const bool better = Quality(dir, split, weights, verbose);
     if (check && !better) {
       std::fprintf(stderr,
                    "search_bench: the ranking is not above plain BM25 in recall@1 and @5\n");
+      return 1;
+    }
+    // The check holds learning to its promise too.
+    if (check && !Learning(dir, "test", true, weights, false)) {
+      std::fprintf(stderr,
+                   "search_bench: learning from uses.json does not lift recall@1 and @5 on the "
+                   "test split, or loses direct requests\n");
       return 1;
     }
   }
