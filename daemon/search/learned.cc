@@ -60,8 +60,10 @@ std::string QueryKey(std::string_view text) {
 }
 
 double Strength(const LearnedQuery& query, int64_t now_unix) {
+  // In whole days: a query's weight is the same all day, so an index made
+  // again (a restart, a reload) ranks exactly as the one it replaces.
   const double age_days =
-      std::max<double>(0, static_cast<double>(now_unix - query.last_unix)) / 86400.0;
+      static_cast<double>(std::max<int64_t>(0, now_unix - query.last_unix) / 86400);
   const double uses = 1 + std::log(std::max<double>(1, query.uses)) / 2;
   return std::pow(0.5, age_days / kHalfLifeDays) * std::min(uses, kMaxStrength);
 }

@@ -64,7 +64,7 @@ std::string DefinitionDigest(const mcp::Tool& tool);
 std::string QueryKey(std::string_view text);
 
 // How much a query counts `now_unix`: 0.5^(age / half-life) × (1 + ln(uses)
-// / 2), at most kMaxStrength.
+// / 2), at most kMaxStrength; its age in whole days.
 double Strength(const LearnedQuery& query, int64_t now_unix);
 
 class LearnedStore {

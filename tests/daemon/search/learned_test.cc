@@ -99,6 +99,7 @@ TEST_CASE("learned: strength halves every 30 days and grows slowly with uses", "
   CHECK(Strength(q, kNow) == Approx(1.0));
   CHECK(Strength(q, kNow + 30 * kDay) == Approx(0.5));
   CHECK(Strength(q, kNow + 60 * kDay) == Approx(0.25));
+  CHECK(Strength(q, kNow + 60 * kDay + kDay - 1) == Approx(0.25));  // whole days
   q.uses = 4;
   CHECK(Strength(q, kNow) == Approx(1 + std::log(4.0) / 2));
   q.uses = 1000000;
