@@ -239,6 +239,9 @@ void ServerPins::Review(Env& env, const mcp::ToolList& tools,
     if (!error.empty() && error != save_error_) warn(error);
     save_error_ = error;
   }
+  // Only the save above needs the names just pinned (at a server's first
+  // sight, every tool's): a thousand servers would keep them all.
+  std::vector<std::string>().swap(review_.pinned);
   pinned_ = pins.tools.size();
   WarnOnce(review_.changed, "changed since it was pinned", warn);
   WarnOnce(review_.unapproved, "is new", warn);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -148,22 +149,42 @@ ToolIndex::ToolIndex(RankWeights weights) : weights_(weights) {
   }
 }
 
-uint32_t ToolIndex::TermId(const std::string& text) {
-  auto [it, added] = term_ids_.try_emplace(text, 0);
-  if (!added) return it->second;
-  uint32_t id;
-  if (!free_terms_.empty()) {
-    id = free_terms_.back();
-    free_terms_.pop_back();
-    terms_[id].text = text;
-  } else {
-    id = static_cast<uint32_t>(terms_.size());
-    terms_.push_back(Term{text, {}});
-    text_df_.push_back(0);
-    server_df_.push_back(0);
+uint32_t ToolIndex::TermId(std::string_view text) {
+  const uint32_t id = dict_.Add(text);
+  if (id >= terms_.size()) {
+    terms_.resize(id + 1);
+    text_df_.resize(id + 1, 0);
+    server_df_.resize(id + 1, 0);
   }
-  it->second = id;
   return id;
+}
+
+ToolIndex::Posting ToolIndex::MakePosting(uint32_t term, uint32_t doc, const Counts& counts) {
+  // Counts below 4 in every field (nearly all of them) are found by a
+  // direct lookup, the rest through tf_ids_.
+  uint32_t small = 0;
+  bool is_small = true;
+  for (uint8_t f = 0; f < kFieldCount; ++f) {
+    is_small = is_small && counts[f] < 4;
+    small |= static_cast<uint32_t>(counts[f] & 3) << (2 * f);
+  }
+  if (is_small && small_tf_[small] > 0) {
+    return Posting{doc << Posting::kCountBits | (small_tf_[small] - 1u)};
+  }
+  uint32_t word;
+  std::memcpy(&word, counts.data(), sizeof word);
+  auto [it, added] = tf_ids_.try_emplace(word, static_cast<uint32_t>(tf_.size()));
+  if (added) {
+    if (tf_.size() < kOverflow) {
+      tf_.push_back(counts);
+    } else {
+      tf_ids_.erase(it);
+      overflow_[OverflowKey(term, doc)] = counts;
+      return Posting{doc << Posting::kCountBits | kOverflow};
+    }
+  }
+  if (is_small) small_tf_[small] = static_cast<uint16_t>(it->second + 1);
+  return Posting{doc << Posting::kCountBits | it->second};
 }
 
 uint32_t ToolIndex::NewDoc() {
@@ -191,11 +212,11 @@ uint32_t ToolIndex::AddTool(uint32_t slot, uint32_t position, const AnalyzedTool
     auto& postings = terms_[term].postings;
     // A server's tools are added one after another: a term whose last
     // posting is another server's is new to this one.
-    if (postings.empty() || docs_[postings.back().doc].server != slot) {
+    if (postings.empty() || docs_[postings.back().doc()].server != slot) {
       server_terms->push_back(term);
     }
-    postings.push_back(Posting{doc_id, analyzed.terms[i].tf});
-    if (InText(postings.back())) ++text_df_[term];
+    postings.push_back(MakePosting(term, doc_id, analyzed.terms[i].tf));
+    if (InText(analyzed.terms[i].tf)) ++text_df_[term];
   }
   ++live_docs_;
   return doc_id;
@@ -223,25 +244,29 @@ void ToolIndex::Set(const std::string& server, std::shared_ptr<const mcp::ToolLi
   std::vector<uint32_t> server_terms;
   docs.reserve(analyzed->tools.size());
   for (uint32_t i = 0; i < analyzed->tools.size(); ++i) {
+    // Doc ids share a posting's word with its counts: an index holds at
+    // most kMaxDocs - 1 tools (millions), and a server's tools past that
+    // are not searchable.
+    if (free_docs_.empty() && docs_.size() >= kMaxDocs - 1) break;
     docs.push_back(AddTool(slot, i, *analyzed, &server_terms));
   }
+  server_terms.shrink_to_fit();
   servers_[slot].docs = std::move(docs);
   servers_[slot].terms = std::move(server_terms);
   // The terms of the server's name: every tool holds them in its server field.
   const AnalyzedTools::Tool& first = analyzed->tools.front();
   for (uint32_t i = first.first_term; i < first.first_term + first.term_count; ++i) {
     if (analyzed->terms[i].tf[kServer] == 0) continue;
-    const uint32_t term = term_ids_.at(analyzed->terms[i].text);
+    const uint32_t term = dict_.Find(analyzed->terms[i].text);
+    if (term == TermDict::kNone) continue;  // its tools were past kMaxDocs
     servers_[slot].name_terms.push_back(term);
     ++server_df_[term];
   }
 }
 
 void ToolIndex::FreeTerm(uint32_t term) {
-  term_ids_.erase(terms_[term].text);
-  terms_[term].text.clear();
-  terms_[term].postings.shrink_to_fit();
-  free_terms_.push_back(term);
+  dict_.Remove(term);
+  std::vector<Posting>().swap(terms_[term].postings);
 }
 
 void ToolIndex::DropLearned(uint32_t doc) {
@@ -292,9 +317,9 @@ void ToolIndex::SetLearned(std::string_view server, std::string_view tool,
   }
   std::vector<uint32_t> held;
   for (auto& [text, strength] : sums) {
-    auto known = term_ids_.find(std::string_view(text));
-    if (known != term_ids_.end() &&
-        std::find(s.name_terms.begin(), s.name_terms.end(), known->second) != s.name_terms.end()) {
+    const uint32_t known = dict_.Find(text);
+    if (known != TermDict::kNone &&
+        std::find(s.name_terms.begin(), s.name_terms.end(), known) != s.name_terms.end()) {
       continue;  // the server's own name: every tool of it has that word
     }
     const uint32_t term = TermId(text);
@@ -326,8 +351,11 @@ void ToolIndex::Remove(const std::string& server) {
     auto& postings = terms_[term].postings;
     postings.erase(std::remove_if(postings.begin(), postings.end(),
                                   [&](const Posting& p) {
-                                    if (docs_[p.doc].server != slot) return false;
-                                    if (InText(p)) --text_df_[term];
+                                    if (docs_[p.doc()].server != slot) return false;
+                                    if (InText(CountsOf(p, term))) --text_df_[term];
+                                    if (p.counts() == kOverflow) {
+                                      overflow_.erase(OverflowKey(term, p.doc()));
+                                    }
                                     return true;
                                   }),
                    postings.end());
@@ -347,9 +375,12 @@ void ToolIndex::Remove(const std::string& server) {
 }
 
 void ToolIndex::Clear() {
-  term_ids_.clear();
+  dict_.Clear();
   terms_.clear();
-  free_terms_.clear();
+  tf_.clear();
+  tf_ids_.clear();
+  small_tf_ = {};
+  overflow_.clear();
   docs_.clear();
   free_docs_.clear();
   servers_.clear();
@@ -372,22 +403,22 @@ std::vector<ToolIndex::QueryTerm> ToolIndex::QueryTerms(std::string_view query) 
   // weight): a word's own term is never another word's relative.
   if (query_slot_.size() < terms_.size()) query_slot_.resize(terms_.size(), -1);
   const auto add = [&](std::string_view text, float weight, uint32_t group) {
-    auto it = term_ids_.find(text);
-    if (it == term_ids_.end()) return;
+    const uint32_t id = dict_.Find(text);
+    if (id == TermDict::kNone) return;
     if (weight < 1.0f) {
       // A stand-in of little weight, or held by as many tools as "get" is,
       // would cost a walk of many tools for next to nothing.
       if (weight < weights_.min_standin_weight) return;
-      if (Common(text_df_[it->second], weights_.standin_max_share)) return;
+      if (Common(text_df_[id], weights_.standin_max_share)) return;
     }
-    int32_t& slot = query_slot_[it->second];
+    int32_t& slot = query_slot_[id];
     if (slot >= 0) {
       QueryTerm& q = out[static_cast<size_t>(slot)];
       if (q.group == group) q.weight = std::max(q.weight, weight);
       return;
     }
     slot = static_cast<int32_t>(out.size());
-    out.push_back(QueryTerm{it->second, weight, 0.0f, 0.0f, group});
+    out.push_back(QueryTerm{id, weight, 0.0f, 0.0f, group});
   };
   uint32_t groups = 0;
   std::vector<uint32_t> word_group(scratch_.size());
@@ -514,12 +545,14 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
   // BM25F: the counts of the tool's text fields weighted and normalised
   // each by its own length, summed, saturated once, times the term's weight
   // and idf; plus the server's part when the word is in its name.
-  const auto share_of = [&](const Posting& p, float term_weight, float server_weight) {
-    const auto& norm = norms_[p.doc];
+  const auto share_of = [&](const Posting& p, uint32_t term, float term_weight,
+                            float server_weight) {
+    const auto& norm = norms_[p.doc()];
+    const Counts& counts = CountsOf(p, term);
     float tf = 0;
-    for (uint8_t f = 0; f < kTextFields; ++f) tf += static_cast<float>(p.tf[f]) * norm[f];
+    for (uint8_t f = 0; f < kTextFields; ++f) tf += static_cast<float>(counts[f]) * norm[f];
     float share = tf > 0 ? term_weight * tf / (k1 + tf) : 0.0f;
-    if (p.tf[kServer] > 0) share += server_weight;
+    if (counts[kServer] > 0) share += server_weight;
     return share;
   };
   // A tool's learned words: saturating in their strength.
@@ -550,11 +583,12 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
       if (end - i == 1 && group_touched_.empty() && learned_group_.empty()) {
         // A group of one term (the common case): straight into the scores.
         for (const Posting& p : postings) {
-          float& score = acc_[p.doc].score;
+          const uint32_t doc = p.doc();
+          float& score = acc_[doc].score;
           if (only_known && score == 0.0f) continue;
-          if (only_slot != kNoServer && docs_[p.doc].server != only_slot) continue;
-          if (score == 0.0f) touched_.push_back(p.doc);
-          score += share_of(p, term_weight, server_weight);
+          if (only_slot != kNoServer && docs_[doc].server != only_slot) continue;
+          if (score == 0.0f) touched_.push_back(doc);
+          score += share_of(p, q.id, term_weight, server_weight);
           best = std::max(best, score);
         }
         if (q.learned) {
@@ -574,11 +608,12 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
       const bool known =
           only_known || (q.weight < 1.0f && Common(text_df_[q.id], weights_.recruit_max_share));
       for (const Posting& p : postings) {
-        Acc& a = acc_[p.doc];
+        const uint32_t doc = p.doc();
+        Acc& a = acc_[doc];
         if (known && a.score == 0.0f && a.group == 0.0f) continue;
-        if (only_slot != kNoServer && docs_[p.doc].server != only_slot) continue;
-        if (a.group == 0.0f) group_touched_.push_back(p.doc);
-        a.group = std::max(a.group, share_of(p, term_weight, server_weight));
+        if (only_slot != kNoServer && docs_[doc].server != only_slot) continue;
+        if (a.group == 0.0f) group_touched_.push_back(doc);
+        a.group = std::max(a.group, share_of(p, q.id, term_weight, server_weight));
       }
       // Learned words count apart from the text: the best of the group's.
       if (q.learned) {
@@ -676,16 +711,14 @@ size_t ToolIndex::MemoryBytes() const {
       norms_.capacity() * sizeof(norms_[0]) +
       (group_touched_.capacity() + server_df_.capacity() + text_df_.capacity()) * sizeof(uint32_t) +
       query_slot_.capacity() * sizeof(int32_t) + touched_.capacity() * sizeof(uint32_t) +
-      (free_terms_.capacity() + free_docs_.capacity() + free_servers_.capacity()) *
-          sizeof(uint32_t);
-  for (const Term& t : terms_) {
-    bytes += t.postings.capacity() * sizeof(Posting) + t.text.capacity();
-  }
-  // The dictionary: a node per term (its key, the value and the hash links)
-  // and the bucket array.
-  bytes += term_ids_.size() * (sizeof(std::string) + sizeof(uint32_t) + 2 * sizeof(void*)) +
-           term_ids_.bucket_count() * sizeof(void*);
-  for (const auto& [text, id] : term_ids_) bytes += text.capacity() > 15 ? text.capacity() : 0;
+      (free_docs_.capacity() + free_servers_.capacity()) * sizeof(uint32_t) + dict_.MemoryBytes() +
+      tf_.capacity() * sizeof(Counts);
+  for (const Term& t : terms_) bytes += t.postings.capacity() * sizeof(Posting);
+  // The hash maps: a node per entry (the pair and a link) and the bucket array.
+  bytes += tf_ids_.size() * (2 * sizeof(uint32_t) + sizeof(void*)) +
+           tf_ids_.bucket_count() * sizeof(void*) +
+           overflow_.size() * (sizeof(uint64_t) + sizeof(Counts) + sizeof(void*)) +
+           overflow_.bucket_count() * sizeof(void*);
   for (const auto& [term, list] : learned_) {
     bytes += list.capacity() * sizeof(LearnedPosting) + 4 * sizeof(void*);
   }

@@ -13,9 +13,11 @@
 // and its stand-ins it holds.
 //
 // Shape, for 1,000 servers of 100 tools: an inverted index from each term to
-// the tools holding it (8 bytes a posting: the tool's number and its count in
-// each field), 16 bytes a tool, and made by the first query, 20 bytes a tool
-// of buffers (each field's length normalisation, a score and a group share).
+// the tools holding it (4 bytes a posting: the tool's number and which of
+// the index's combinations of counts in each field it has), each term's
+// text once (term_dict.h), 16 bytes a tool, and made by the first query, 20
+// bytes a tool of buffers (each field's length normalisation, a score and a
+// group share).
 // A query walks only the postings of its own terms and their stand-ins, so
 // its cost follows how common its words are, not how many tools there are.
 // Setting a server's tools analyses them (tokenising and stemming, the
@@ -38,6 +40,7 @@
 
 #include "daemon/mcp/tool_list.h"
 #include "daemon/search/analyzer.h"
+#include "daemon/search/term_dict.h"
 
 namespace mcpgw::search {
 
@@ -157,11 +160,21 @@ class ToolIndex {
   size_t MemoryBytes() const;
 
  private:
+  // A tool holding a term: its doc id and which combination of counts in
+  // each field (the index's tf_ table) it has. Few combinations occur (a
+  // word once in the name, twice in the description, ...), so one 32-bit
+  // word holds both; a combination past the table's room is kOverflow, its
+  // counts kept by (term, doc) in overflow_.
   struct Posting {
-    uint32_t doc;
-    std::array<uint8_t, kFieldCount> tf;  // saturated at 255
+    static constexpr uint32_t kCountBits = 10;
+    uint32_t packed;
+    uint32_t doc() const { return packed >> kCountBits; }
+    uint32_t counts() const { return packed & ((1u << kCountBits) - 1); }
   };
-  static_assert(sizeof(Posting) == 8);
+  static_assert(sizeof(Posting) == 4);
+  using Counts = std::array<uint8_t, kFieldCount>;  // saturated at 255
+  static constexpr uint32_t kMaxDocs = 1u << (32 - Posting::kCountBits);
+  static constexpr uint32_t kOverflow = (1u << Posting::kCountBits) - 1;
   struct Doc {
     uint32_t server;                           // slot in servers_
     uint32_t tool;                             // position in that server's list
@@ -169,7 +182,6 @@ class ToolIndex {
   };
   static_assert(sizeof(Doc) == 16);
   struct Term {
-    std::string text;
     std::vector<Posting> postings;
   };
   struct Server {
@@ -198,7 +210,14 @@ class ToolIndex {
 
   static constexpr uint32_t kNoServer = std::numeric_limits<uint32_t>::max();
 
-  uint32_t TermId(const std::string& text);
+  uint32_t TermId(std::string_view text);
+  // The posting of `doc` with `counts`, for term `term`.
+  Posting MakePosting(uint32_t term, uint32_t doc, const Counts& counts);
+  // A posting's counts in each field.
+  const Counts& CountsOf(const Posting& p, uint32_t term) const {
+    return p.counts() != kOverflow ? tf_[p.counts()] : overflow_.at(OverflowKey(term, p.doc()));
+  }
+  static uint64_t OverflowKey(uint32_t term, uint32_t doc) { return uint64_t{term} << 32 | doc; }
   uint32_t NewDoc();
   // Drops the learned words of one doc; a term no tool holds any more leaves
   // the dictionary.
@@ -221,9 +240,9 @@ class ToolIndex {
   // (and by more than common_at_least).
   bool Common(uint32_t df, float share) const;
   std::vector<Hit> Select(size_t limit, const Keep& keep) const;
-  static bool InText(const Posting& p) {
+  static bool InText(const Counts& tf) {
     for (uint8_t f = 0; f < kTextFields; ++f) {
-      if (p.tf[f] > 0) return true;
+      if (tf[f] > 0) return true;
     }
     return false;
   }
@@ -234,14 +253,15 @@ class ToolIndex {
   // Stem -> the stems of words tool texts use for the same thing.
   std::unordered_map<std::string, std::vector<std::string>> synonyms_;
 
-  // Found by a string_view as well as by a string.
-  struct TextHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
-  };
-  std::unordered_map<std::string, uint32_t, TextHash, std::equal_to<>> term_ids_;
-  std::vector<Term> terms_;
-  std::vector<uint32_t> free_terms_;
+  TermDict dict_;
+  std::vector<Term> terms_;  // by term id
+  // The combinations of counts postings refer to, each once (never more
+  // than kOverflow of them), and the ones past that by (term, doc).
+  std::vector<Counts> tf_;
+  std::unordered_map<uint32_t, uint32_t> tf_ids_;  // the counts as one word -> their place in tf_
+  // Counts below 4 in every field, 2 bits a field -> their place in tf_ + 1.
+  std::array<uint16_t, 256> small_tf_{};
+  std::unordered_map<uint64_t, Counts> overflow_;
   std::vector<Doc> docs_;
   std::vector<uint32_t> free_docs_;
   std::vector<Server> servers_;

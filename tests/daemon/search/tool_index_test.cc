@@ -261,5 +261,52 @@ TEST_CASE("WordNet: the table holds common senses only, and phrases", kWordNetTa
   CHECK(relatives("").empty());
 }
 
+// Tools whose counts of "widget" in the name, description and arguments
+// make more combinations than the index keeps in its table: the ones past
+// it are kept apart, and the scores are the same whichever tools they are.
+TEST_CASE("counts past the index's table of combinations score as the others do", "[search]") {
+  std::vector<std::pair<std::string, std::shared_ptr<const mcp::ToolList>>> servers;
+  for (int s = 0; s < 12; ++s) {
+    std::vector<std::pair<std::string, std::string>> tools;
+    std::vector<std::string> schemas;
+    auto list = std::make_shared<mcp::ToolList>();
+    for (int t = 0; t < 100; ++t) {
+      const int n = s * 100 + t;  // 1200 combinations of (description, arguments)
+      std::string description = "Handles";
+      for (int i = 0; i < n % 40 + 1; ++i) description += " widget";
+      std::string schema = "{\"type\":\"object\",\"properties\":{";
+      for (int i = 0; i < n / 40 + 1; ++i) {
+        if (i > 0) schema += ',';
+        schema += "\"p" + std::to_string(i) + "\":{\"description\":\"a widget\"}";
+      }
+      schema += "}}";
+      list->Add("tool" + std::to_string(n), description, schema, false);
+    }
+    list->SortByName();
+    list->Shrink();
+    servers.emplace_back("srv" + std::to_string(s), std::move(list));
+  }
+  ToolIndex forward, backward;
+  for (const auto& [name, list] : servers) forward.Set(name, list);
+  for (auto it = servers.rbegin(); it != servers.rend(); ++it) backward.Set(it->first, it->second);
+  const auto scores = [](const std::vector<Hit>& hits) {
+    std::vector<std::pair<std::string, float>> out;
+    for (const auto& h : hits) {
+      out.emplace_back(std::string(h.server) + "/" + std::string(h.tool.name), h.score);
+    }
+    return out;
+  };
+  const auto a = forward.Search("widget", "", 1200);
+  CHECK(a.size() == 1200);
+  CHECK(scores(a) == scores(backward.Search("widget", "", 1200)));
+  // Removing servers takes their postings out, kept apart or not.
+  for (int s = 0; s < 12; s += 2) {
+    forward.Remove("srv" + std::to_string(s));
+    backward.Remove("srv" + std::to_string(s));
+  }
+  CHECK(forward.tools() == 600);
+  CHECK(scores(forward.Search("widget", "", 1200)) == scores(backward.Search("widget", "", 1200)));
+}
+
 }  // namespace
 }  // namespace mcpgw::search
