@@ -1,0 +1,215 @@
+// Learned search words (BEHAVIOR.md §10) through a real mcpgwd and the
+// official SDK's server: a host connection asks get_dynamic_tools with a
+// query, then calls a tool; what is learned, what is not, a flood, the
+// learned file across a restart, a damaged file, and queries kept out of
+// the log, status and metrics.
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "integration/service_harness.h"
+#include "mcpgw.h"
+#include "test_paths.h"
+
+using namespace mcpgw::testing;
+
+namespace {
+
+std::string StateDir() { return std::string(std::getenv("XDG_STATE_HOME")) + "/mcpgw"; }
+std::string LearnedFile() { return StateDir() + "/learned.json"; }
+
+std::string Config(const Upstream& up) {
+  return R"({"mcpServers":{"up":{"url":")" + up.Url() + R"("}}})";
+}
+
+// One host connection through libmcpgw.
+class Host {
+ public:
+  explicit Host(const Daemon& d) : client_(mcpgw_open(d.socket().c_str()), &mcpgw_close) {}
+  // The tools a query finds, "ns/name", best first.
+  std::vector<std::string> Find(const std::string& query) {
+    char* out = nullptr;
+    std::vector<std::string> names;
+    if (mcpgw_find_tools(client_.get(), nullptr, query.c_str(), 5, nullptr, &out) != MCPGW_OK) {
+      mcpgw_free(out);
+      return {"error"};
+    }
+    const rapidjson::Document doc = ParseJson(out);
+    mcpgw_free(out);
+    for (const auto& t : doc["tools"].GetArray()) {
+      names.push_back(std::string(t["namespace"].GetString()) + "/" + t["name"].GetString());
+    }
+    return names;
+  }
+  mcpgw_status Call(const std::string& tool, const std::string& arguments) {
+    char* out = nullptr;
+    const mcpgw_status s = mcpgw_call_dynamic_tool(client_.get(), "up", tool.c_str(),
+                                                   arguments.c_str(), nullptr, &out);
+    mcpgw_free(out);
+    return s;
+  }
+
+ private:
+  std::unique_ptr<mcpgw_client, decltype(&mcpgw_close)> client_;
+};
+
+std::string First(const std::vector<std::string>& names) {
+  return names.empty() ? std::string() : names.front();
+}
+
+// The learned file once it holds `text` (it is written a few seconds after a change).
+bool WaitLearned(const std::string& text) {
+  return WaitFor([&] { return ReadFile(LearnedFile()).find(text) != std::string::npos; },
+                 std::chrono::seconds(10));
+}
+
+TEST_CASE("learning: a query then a successful call teaches the tool, kept across a restart",
+          "[daemon][learn]") {
+  TempDir dir;
+  Upstream up(dir, "up", 3);
+  REQUIRE_UPSTREAM(up);
+  {
+    Daemon d(dir, Config(up));
+    REQUIRE(d.WaitListening());
+    REQUIRE(WaitReady(d, "up"));
+    Host host(d);
+    // No tool's text holds these words.
+    REQUIRE(First(host.Find("parrot my sentence back verbatim")) != "up/echo");
+    REQUIRE(host.Call("echo", R"({"text":"hi"})") == MCPGW_OK);
+    // Learned at once: other wording sharing the user's words finds it.
+    CHECK(First(host.Find("parrot this verbatim")) == "up/echo");
+    REQUIRE(WaitLearned("parrot my sentence back verbatim"));
+    struct stat st;
+    REQUIRE(stat(LearnedFile().c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+    REQUIRE(stat(StateDir().c_str(), &st) == 0);
+    CHECK((st.st_mode & 0077) == 0);
+    // The query appears nowhere else: not in the log (at debug), status or metrics.
+    CHECK(d.Log().find("parrot") == std::string::npos);
+    CHECK(d.Cli({"status", "--json"}).out.find("parrot") == std::string::npos);
+    CHECK(d.Cli({"metrics"}).out.find("parrot") == std::string::npos);
+  }
+  Daemon again(dir, Config(up));
+  REQUIRE(again.WaitListening());
+  REQUIRE(WaitReady(again, "up"));
+  Host host(again);
+  CHECK(First(host.Find("parrot this verbatim")) == "up/echo");
+}
+
+TEST_CASE("learning: failed, refused and unrelated calls teach nothing", "[daemon][learn]") {
+  TempDir dir;
+  Upstream up(dir, "up", 3);
+  REQUIRE_UPSTREAM(up);
+  Daemon d(dir, Config(up));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "up"));
+  Host host(d), other(d);
+  // A call whose result is an error (isError).
+  host.Find("flamingo choreography");
+  REQUIRE(host.Call("fail", "{}") != MCPGW_OK);
+  // A call the gateway refuses (no such tool).
+  host.Find("pelican choreography");
+  REQUIRE(host.Call("nope", "{}") != MCPGW_OK);
+  // A call on another connection than the query's.
+  host.Find("heron choreography");
+  REQUIRE(other.Call("add", R"({"a":1,"b":2})") == MCPGW_OK);
+  // A call with no query before it on its connection.
+  REQUIRE(other.Call("echo", R"({"text":"x"})") == MCPGW_OK);
+  for (const char* q : {"flamingo", "pelican", "heron", "choreography"}) {
+    CAPTURE(q);
+    CHECK(host.Find(q).empty());
+  }
+}
+
+TEST_CASE("learning: a flood of one query to an unrelated tool stays within its cap",
+          "[daemon][learn]") {
+  TempDir dir;
+  Upstream up(dir, "up", 3);
+  REQUIRE_UPSTREAM(up);
+  Daemon d(dir, Config(up));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "up"));
+  const std::string add_query = "add two numbers and give me the sum";
+  const std::string sleep_query = "sleep for some milliseconds";
+  Host host(d);
+  REQUIRE(First(host.Find(add_query)) == "up/add");
+  REQUIRE(First(host.Find(sleep_query)) == "up/slow");
+  // A confused or hostile host: the same query, then echo, 300 times; and
+  // 40 different queries naming add's words, each then echo.
+  for (int i = 0; i < 300; ++i) {
+    host.Find(add_query);
+    REQUIRE(host.Call("echo", R"({"text":"x"})") == MCPGW_OK);
+  }
+  for (int i = 0; i < 40; ++i) {
+    host.Find("sum numbers variant" + std::to_string(i));
+    REQUIRE(host.Call("echo", R"({"text":"x"})") == MCPGW_OK);
+  }
+  // The right tools keep their place: the flooded query's own, and others.
+  CHECK(First(host.Find(add_query)) == "up/add");
+  CHECK(First(host.Find("sum of two numbers")) == "up/add");
+  CHECK(First(host.Find(sleep_query)) == "up/slow");
+  CHECK(First(host.Find("return my text unchanged")) == "up/echo");
+  // One query 300 times is one entry; echo keeps its 16 most recent.
+  REQUIRE(WaitLearned("variant39"));
+  const rapidjson::Document file = ParseJson(ReadFile(LearnedFile()));
+  const auto& queries = file["servers"]["up"]["echo"]["queries"];
+  CHECK(queries.Size() == 16);
+  CHECK(std::string(queries[0]["text"].GetString()) == "sum numbers variant39");
+  CHECK(ReadFile(LearnedFile()).find(add_query) == std::string::npos);  // pushed out by newer ones
+}
+
+TEST_CASE("learning: a damaged learned file is set aside and the daemon starts",
+          "[daemon][learn]") {
+  TempDir dir;
+  Upstream up(dir, "up", 3);
+  REQUIRE_UPSTREAM(up);
+  std::filesystem::create_directories(StateDir());
+  WriteFile(LearnedFile(), R"({"version":1,"servers":{"up":{"echo":{"definition":"x","queri)");
+  chmod(LearnedFile().c_str(), 0600);
+  Daemon d(dir, Config(up));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "up"));
+  CHECK(d.Log().find("is unusable") != std::string::npos);
+  CHECK(d.Log().find("set aside as " + LearnedFile() + ".bad") != std::string::npos);
+  CHECK(ReadFile(LearnedFile() + ".bad").find("queri") != std::string::npos);
+  // It learns afresh, into a new file.
+  Host host(d);
+  host.Find("ostrich sprint");
+  REQUIRE(host.Call("echo", R"({"text":"x"})") == MCPGW_OK);
+  REQUIRE(WaitLearned("ostrich sprint"));
+  CHECK(ParseJson(ReadFile(LearnedFile())).IsObject());
+}
+
+TEST_CASE("learning: search.learn false learns nothing and uses nothing learned",
+          "[daemon][learn]") {
+  TempDir dir;
+  Upstream up(dir, "up", 3);
+  REQUIRE_UPSTREAM(up);
+  const std::string settings = dir / "settings.json";
+  WriteFile(settings, R"({"search":{"learn":false}})");
+  Daemon d(dir, Config(up), {"--settings", settings});
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "up"));
+  Host host(d);
+  host.Find("toucan juggling");
+  REQUIRE(host.Call("echo", R"({"text":"x"})") == MCPGW_OK);
+  CHECK(host.Find("toucan juggling").empty());
+  // On at a reload: learns from then on.
+  WriteFile(settings, R"({"search":{"learn":true}})");
+  kill(d.process().pid(), SIGHUP);
+  REQUIRE(WaitFor([&] { return d.Log().find("reload (") != std::string::npos; }));
+  REQUIRE(WaitFor(
+      [&] {
+        host.Find("toucan juggling");
+        host.Call("echo", R"({"text":"x"})");
+        return First(host.Find("toucan juggling")) == "up/echo";
+      },
+      std::chrono::seconds(10)));
+}
+
+}  // namespace
