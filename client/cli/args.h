@@ -31,6 +31,7 @@ struct Invocation {
   std::optional<std::string> arguments;     // call: the ARGUMENTS_JSON text, or "-"
   std::optional<std::string> query;         // tools --query
   std::optional<int> limit;                 // tools --limit (only with --query)
+  bool learned = false;                     // tools --learned (not with --query)
   std::optional<long long> max_bytes;       // call --max-bytes, stdio --max-bytes
   bool json = false;                        // status --json, tools --json
   bool no_browser = false;                  // login --no-browser

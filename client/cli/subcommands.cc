@@ -15,6 +15,7 @@
 
 #include "client/api/async_api.h"
 #include "client/cli/interrupt.h"
+#include "client/cli/learned_view.h"
 #include "client/cli/log_view.h"
 #include "client/cli/login.h"
 #include "client/cli/metrics_view.h"
@@ -57,14 +58,26 @@ void ToolsUsage(CLI::App& app, Invocation& inv) {
       "What you want to do, in words: list the tools of the ready servers that best match it, "
       "best first");
   query->type_name("TEXT");
-  app.add_option_function<int>(
-         "--limit", [&inv](int n) { inv.limit = n; },
-         "With --query: how many tools to list at most (1 to " +
-             std::to_string(proto::kMaxToolsLimit) + ", default " +
-             std::to_string(proto::kDefaultToolsLimit) + ")")
-      ->type_name("N")
-      ->check(CheckLimit)
-      ->needs(query);
+  CLI::Option* limit = app.add_option_function<int>(
+      "--limit", [&inv](int n) { inv.limit = n; },
+      "With --query: how many tools to list at most (1 to " +
+          std::to_string(proto::kMaxToolsLimit) + ", default " +
+          std::to_string(proto::kDefaultToolsLimit) + ")");
+  limit->type_name("N")->check(CheckLimit)->needs(query);
+  // CLI11 runs this callback before it checks that --limit needs --query, so `--learned
+  // --limit 5` gets this message too; the options' counts are set by then.
+  app.add_flag_callback(
+      "--learned",
+      [&inv, query, limit] {
+        if (query->count() > 0 || limit->count() > 0) {
+          throw CLI::ValidationError(
+              "--learned does not go with --query or --limit: it lists the queries tools "
+              "learned, it does not search");
+        }
+        inv.learned = true;
+      },
+      "List the queries each tool learned: what hosts searched for before calling it (all "
+      "tools, NAMESPACE's, or TOOL's); not with --query");
 }
 
 std::string CheckBytes(const std::string& text) {
@@ -145,6 +158,11 @@ void ApproveUsage(CLI::App& app, Invocation& inv) {
   app.add_flag("--all", inv.all, "Approve every withheld tool of the server");
 }
 
+void ForgetUsage(CLI::App& app, Invocation& inv) {
+  Positional(app, "NAMESPACE", &inv.ns, "Only this server's tools (default: every tool)");
+  Positional(app, "TOOL", &inv.tool, "Only this tool of that server");
+}
+
 void MetricsUsage(CLI::App&, Invocation&) {}
 
 void LogUsage(CLI::App& app, Invocation& inv) {
@@ -176,7 +194,13 @@ void TopUsage(CLI::App& app, Invocation& inv) { SetupUsage("top", app, inv); }
 
 // ---- handlers -----------------------------------------------------------------------------
 
-int Tools(const Invocation& inv, Context& c) { return RunTools(c.api, inv, c.io); }
+int Tools(const Invocation& inv, Context& c) {
+  if (inv.learned) {
+    RawClient daemon(inv.socket);
+    return RunLearned(daemon, inv, c.io);
+  }
+  return RunTools(c.api, inv, c.io);
+}
 
 // Ctrl-C cancels the call at the daemon: exit 130.
 int Call(const Invocation& inv, Context& c) {
@@ -229,6 +253,11 @@ int Approve(const Invocation& inv, Context& c) {
   return RunApprove(daemon, inv, c.io);
 }
 
+int Forget(const Invocation& inv, Context& c) {
+  RawClient daemon(inv.socket);
+  return RunForget(daemon, inv, c.io);
+}
+
 int Metrics(const Invocation& inv, Context& c) {
   RawClient daemon(inv.socket);
   return RunMetrics(daemon, inv, c.io);
@@ -251,8 +280,8 @@ int RunSetup(const Invocation& inv, Context& c) {
 constexpr Subcommand kSubcommands[] = {
     {"tools", ToolsUsage,
      "Print the get_dynamic_tools answer: all servers, one server's tools, one tool with its "
-     "arguments, or with --query the tools that best match a task; tables on a terminal, the "
-     "JSON text into a pipe",
+     "arguments, with --query the tools that best match a task, or with --learned the queries "
+     "tools learned; tables on a terminal, the JSON text into a pipe",
      Tools},
     {"call", CallUsage, "Call a server's tool and print the result text", Call},
     {"status", StatusUsage, "Show the daemon and a row per server", Status},
@@ -273,6 +302,9 @@ constexpr Subcommand kSubcommands[] = {
     {"approve", ApproveUsage,
      "Pin a withheld tool's new definition: it is listed again at once, without a reconnect",
      Approve},
+    {"forget", ForgetUsage,
+     "Forget the search words tools learned from hosts' queries: all, a server's or one tool's",
+     Forget},
     {"metrics", MetricsUsage,
      "Print the daemon's metrics in the Prometheus text format (what metrics.listen serves)",
      Metrics},

@@ -45,18 +45,16 @@ std::string DefinitionDigest(const mcp::Tool& tool) {
   return hex;
 }
 
-std::string QueryKey(std::string_view text) {
+uint64_t QueryKey(std::string_view text) {
   thread_local Analyzer analyzer;
   std::vector<std::string> terms;
   analyzer.Terms(text, &terms);
   std::sort(terms.begin(), terms.end());
   terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
-  std::string key;
-  for (const auto& t : terms) {
-    if (!key.empty()) key.push_back(' ');
-    key += t;
-  }
-  return key;
+  if (terms.empty()) return 0;
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const auto& t : terms) Mix(&h, t);
+  return h == 0 ? 1 : h;
 }
 
 double Strength(const LearnedQuery& query, int64_t now_unix) {
@@ -72,8 +70,8 @@ bool LearnedStore::Learn(std::string_view ns, std::string_view tool, std::string
                          std::string_view text, int64_t now_unix) {
   if (ns.empty() || tool.empty()) return false;
   std::string cut(text.substr(0, base::Utf8PrefixWithin(text, kMaxLearnedQueryBytes)));
-  std::string key = QueryKey(cut);
-  if (key.empty()) return false;
+  const uint64_t key = QueryKey(cut);
+  if (key == 0) return false;
   Tools& tools = servers_[std::string(ns)];
   auto [it, added] = tools.try_emplace(std::string(tool));
   LearnedTool& learned = it->second;
@@ -94,7 +92,7 @@ bool LearnedStore::Learn(std::string_view ns, std::string_view tool, std::string
     --queries_;
   } else {
     entry.text = std::move(cut);
-    entry.key = std::move(key);
+    entry.key = key;
   }
   entry.last_unix = now_unix;
   queries.insert(queries.begin(), std::move(entry));
@@ -267,7 +265,7 @@ base::Result<LearnedStore> LearnedStore::Parse(std::string_view text) {
         entry.key = QueryKey(entry.text);
         entry.uses = uses->value.GetUint();
         entry.last_unix = last->value.GetInt64();
-        if (entry.key.empty()) continue;
+        if (entry.key == 0) continue;
         if (std::any_of(learned.queries.begin(), learned.queries.end(),
                         [&](const LearnedQuery& o) { return o.key == entry.key; })) {
           continue;

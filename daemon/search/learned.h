@@ -44,7 +44,7 @@ inline constexpr size_t kMaxLearnedFileBytes = 16u << 20;
 
 struct LearnedQuery {
   std::string text;
-  std::string key;  // its terms, sorted and distinct, joined by spaces: what makes two the same
+  uint64_t key = 0;  // a digest of its terms (QueryKey): what makes two the same
   uint32_t uses = 1;
   int64_t last_unix = 0;  // when it last led to the tool
   bool operator==(const LearnedQuery&) const = default;
@@ -60,8 +60,9 @@ struct LearnedTool {
 // argument schema, annotations): 16 hex digits, stable across runs.
 std::string DefinitionDigest(const mcp::Tool& tool);
 
-// A query's terms (the Analyzer's), sorted and distinct, joined by spaces.
-std::string QueryKey(std::string_view text);
+// A digest of a query's terms (the Analyzer's, sorted and distinct); 0 when
+// it has none.
+uint64_t QueryKey(std::string_view text);
 
 // How much a query counts `now_unix`: 0.5^(age / half-life) × (1 + ln(uses)
 // / 2), at most kMaxStrength; its age in whole days.

@@ -183,7 +183,7 @@ TEST_CASE("every command of the table has its help, its parse and its place in t
   REQUIRE(help.ok());
   std::string unknown;
   CHECK(MisuseCode({"frobnicate"}, &unknown) == kExitMisuse);
-  REQUIRE(Subcommands().size() == 16);
+  REQUIRE(Subcommands().size() == 17);
   for (const Subcommand& command : Subcommands()) {
     const std::string name(command.name);
     INFO(name);
@@ -197,9 +197,8 @@ TEST_CASE("every command of the table has its help, its parse and its place in t
   }
   CHECK(unknown ==
         "mcpgw: unknown command 'frobnicate' (commands: tools, call, status, wait, stdio, login, "
-        "logout, pins, diff, approve, metrics, log, top, import, hosts, doctor)\nRun 'mcpgw "
-        "--help' for "
-        "usage.\n");
+        "logout, pins, diff, approve, forget, metrics, log, top, import, hosts, doctor)\n"
+        "Run 'mcpgw --help' for usage.\n");
   CHECK(Parse({"logout", "a"}).command->name == "logout");
   CHECK(Parse({"pins"}).command->name == "pins");
   CHECK(Parse({"pins", "web", "--json"}).json);

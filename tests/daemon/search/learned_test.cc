@@ -95,7 +95,7 @@ TEST_CASE("learned: a changed definition forgets what the tool learned", "[searc
 }
 
 TEST_CASE("learned: strength halves every 30 days and grows slowly with uses", "[search][learn]") {
-  LearnedQuery q{"x", "x", 1, kNow};
+  LearnedQuery q{"x", 1, 1, kNow};
   CHECK(Strength(q, kNow) == Approx(1.0));
   CHECK(Strength(q, kNow + 30 * kDay) == Approx(0.5));
   CHECK(Strength(q, kNow + 60 * kDay) == Approx(0.25));
