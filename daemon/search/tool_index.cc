@@ -492,9 +492,7 @@ void ToolIndex::Norms() const {
   norms_stale_ = false;
 }
 
-void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t prune_at) const {
-  if (acc_.size() < docs_.size()) acc_.resize(docs_.size());
-  if (norms_stale_ || norms_.size() != docs_.size()) Norms();
+std::vector<float> ToolIndex::Weigh(std::vector<QueryTerm>& terms) const {
   const float n = static_cast<float>(live_docs_);
   const float servers = static_cast<float>(by_name_.size());
   uint32_t groups = 0;
@@ -523,13 +521,19 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
     if (q.weight >= 1.0f) own[q.group] = std::min(own[q.group], q.idf);
   }
   for (QueryTerm& q : terms) q.idf = std::min(q.idf, own[q.group]);
+  return std::vector<float>(groups, 0.0f);
+}
+
+void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t prune_at) const {
+  if (acc_.size() < docs_.size()) acc_.resize(docs_.size());
+  if (norms_stale_ || norms_.size() != docs_.size()) Norms();
+  std::vector<float> bound = Weigh(terms);
   // A term adds at most weight × (idf + the server's part) to a tool (the
   // saturated part is below 1), a group at most the most of its terms.
   const auto most = [&](const QueryTerm& q) {
     return q.weight *
            (q.idf * (q.learned ? 1.0f + weights_.learned : 1.0f) + q.server_idf * weights_.server);
   };
-  std::vector<float> bound(groups, 0.0f);
   for (const QueryTerm& q : terms) bound[q.group] = std::max(bound[q.group], most(q));
   // Groups by their bound, most first; a group's terms together, best first.
   std::sort(terms.begin(), terms.end(), [&](const QueryTerm& a, const QueryTerm& b) {
@@ -554,10 +558,6 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
     float share = tf > 0 ? term_weight * tf / (k1 + tf) : 0.0f;
     if (counts[kServer] > 0) share += server_weight;
     return share;
-  };
-  // A tool's learned words: saturating in their strength.
-  const auto learned_share = [&](const LearnedPosting& p, float term_weight) {
-    return term_weight * weights_.learned * p.strength / (weights_.learned_k + p.strength);
   };
   for (size_t i = 0; i < terms.size();) {
     const uint32_t c = terms[i].group;
@@ -591,16 +591,7 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
           score += share_of(p, q.id, term_weight, server_weight);
           best = std::max(best, score);
         }
-        if (q.learned) {
-          for (const LearnedPosting& p : *q.learned) {
-            float& score = acc_[p.doc].score;
-            if (only_known && score == 0.0f) continue;
-            if (only_slot != kNoServer && docs_[p.doc].server != only_slot) continue;
-            if (score == 0.0f) touched_.push_back(p.doc);
-            score += learned_share(p, term_weight);
-            best = std::max(best, score);
-          }
-        }
+        if (q.learned) ScoreLearned(*q.learned, term_weight, only_slot, only_known, false, &best);
         continue;
       }
       // A tool scores for a group by the best of its terms there. A
@@ -616,32 +607,49 @@ void ToolIndex::Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t p
         a.group = std::max(a.group, share_of(p, q.id, term_weight, server_weight));
       }
       // Learned words count apart from the text: the best of the group's.
-      if (q.learned) {
-        for (const LearnedPosting& p : *q.learned) {
-          const Acc& a = acc_[p.doc];
-          if (known && a.score == 0.0f && a.group == 0.0f) continue;
-          if (only_slot != kNoServer && docs_[p.doc].server != only_slot) continue;
-          float& v = learned_group_[p.doc];
-          v = std::max(v, learned_share(p, term_weight));
-        }
-      }
+      if (q.learned) ScoreLearned(*q.learned, term_weight, only_slot, known, true, &best);
     }
-    for (uint32_t d : group_touched_) {
-      Acc& a = acc_[d];
-      if (a.score == 0.0f) touched_.push_back(d);
-      a.score += a.group;
-      a.group = 0.0f;
-      best = std::max(best, a.score);
-    }
-    group_touched_.clear();
-    for (const auto& [d, v] : learned_group_) {
-      Acc& a = acc_[d];
-      if (a.score == 0.0f) touched_.push_back(d);
-      a.score += v;
-      best = std::max(best, a.score);
-    }
-    learned_group_.clear();
+    EndGroup(&best);
   }
+}
+
+void ToolIndex::ScoreLearned(const std::vector<LearnedPosting>& postings, float term_weight,
+                             uint32_t only_slot, bool only_known, bool in_group,
+                             float* best) const {
+  for (const LearnedPosting& p : postings) {
+    Acc& a = acc_[p.doc];
+    if (only_known && a.score == 0.0f && a.group == 0.0f) continue;
+    if (only_slot != kNoServer && docs_[p.doc].server != only_slot) continue;
+    // Saturating in the strength of the requests that hold the word.
+    const float share =
+        term_weight * weights_.learned * p.strength / (weights_.learned_k + p.strength);
+    if (in_group) {
+      float& v = learned_group_[p.doc];
+      v = std::max(v, share);
+      continue;
+    }
+    if (a.score == 0.0f) touched_.push_back(p.doc);
+    a.score += share;
+    *best = std::max(*best, a.score);
+  }
+}
+
+void ToolIndex::EndGroup(float* best) const {
+  for (uint32_t d : group_touched_) {
+    Acc& a = acc_[d];
+    if (a.score == 0.0f) touched_.push_back(d);
+    a.score += a.group;
+    a.group = 0.0f;
+    *best = std::max(*best, a.score);
+  }
+  group_touched_.clear();
+  for (const auto& [d, v] : learned_group_) {
+    Acc& a = acc_[d];
+    if (a.score == 0.0f) touched_.push_back(d);
+    a.score += v;
+    *best = std::max(*best, a.score);
+  }
+  learned_group_.clear();
 }
 
 bool ToolIndex::Common(uint32_t df, float share) const {

@@ -228,6 +228,16 @@ class ToolIndex {
   uint32_t AddTool(uint32_t slot, uint32_t position, const AnalyzedTools& analyzed,
                    std::vector<uint32_t>* server_terms);
   std::vector<QueryTerm> QueryTerms(std::string_view query) const;
+  // Sets each term's idf (in tool texts and learned words, capped at its
+  // group's own word's), server idf and learned postings; a zero bound per
+  // group.
+  std::vector<float> Weigh(std::vector<QueryTerm>& terms) const;
+  // Adds each learned posting's share to its tool's score, or with
+  // `in_group` to its best share of the group being walked.
+  void ScoreLearned(const std::vector<LearnedPosting>& postings, float term_weight,
+                    uint32_t only_slot, bool only_known, bool in_group, float* best) const;
+  // Adds each tool's share of the group just walked to its score.
+  void EndGroup(float* best) const;
   // Adds each term's share to the score of every tool holding it. With
   // `prune_at` > 0 only the best `prune_at` need be exact.
   void Score(std::vector<QueryTerm> terms, uint32_t only_slot, size_t prune_at) const;
