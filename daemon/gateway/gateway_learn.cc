@@ -1,7 +1,7 @@
 // Gateway: learned search words (BEHAVIOR.md §10). A host connection's last
 // get_dynamic_tools `query` is remembered for kLearnWindow; a call it then
 // makes that succeeds teaches the catalog that query for the called tool
-// (at most kToolsPerQuery tools a query). The store is read from the state
+// (at most kToolsPerQuery tools a query, each once). The store is read from the state
 // directory when learning is first set, and written back a few seconds
 // after it changes, on a worker: no file is touched on the main loop while
 // hosts are served. The `learned` and `forget` requests show and clear it,
@@ -122,13 +122,15 @@ std::shared_ptr<Gateway::RecentQuery> Gateway::QueryBefore(const Peer& peer) {
 void Gateway::LearnFrom(const PendingCall& call) {
   RecentQuery* query = call.query.get();
   if (!query || !learning_) return;
-  const std::string key = call.ns + '\0' + call.tool;
-  const bool again =
-      std::find(query->taught.begin(), query->taught.end(), key) != query->taught.end();
-  if (!again && query->taught.size() >= kToolsPerQuery) return;
-  if (!catalog_.Learn(call.ns, call.tool, query->text)) return;
-  if (!again) query->taught.push_back(key);
-  SaveLearnedSoon();
+  // A query teaches a tool once, however often it is then called: one
+  // episode is one use, and a stream of calls costs nothing more.
+  std::string key = call.ns + '\0' + call.tool;
+  if (query->taught.size() >= kToolsPerQuery ||
+      std::find(query->taught.begin(), query->taught.end(), key) != query->taught.end()) {
+    return;
+  }
+  query->taught.push_back(std::move(key));
+  if (catalog_.Learn(call.ns, call.tool, query->text)) SaveLearnedSoon();
 }
 
 void Gateway::SaveLearnedSoon() {

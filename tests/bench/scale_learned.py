@@ -115,6 +115,8 @@ def run(build, servers, queries, words):
         after = kb(d.pid, "VmRSS")
         learned = os.path.join(tmp, "state", "mcpgw", "learned.json")
         size = os.path.getsize(learned) if os.path.exists(learned) else 0
+        if size and os.environ.get("SCALE_LEARNED_KEEP"):  # for a heap profile by hand
+            subprocess.run(["cp", learned, f"{os.environ['SCALE_LEARNED_KEEP']}.{queries}"])
         return {"queries": queries, "rss_ready_kb": ready, "rss_after_query_kb": after,
                 "file_bytes": size}
     finally:

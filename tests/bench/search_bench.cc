@@ -18,6 +18,7 @@
 // longer than in the real set: a pessimistic load), then the thread CPU time
 // of each request's query through the Catalog (ranking and the answer's JSON),
 // the index's memory and the cost of re-indexing one server.
+#include <malloc.h>
 #include <time.h>
 
 #include <algorithm>
@@ -409,6 +410,46 @@ void Scale(const std::string& dir, int servers, int repeat) {
       answer_bytes += answer->size();
     }
   }
+  // The same queries once the catalog has learned as much as it keeps
+  // (kMaxLearnedQueries): the dev split's and uses.json's requests taught
+  // to every copy of their tool, the most recent 16 a tool.
+  std::vector<Request> taught = LoadRequests(dir, "dev");
+  for (auto& u : LoadRequests(dir, "all", "uses.json")) taught.push_back(std::move(u));
+  const size_t bytes_before_learning = catalog.SearchIndexBytes();
+  const size_t heap_before_learning = mallinfo2().uordblks;
+  const double learn_start = ThreadCpuMicros();
+  size_t lessons = 0;
+  for (size_t i = 0; catalog.learned().queries() < mcpgw::search::kMaxLearnedQueries && i < 100;
+       ++i) {
+    for (const auto& v : views) {
+      for (const auto& tool : *v.tools) {
+        for (size_t t = i; t < taught.size(); t += 100) {
+          if (taught[t].tool != tool.name) continue;
+          // Distinct wording per copy: the worst case keeps every one.
+          catalog.Learn(v.name, tool.name, taught[t].text + " " + v.name);
+          ++lessons;
+        }
+      }
+    }
+  }
+  const double learn_ms = (ThreadCpuMicros() - learn_start) / 1e3;
+  const size_t heap_learned = mallinfo2().uordblks - heap_before_learning;
+  std::vector<double> learned_micros;
+  for (int round = 0; round < repeat; ++round) {
+    for (const auto& r : requests) {
+      rapidjson::Document params;
+      params.SetObject();
+      params.AddMember("query", rapidjson::StringRef(r.text.c_str()), params.GetAllocator());
+      const double start = ThreadCpuMicros();
+      auto answer = catalog.GetDynamicTools(params);
+      learned_micros.push_back(ThreadCpuMicros() - start);
+      if (!answer.ok()) std::abort();
+    }
+  }
+  size_t learned_tools = 0;
+  for (const auto& [ns, t] : catalog.learned().servers()) learned_tools += t.size();
+  const size_t file_bytes = catalog.learned().Serialize().size();
+
   // One server listing new tools: what the main thread spends re-indexing it.
   std::vector<double> update_ms;
   for (int i = 0; i < 20; ++i) {
@@ -443,6 +484,17 @@ void Scale(const std::string& dir, int servers, int repeat) {
       (RssKiB() - rss_before) / 1024.0);
   std::printf("\n(%zu queries, limit 10, %zu bytes of answers on average)\n", micros.size(),
               answer_bytes / micros.size());
+  std::printf(
+      "\nWith as much learned as the daemon keeps: %zu queries on %zu tools (%zu lessons, %.0f ms "
+      "of the main thread in all): query CPU median %.0f µs, p90 %.0f µs, p99 %.0f µs, max %.0f "
+      "µs; index memory %.1f MiB (%.1f MiB for the learned words), heap for all that was learned "
+      "(store and index) %.1f MiB, learned file %.1f MiB\n",
+      catalog.learned().queries(), learned_tools, lessons, learn_ms,
+      Percentile(learned_micros, 0.5), Percentile(learned_micros, 0.9),
+      Percentile(learned_micros, 0.99), Percentile(learned_micros, 1.0),
+      catalog.SearchIndexBytes() / 1048576.0,
+      (catalog.SearchIndexBytes() - bytes_before_learning) / 1048576.0, heap_learned / 1048576.0,
+      file_bytes / 1048576.0);
 }
 
 // One knob of RankWeights from "name=v1,v2,...": weight and b (one per text

@@ -213,3 +213,28 @@ TEST_CASE("learning: search.learn false learns nothing and uses nothing learned"
 }
 
 }  // namespace
+
+namespace {
+
+TEST_CASE("learning: a query teaches at most three tools, each once", "[daemon][learn]") {
+  TempDir dir;
+  Upstream up(dir, "up", 3);
+  REQUIRE_UPSTREAM(up);
+  Daemon d(dir, Config(up));
+  REQUIRE(d.WaitListening());
+  REQUIRE(WaitReady(d, "up"));
+  Host host(d);
+  host.Find("zebra migration season");
+  for (int i = 0; i < 5; ++i) REQUIRE(host.Call("echo", R"({"text":"x"})") == MCPGW_OK);
+  REQUIRE(host.Call("add", R"({"a":1,"b":2})") == MCPGW_OK);
+  REQUIRE(host.Call("image", "{}") == MCPGW_OK);
+  REQUIRE(host.Call("slow", R"({"ms":1})") == MCPGW_OK);  // a fourth tool: not taught
+  const std::vector<std::string> found = host.Find("zebra migration season");
+  CHECK(found.size() == 3);
+  CHECK(std::find(found.begin(), found.end(), "up/slow") == found.end());
+  REQUIRE(WaitLearned("zebra"));
+  const rapidjson::Document file = ParseJson(ReadFile(LearnedFile()));
+  CHECK(file["servers"]["up"]["echo"]["queries"][0]["uses"].GetUint() == 1);  // five calls, one use
+}
+
+}  // namespace
