@@ -6,7 +6,7 @@
 # 1000-server scale run and the callgrind instruction counts, prints a
 # table and writes BENCHMARKS.md and tests/bench/plot.png (--out FILE: FILE and
 # FILE's name with .png in place of .md).
-#   tests/bench/run.sh [--smoke | --syscalls | --conns | --local-servers | --top-status] [--runs N] [--build-dir DIR] [--out FILE]
+#   tests/bench/run.sh [--smoke | --syscalls | --conns | --local-servers | --top-status | --learned-words] [--runs N] [--build-dir DIR] [--out FILE]
 # --smoke: tiny counts, < 60 s, writes its report to a temp dir only; the
 # peers are skipped when tests/bench/node_modules is missing.
 # --syscalls: only the system calls per sequential call (section 1b), printed
@@ -22,6 +22,11 @@
 # refresh of `mcpgw top`, costs the daemon at 1000 servers; ~4 minutes): it
 # writes its "Status for mcpgw top" section into the report (with --smoke:
 # prints it only). The full run runs it too, after writing the report.
+# --learned-words: only tests/bench/learned_words.py (search that learns:
+# recall before and after through a real daemon, its control, query CPU and
+# daemon RSS with learned words; ~3 minutes): it writes its "Learned words"
+# section into the report (with --smoke: prints it only). The full run runs
+# it too, after writing the report.
 set -euo pipefail
 
 # Bound the whole run; the timeout's SIGTERM reaches the cleanup trap.
@@ -38,6 +43,7 @@ SYSCALLS_ONLY=0
 CONNS_ONLY=0
 LOCAL_ONLY=0
 TOP_ONLY=0
+LEARNED_ONLY=0
 RUNS=3
 BUILD=""
 OUT=""
@@ -48,10 +54,11 @@ while [ $# -gt 0 ]; do
     --conns) CONNS_ONLY=1 ;;
     --local-servers) LOCAL_ONLY=1 ;;
     --top-status) TOP_ONLY=1 ;;
+    --learned-words) LEARNED_ONLY=1 ;;
     --runs) RUNS="$2"; shift ;;
     --build-dir) BUILD="$2"; shift ;;
     --out) OUT="$2"; shift ;;
-    *) echo "usage: $0 [--smoke | --syscalls | --conns | --local-servers | --top-status] [--runs N] [--build-dir DIR] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--smoke | --syscalls | --conns | --local-servers | --top-status | --learned-words] [--runs N] [--build-dir DIR] [--out FILE]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -125,6 +132,19 @@ TopStatus() {
 }
 if [ "$TOP_ONLY" = 1 ]; then
   TopStatus
+  exit 0
+fi
+
+# ---- learned words (only with --learned-words; the full run ends with it) ------------
+LearnedWords() {
+  local args=("$BUILD")
+  [ -z "$OUT" ] || args+=(--out "$OUT")
+  [ "$SMOKE" = 0 ] || args+=(--smoke)
+  Log "learned words: tests/bench/learned_words.py ${args[*]}"
+  python3 "$BENCH_DIR/learned_words.py" "${args[@]}"
+}
+if [ "$LEARNED_ONLY" = 1 ]; then
+  LearnedWords
   exit 0
 fi
 
@@ -519,6 +539,7 @@ python3 "$BENCH_DIR/report.py" "$RESULTS" "$VERSIONS" "$OUT" "$PLOT" "$TMP" "$SM
 # The report is written afresh above; its "Status for mcpgw top" section is
 # measured again and put back before "## Targets".
 [ "$SMOKE" = 1 ] || TopStatus
+[ "$SMOKE" = 1 ] || LearnedWords
 if [ "$SMOKE" = 1 ]; then
   # The smoke run passes when every section produced numbers without errors.
   HAVE_FIXTURES=0
