@@ -42,6 +42,41 @@ def table(text):
     return "\n".join(l for l in text.splitlines() if l.startswith("|"))
 
 
+def rows(text):
+    """Table rows of `text` as lists of cells, the header and rule left out."""
+    out = []
+    for l in table(text).splitlines():
+        cells = [c.strip() for c in l.strip("|").split("|")]
+        if cells and not cells[0].startswith("-") and cells[0] not in ("requests", "learned queries"):
+            out.append(cells)
+    return out
+
+
+def aims(daemon, learned_line, memory):
+    """What the section is held to, each with its measure."""
+    by_kind = {r[0]: [float(x) for x in r[2:6]] for r in rows(daemon)}
+    rss = {r[0].replace(",", ""): r for r in rows(memory)}
+    cpu = float(re.search(r"query CPU median (\d+) µs", learned_line).group(1))
+    out = ["", "| aim | measured | goal | |", "|---|---|---|---|"]
+
+    def aim(name, measured, goal, ok):
+        out.append(f"| {name} | {measured} | {goal} | {'met' if ok else 'missed'} |")
+
+    a1, l1, a5, l5 = by_kind["all"]
+    aim("recall@5, test requests never taught, after learning", f"{l5:.2f} (before {a5:.2f})", "≥ 0.90", l5 >= 0.90)
+    aim("recall@1, the same", f"{l1:.2f} (before {a1:.2f})", "≥ 0.70", l1 >= 0.70)
+    d1, dl1, d5, dl5 = by_kind["direct"]
+    aim("direct requests, recall@1 / @5", f"{dl1:.2f} / {dl5:.2f} (before {d1:.2f} / {d5:.2f})", "no loss",
+        dl1 >= d1 and dl5 >= d5)
+    aim("query CPU at 97,967 tools with 5,000 learned queries, median", f"{cpu:.0f} µs", "≤ 1000 µs", cpu <= 1000)
+    for n in ("0", "500", "5000"):
+        if n in rss:
+            after = float(rss[n][2].split()[0])
+            aim(f"daemon RSS at 1000 servers × 100 tools after a query, {int(n):,} learned queries",
+                f"{after:.1f} MB", "≤ 64 MB", after <= 64)
+    return out
+
+
 def main():
     args = sys.argv[1:]
     if not args:
@@ -124,6 +159,7 @@ def main():
         table(memory),
         "",
     ]
+    lines += aims(daemon, learned_line, memory)
     section = "\n".join(lines).rstrip("\n") + "\n"
     print(section)
     if smoke:
