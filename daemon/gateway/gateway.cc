@@ -707,7 +707,7 @@ void Gateway::LogCall(const PendingCall& call, std::string_view outcome,
 
 void Gateway::Shutdown(std::function<void()> done) {
   shutting_down_ = true;
-  SaveLearned(/*now=*/true);
+  SaveLearned();
   shutdown_done_ = std::move(done);
   if (auth_) {
     // Before the servers retire: a refresh in flight is finished and stored
@@ -935,6 +935,7 @@ std::string Gateway::LocalStatusJson(const Server& server, std::optional<Process
 
 void Gateway::ReleaseHosts() {
   sweep_.reset();  // a timer goes on the loop that made it, before it stops
+  learned_save_.reset();
   for (size_t w = 0; w < tables_.size(); ++w) OnWorker(w, [](HostTable& table) { table.Clear(); });
 }
 

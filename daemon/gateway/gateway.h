@@ -196,8 +196,8 @@ class Gateway : public IpcHandler, private HostEvents {
   std::shared_ptr<RecentQuery> QueryBefore(const Peer& peer);
   void LearnFrom(const PendingCall& call);
   void SaveLearnedSoon();
-  // Writes the store if it changed: on a worker, or here with `now`.
-  void SaveLearned(bool now);
+  // Writes the store if it changed, on a worker.
+  void SaveLearned();
   void HandleLearnRequest(Ticket ticket, const Peer& peer, std::string_view method,
                           const rapidjson::Value& params);
 

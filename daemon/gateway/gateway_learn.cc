@@ -139,29 +139,28 @@ void Gateway::SaveLearnedSoon() {
     return;
   }
   learned_dirty_ = true;
+  if (shutting_down_) {  // no new timer on a loop that is stopping
+    SaveLearned();
+    return;
+  }
   if (!learned_save_) learned_save_ = main_->NewTimer();
-  learned_save_->Start(kSaveDelay, [this] { SaveLearned(/*now=*/false); });
+  learned_save_->Start(kSaveDelay, [this] { SaveLearned(); });
 }
 
-void Gateway::SaveLearned(bool now) {
+void Gateway::SaveLearned() {
   if (!learned_dirty_ || options_.learned_path.empty()) return;
   learned_dirty_ = false;
   if (learned_save_) learned_save_->Stop();
-  std::string text = catalog_.learned().Serialize();
-  const std::string path = options_.learned_path;
-  auto write = [path, text = std::move(text)](Env& env) {
-    base::Status made = env.CreateDir(DirOf(path), 0700);
-    if (made.ok()) made = env.WriteFileAtomically(path, text, 0600);
+  // Serialised here, written on a worker: a slow disk never holds the main
+  // loop. Always the same worker, so writes land in the order they were
+  // made, the last one at shutdown included (a worker runs what was posted
+  // to it before it stops).
+  Env* env = workers_.empty() ? main_ : workers_.front();
+  env->Post([env, path = options_.learned_path, text = catalog_.learned().Serialize()] {
+    base::Status made = env->CreateDir(DirOf(path), 0700);
+    if (made.ok()) made = env->WriteFileAtomically(path, text, 0600);
     if (!made.ok()) spdlog::warn("learned search words: {}", made.message());
-  };
-  if (now || workers_.empty()) {
-    write(*main_);
-    return;
-  }
-  // On a worker: a slow disk never holds the main loop. Always the same
-  // worker, so two writes land in the order they were made.
-  Env* worker = workers_.front();
-  worker->Post([worker, write = std::move(write)]() mutable { write(*worker); });
+  });
 }
 
 void Gateway::HandleLearnRequest(Ticket ticket, const Peer& peer, std::string_view method,
@@ -181,7 +180,7 @@ void Gateway::HandleLearnRequest(Ticket ticket, const Peer& peer, std::string_vi
     const size_t forgotten = catalog_.Forget(ns.value_or(""), tool.value_or(""));
     if (forgotten > 0) {
       learned_dirty_ = true;
-      SaveLearned(/*now=*/false);
+      SaveLearned();
     }
     replies_->ReplyJson(ticket, "{\"forgotten\":" + std::to_string(forgotten) + "}");
     return;

@@ -3,6 +3,7 @@
 // query, then calls a tool; what is learned, what is not, a flood, the
 // learned file across a restart, a damaged file, and queries kept out of
 // the log, status and metrics.
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -235,6 +236,30 @@ TEST_CASE("learning: a query teaches at most three tools, each once", "[daemon][
   REQUIRE(WaitLearned("zebra"));
   const rapidjson::Document file = ParseJson(ReadFile(LearnedFile()));
   CHECK(file["servers"]["up"]["echo"]["queries"][0]["uses"].GetUint() == 1);  // five calls, one use
+}
+
+}  // namespace
+
+namespace {
+
+TEST_CASE("learning: what was learned just before a stop is written at the stop",
+          "[daemon][learn]") {
+  TempDir dir;
+  Upstream up(dir, "up", 3);
+  REQUIRE_UPSTREAM(up);
+  {
+    Daemon d(dir, Config(up));
+    REQUIRE(d.WaitListening());
+    REQUIRE(WaitReady(d, "up"));
+    Host host(d);
+    host.Find("capybara siesta");
+    REQUIRE(host.Call("echo", R"({"text":"x"})") == MCPGW_OK);
+    // Stopped at once (SIGTERM), well before the write a few seconds after
+    // a change.
+    d.process().Signal(SIGTERM);
+    CHECK(d.process().Wait() == 0);
+  }
+  CHECK(ReadFile(LearnedFile()).find("capybara siesta") != std::string::npos);
 }
 
 }  // namespace
