@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 
+from mcp_stdio import Stdio
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -38,32 +40,6 @@ def texts():
         with open(os.path.join(HERE, "search", name)) as f:
             out += [r["request"] for r in json.load(f) if r.get("split", "dev") == "dev"]
     return out
-
-
-class Stdio:
-    def __init__(self, mcpgw, socket):
-        self.p = subprocess.Popen([mcpgw, "--socket", socket, "stdio"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                  env={"PATH": "/usr/bin:/bin"}, text=True, bufsize=1)
-        self.n = 0
-        self.rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                "clientInfo": {"name": "scale-learned", "version": "1"}})
-
-    def rpc(self, method, params):
-        self.n += 1
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method,
-                                       "params": params}) + "\n")
-        while True:
-            msg = json.loads(self.p.stdout.readline())
-            if msg.get("id") == self.n:
-                return msg
-
-    def tool(self, name, arguments):
-        return self.rpc("tools/call", {"name": name, "arguments": arguments})
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=10)
 
 
 def run(build, servers, queries, words):
@@ -95,21 +71,22 @@ def run(build, servers, queries, words):
 
         d = start()
         if queries:
-            host = Stdio(mcpgw, socket)
+            host = Stdio(mcpgw, socket, "scale-learned")
             for i in range(queries):
                 ns = f"s{i % servers}"
                 host.tool("get_dynamic_tools", {"query": f"{words[i % len(words)]} {ns}", "limit": 5})
-                r = host.tool("call_dynamic_tool", {"namespace": ns, "toolName": f"tool_{1 + i // servers % 99}",
-                                                    "arguments": {"text": "x"}})
-                if r.get("result", {}).get("isError"):
-                    raise RuntimeError(f"call failed: {r}")
+                text, err = host.tool("call_dynamic_tool", {"namespace": ns,
+                                                            "toolName": f"tool_{1 + i // servers % 99}",
+                                                            "arguments": {"text": "x"}})
+                if err:
+                    raise RuntimeError(f"call failed: {text}")
             host.close()
         d.terminate()
         d.wait(timeout=30)
         d = start()
         time.sleep(0.5)
         ready = kb(d.pid, "VmRSS")
-        host = Stdio(mcpgw, socket)
+        host = Stdio(mcpgw, socket, "scale-learned")
         host.tool("get_dynamic_tools", {"query": "echo the text back", "limit": 10})
         host.close()
         after = kb(d.pid, "VmRSS")

@@ -358,6 +358,26 @@ size_t RssKiB() {
   return 0;
 }
 
+// The thread CPU time of each request's query through the catalog (ranking
+// and the answer's JSON), `repeat` rounds; adds the answers' sizes to `bytes`.
+std::vector<double> QueryMicros(const mcpgw::Catalog& catalog, const std::vector<Request>& requests,
+                                int repeat, size_t* bytes) {
+  std::vector<double> micros;
+  for (int round = 0; round < repeat; ++round) {
+    for (const auto& r : requests) {
+      rapidjson::Document params;
+      params.SetObject();
+      params.AddMember("query", rapidjson::StringRef(r.text.c_str()), params.GetAllocator());
+      const double start = ThreadCpuMicros();
+      auto answer = catalog.GetDynamicTools(params);
+      micros.push_back(ThreadCpuMicros() - start);
+      if (!answer.ok()) std::abort();
+      *bytes += answer->size();
+    }
+  }
+  return micros;
+}
+
 void Scale(const std::string& dir, int servers, int repeat) {
   constexpr int kToolsPerServer = 100;
   const auto listings = LoadListings(dir);
@@ -396,20 +416,8 @@ void Scale(const std::string& dir, int servers, int repeat) {
   size_t tools = 0;
   for (const auto& v : views) tools += v.tools->size();
 
-  std::vector<double> micros;
   size_t answer_bytes = 0;
-  for (int round = 0; round < repeat; ++round) {
-    for (const auto& r : requests) {
-      rapidjson::Document params;
-      params.SetObject();
-      params.AddMember("query", rapidjson::StringRef(r.text.c_str()), params.GetAllocator());
-      const double start = ThreadCpuMicros();
-      auto answer = catalog.GetDynamicTools(params);
-      micros.push_back(ThreadCpuMicros() - start);
-      if (!answer.ok()) std::abort();
-      answer_bytes += answer->size();
-    }
-  }
+  const std::vector<double> micros = QueryMicros(catalog, requests, repeat, &answer_bytes);
   // The same queries once the catalog has learned as much as it keeps
   // (kMaxLearnedQueries): the dev split's and uses.json's requests taught
   // to every copy of their tool, the most recent 16 a tool.
@@ -434,18 +442,9 @@ void Scale(const std::string& dir, int servers, int repeat) {
   }
   const double learn_ms = (ThreadCpuMicros() - learn_start) / 1e3;
   const size_t heap_learned = mallinfo2().uordblks - heap_before_learning;
-  std::vector<double> learned_micros;
-  for (int round = 0; round < repeat; ++round) {
-    for (const auto& r : requests) {
-      rapidjson::Document params;
-      params.SetObject();
-      params.AddMember("query", rapidjson::StringRef(r.text.c_str()), params.GetAllocator());
-      const double start = ThreadCpuMicros();
-      auto answer = catalog.GetDynamicTools(params);
-      learned_micros.push_back(ThreadCpuMicros() - start);
-      if (!answer.ok()) std::abort();
-    }
-  }
+  size_t learned_answer_bytes = 0;
+  const std::vector<double> learned_micros =
+      QueryMicros(catalog, requests, repeat, &learned_answer_bytes);
   size_t learned_tools = 0;
   for (const auto& [ns, t] : catalog.learned().servers()) learned_tools += t.size();
   const size_t file_bytes = catalog.learned().Serialize().size();
@@ -609,7 +608,8 @@ int main(int argc, char** argv) {
     const bool helps = Learning(dir, split == "all" ? "test" : split, uses, weights, verbose);
     if (check && !helps) {
       std::fprintf(stderr,
-                   "search_bench: learning from uses.json does not lift recall@1 and @5 on the test split, or "
+                   "search_bench: learning from uses.json does not lift recall@1 and @5 on the "
+                   "test split, or "
                    "loses direct requests\n");
       return 1;
     }

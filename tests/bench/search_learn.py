@@ -33,6 +33,8 @@ import tempfile
 import time
 import urllib.request
 
+from mcp_stdio import Stdio
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "search")
 
@@ -42,45 +44,15 @@ def load(name):
         return json.load(f)
 
 
-class Stdio:
-    """`mcpgw stdio` as a host runs it: JSON-RPC lines on its stdin/stdout."""
-
+class Host(Stdio):
     def __init__(self, mcpgw, socket):
-        self.p = subprocess.Popen([mcpgw, "--socket", socket, "stdio"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                  env={"PATH": "/usr/bin:/bin"}, text=True, bufsize=1)
-        self.next_id = 1
-        self.rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                "clientInfo": {"name": "search-learn", "version": "1"}})
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-
-    def rpc(self, method, params):
-        i = self.next_id
-        self.next_id += 1
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError("mcpgw stdio ended")
-            msg = json.loads(line)
-            if msg.get("id") == i:
-                if "error" in msg:
-                    raise RuntimeError(f"{method}: {msg['error']}")
-                return msg["result"]
-
-    def tool(self, name, arguments):
-        r = self.rpc("tools/call", {"name": name, "arguments": arguments})
-        return r["content"][0]["text"], r.get("isError", False)
+        super().__init__(mcpgw, socket, "search-learn")
 
     def ask(self, query):
         text, err = self.tool("get_dynamic_tools", {"query": query, "limit": 5})
         if err:
             raise RuntimeError(f"query {query!r}: {text}")
         return text
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=10)
 
 
 def ranked(answer):
@@ -158,7 +130,7 @@ def main():
         log = os.path.join(tmp, "mcpgwd.log")
         daemon = start_daemon(config, socket, log)
 
-        host = Stdio(mcpgw, socket)
+        host = Host(mcpgw, socket)
         before = [host.ask(r["request"]) for r in tests]
         # A host asks, then calls the tool it chose: here, the request's own.
         t0 = time.monotonic()
@@ -194,7 +166,7 @@ def main():
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=30)
         daemon = start_daemon(config, socket, log)
-        host = Stdio(mcpgw, socket)
+        host = Host(mcpgw, socket)
         restarted = [host.ask(r["request"]) for r in tests]
         if restarted != after:
             failures.append("after a restart the answers differ from those before it")

@@ -59,6 +59,14 @@ class Host {
   std::unique_ptr<mcpgw_client, decltype(&mcpgw_close)> client_;
 };
 
+// A temporary folder and the SDK's server with its fixture tools.
+struct Rig {
+  TempDir dir;
+  Upstream up{dir, "up", 3};
+};
+
+bool Serving(Daemon& d) { return d.WaitListening() && WaitReady(d, "up"); }
+
 std::string First(const std::vector<std::string>& names) {
   return names.empty() ? std::string() : names.front();
 }
@@ -71,13 +79,11 @@ bool WaitLearned(const std::string& text) {
 
 TEST_CASE("learning: a query then a successful call teaches the tool, kept across a restart",
           "[daemon][learn]") {
-  TempDir dir;
-  Upstream up(dir, "up", 3);
-  REQUIRE_UPSTREAM(up);
+  Rig rig;
+  REQUIRE_UPSTREAM(rig.up);
   {
-    Daemon d(dir, Config(up));
-    REQUIRE(d.WaitListening());
-    REQUIRE(WaitReady(d, "up"));
+    Daemon d(rig.dir, Config(rig.up));
+    REQUIRE(Serving(d));
     Host host(d);
     // No tool's text holds these words.
     REQUIRE(First(host.Find("parrot my sentence back verbatim")) != "up/echo");
@@ -95,20 +101,17 @@ TEST_CASE("learning: a query then a successful call teaches the tool, kept acros
     CHECK(d.Cli({"status", "--json"}).out.find("parrot") == std::string::npos);
     CHECK(d.Cli({"metrics"}).out.find("parrot") == std::string::npos);
   }
-  Daemon again(dir, Config(up));
-  REQUIRE(again.WaitListening());
-  REQUIRE(WaitReady(again, "up"));
+  Daemon again(rig.dir, Config(rig.up));
+  REQUIRE(Serving(again));
   Host host(again);
   CHECK(First(host.Find("parrot this verbatim")) == "up/echo");
 }
 
 TEST_CASE("learning: failed, refused and unrelated calls teach nothing", "[daemon][learn]") {
-  TempDir dir;
-  Upstream up(dir, "up", 3);
-  REQUIRE_UPSTREAM(up);
-  Daemon d(dir, Config(up));
-  REQUIRE(d.WaitListening());
-  REQUIRE(WaitReady(d, "up"));
+  Rig rig;
+  REQUIRE_UPSTREAM(rig.up);
+  Daemon d(rig.dir, Config(rig.up));
+  REQUIRE(Serving(d));
   Host host(d), other(d);
   // A call whose result is an error (isError).
   host.Find("flamingo choreography");
@@ -129,12 +132,10 @@ TEST_CASE("learning: failed, refused and unrelated calls teach nothing", "[daemo
 
 TEST_CASE("learning: a flood of one query to an unrelated tool stays within its cap",
           "[daemon][learn]") {
-  TempDir dir;
-  Upstream up(dir, "up", 3);
-  REQUIRE_UPSTREAM(up);
-  Daemon d(dir, Config(up));
-  REQUIRE(d.WaitListening());
-  REQUIRE(WaitReady(d, "up"));
+  Rig rig;
+  REQUIRE_UPSTREAM(rig.up);
+  Daemon d(rig.dir, Config(rig.up));
+  REQUIRE(Serving(d));
   const std::string add_query = "add two numbers and give me the sum";
   const std::string sleep_query = "sleep for some milliseconds";
   Host host(d);
@@ -166,15 +167,13 @@ TEST_CASE("learning: a flood of one query to an unrelated tool stays within its 
 
 TEST_CASE("learning: a damaged learned file is set aside and the daemon starts",
           "[daemon][learn]") {
-  TempDir dir;
-  Upstream up(dir, "up", 3);
-  REQUIRE_UPSTREAM(up);
+  Rig rig;
+  REQUIRE_UPSTREAM(rig.up);
   std::filesystem::create_directories(StateDir());
   WriteFile(LearnedFile(), R"({"version":1,"servers":{"up":{"echo":{"definition":"x","queri)");
   chmod(LearnedFile().c_str(), 0600);
-  Daemon d(dir, Config(up));
-  REQUIRE(d.WaitListening());
-  REQUIRE(WaitReady(d, "up"));
+  Daemon d(rig.dir, Config(rig.up));
+  REQUIRE(Serving(d));
   CHECK(d.Log().find("is unusable") != std::string::npos);
   CHECK(d.Log().find("set aside as " + LearnedFile() + ".bad") != std::string::npos);
   CHECK(ReadFile(LearnedFile() + ".bad").find("queri") != std::string::npos);
@@ -188,14 +187,12 @@ TEST_CASE("learning: a damaged learned file is set aside and the daemon starts",
 
 TEST_CASE("learning: search.learn false learns nothing and uses nothing learned",
           "[daemon][learn]") {
-  TempDir dir;
-  Upstream up(dir, "up", 3);
-  REQUIRE_UPSTREAM(up);
-  const std::string settings = dir / "settings.json";
+  Rig rig;
+  REQUIRE_UPSTREAM(rig.up);
+  const std::string settings = rig.dir / "settings.json";
   WriteFile(settings, R"({"search":{"learn":false}})");
-  Daemon d(dir, Config(up), {"--settings", settings});
-  REQUIRE(d.WaitListening());
-  REQUIRE(WaitReady(d, "up"));
+  Daemon d(rig.dir, Config(rig.up), {"--settings", settings});
+  REQUIRE(Serving(d));
   Host host(d);
   host.Find("toucan juggling");
   REQUIRE(host.Call("echo", R"({"text":"x"})") == MCPGW_OK);
@@ -218,12 +215,10 @@ TEST_CASE("learning: search.learn false learns nothing and uses nothing learned"
 namespace {
 
 TEST_CASE("learning: a query teaches at most three tools, each once", "[daemon][learn]") {
-  TempDir dir;
-  Upstream up(dir, "up", 3);
-  REQUIRE_UPSTREAM(up);
-  Daemon d(dir, Config(up));
-  REQUIRE(d.WaitListening());
-  REQUIRE(WaitReady(d, "up"));
+  Rig rig;
+  REQUIRE_UPSTREAM(rig.up);
+  Daemon d(rig.dir, Config(rig.up));
+  REQUIRE(Serving(d));
   Host host(d);
   host.Find("zebra migration season");
   for (int i = 0; i < 5; ++i) REQUIRE(host.Call("echo", R"({"text":"x"})") == MCPGW_OK);
@@ -244,13 +239,11 @@ namespace {
 
 TEST_CASE("learning: what was learned just before a stop is written at the stop",
           "[daemon][learn]") {
-  TempDir dir;
-  Upstream up(dir, "up", 3);
-  REQUIRE_UPSTREAM(up);
+  Rig rig;
+  REQUIRE_UPSTREAM(rig.up);
   {
-    Daemon d(dir, Config(up));
-    REQUIRE(d.WaitListening());
-    REQUIRE(WaitReady(d, "up"));
+    Daemon d(rig.dir, Config(rig.up));
+    REQUIRE(Serving(d));
     Host host(d);
     host.Find("capybara siesta");
     REQUIRE(host.Call("echo", R"({"text":"x"})") == MCPGW_OK);
