@@ -68,7 +68,12 @@ double Strength(const LearnedQuery& query, int64_t now_unix) {
 
 bool LearnedStore::Learn(std::string_view ns, std::string_view tool, std::string_view definition,
                          std::string_view text, int64_t now_unix) {
-  if (ns.empty() || tool.empty()) return false;
+  // Names come from the catalog and queries from checked frames, all UTF-8;
+  // anything else is not kept (the file is JSON).
+  if (ns.empty() || tool.empty() || !base::IsValidUtf8(ns) || !base::IsValidUtf8(tool) ||
+      !base::IsValidUtf8(text)) {
+    return false;
+  }
   std::string cut(text.substr(0, base::Utf8PrefixWithin(text, kMaxLearnedQueryBytes)));
   const uint64_t key = QueryKey(cut);
   if (key == 0) return false;

@@ -56,6 +56,8 @@ TEST_CASE("learned: a query is kept once, most recent first, with its uses", "[s
   // Only function words: nothing to learn.
   CHECK_FALSE(store.Learn("gh", "create_issue", "d1", "please do it for me", kNow));
   CHECK_FALSE(store.Learn("", "create_issue", "d1", "a bug", kNow));
+  CHECK_FALSE(store.Learn("g\xffh", "create_issue", "d1", "a bug", kNow));  // not UTF-8
+  CHECK_FALSE(store.Learn("gh", "create_issue", "d1", "a \xc3 bug", kNow));
   CHECK(store.queries() == 2);
 }
 
