@@ -256,3 +256,38 @@ TEST_CASE("learning: what was learned just before a stop is written at the stop"
 }
 
 }  // namespace
+
+namespace {
+
+TEST_CASE("learning: mcpgw tools --learned shows it and mcpgw forget forgets it",
+          "[daemon][learn]") {
+  Rig rig;
+  REQUIRE_UPSTREAM(rig.up);
+  Daemon d(rig.dir, Config(rig.up));
+  REQUIRE(Serving(d));
+  Host host(d);
+  host.Find("walrus yodel");
+  REQUIRE(host.Call("echo", R"({"text":"x"})") == MCPGW_OK);
+  host.Find("narwhal gizmo");
+  REQUIRE(host.Call("add", R"({"a":1,"b":2})") == MCPGW_OK);
+
+  const CommandResult shown = d.Cli({"tools", "up", "echo", "--learned", "--json"});
+  REQUIRE(shown.code == 0);
+  const rapidjson::Document doc = ParseJson(shown.out);
+  REQUIRE(doc["tools"].Size() == 1);
+  CHECK(std::string(doc["tools"][0]["queries"][0]["text"].GetString()) == "walrus yodel");
+  CHECK(doc["learning"].GetBool());
+
+  const CommandResult forgot = d.Cli({"forget", "up", "echo"});
+  CHECK(forgot.code == 0);
+  CHECK(forgot.out.find("forgot 1") != std::string::npos);
+  CHECK(host.Find("walrus yodel").empty());
+  CHECK(First(host.Find("narwhal gizmo")) == "up/add");  // another tool keeps its own
+  CHECK(WaitFor([&] { return ReadFile(LearnedFile()).find("walrus") == std::string::npos; },
+                std::chrono::seconds(10)));
+  CHECK(d.Cli({"forget"}).code == 0);
+  CHECK(host.Find("narwhal gizmo").empty());
+  CHECK(ParseJson(d.Cli({"tools", "--learned", "--json"}).out)["tools"].Empty());
+}
+
+}  // namespace
