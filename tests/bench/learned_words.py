@@ -52,7 +52,7 @@ def rows(text):
     return out
 
 
-def aims(daemon, learned_line, memory):
+def aims(daemon, learned_line, memory, flood):
     """What the section is held to, each with its measure."""
     by_kind = {r[0]: [float(x) for x in r[2:6]] for r in rows(daemon)}
     rss = {r[0].replace(",", ""): r for r in rows(memory)}
@@ -68,6 +68,9 @@ def aims(daemon, learned_line, memory):
     d1, dl1, d5, dl5 = by_kind["direct"]
     aim("direct requests, recall@1 / @5", f"{dl1:.2f} / {dl5:.2f} (before {d1:.2f} / {d5:.2f})", "no loss",
         dl1 >= d1 and dl5 >= d5)
+    lost = int(re.search(r"and (\d+) lose their tool", flood).group(1))
+    aim("a flood of 16 requests to an unrelated tool: test requests losing their tool from the first five",
+        str(lost), "none", lost == 0)
     aim("query CPU at 97,967 tools with 5,000 learned queries, median", f"{cpu:.0f} µs", "≤ 1000 µs", cpu <= 1000)
     for n in ("0", "500", "5000"):
         if n in rss:
@@ -138,6 +141,14 @@ def main():
     for label, text in (("dev split and uses.json", learn), ("dev split only (control)", control)):
         for row in table(text).splitlines()[2:]:
             lines.append(f"| {label} " + row)
+    flood = next(l for l in learn.splitlines() if l.startswith("(a flood"))
+    lines += [
+        "",
+        "A confused or hostile host: " + flood.strip("()") + ". A tool's learned words saturate "
+        "(16 queries at most, each at most twice as strong as one use, and the word's share below "
+        "what it gives in the tool's name), so a flood moves its tool up for the words it repeats, "
+        "not above the tools those words name.",
+    ]
     lines += [
         "",
         "The weights (a learned word counts at most 0.8 of the word, saturating with k = 1) were "
@@ -159,7 +170,7 @@ def main():
         table(memory),
         "",
     ]
-    lines += aims(daemon, learned_line, memory)
+    lines += aims(daemon, learned_line, memory, flood)
     section = "\n".join(lines).rstrip("\n") + "\n"
     print(section)
     if smoke:

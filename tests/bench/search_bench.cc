@@ -331,6 +331,33 @@ bool Learning(const std::string& dir, const std::string& split, bool with_uses,
   }
   std::printf("\n(learned: %zu queries, index memory %.2f MiB → %.2f MiB)\n", store.queries(),
               plain.MemoryBytes() / 1048576.0, learned.MemoryBytes() / 1048576.0);
+  // A flood: a host teaches one unrelated tool the cap's worth (16) of
+  // other requests, each asked a million times; how many test requests lose
+  // their tool from the first five because of it.
+  if (!tuning) {
+    std::vector<std::pair<std::string, float>> flood;
+    for (size_t i = 0; i < taught.size() && flood.size() < mcpgw::search::kMaxQueriesPerTool; ++i) {
+      flood.emplace_back(taught[i].text, static_cast<float>(mcpgw::search::kMaxStrength));
+    }
+    const char* kNs = "sequential-thinking";
+    const char* kTool = "sequentialthinking";
+    size_t lost = 0, flooded_in = 0;
+    std::vector<int> ranks;
+    for (const Request& r : tests) ranks.push_back(rank_in(learned, r));
+    learned.SetLearned(kNs, kTool, flood);
+    for (size_t i = 0; i < tests.size(); ++i) {
+      const int now = rank_in(learned, tests[i]);
+      if (ranks[i] >= 1 && ranks[i] <= 5 && (now < 1 || now > 5)) ++lost;
+      for (const auto& h : learned.Search(tests[i].text, "", 5)) {
+        if (h.server == kNs && h.tool.name == kTool) ++flooded_in;
+      }
+    }
+    std::printf(
+        "\n(a flood: %s/%s taught %zu of the taught requests at the most strength a query has; "
+        "of the %zu test requests it then shows in the first five of %zu, and %zu lose their "
+        "tool from the first five)\n",
+        kNs, kTool, flood.size(), tests.size(), flooded_in, lost);
+  }
   const Recall &b = before["all"], &a = after["all"];
   return a.at5 > b.at5 && a.at1 > b.at1 && after["direct"].at5 >= before["direct"].at5 &&
          after["direct"].at1 >= before["direct"].at1;
