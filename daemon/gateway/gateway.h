@@ -291,6 +291,7 @@ class Gateway : public IpcHandler, private HostEvents {
   bool learned_dirty_ = false;  // changed since last written
   std::unique_ptr<Timer> learned_save_;
   std::unordered_map<uint64_t, std::shared_ptr<RecentQuery>> recent_queries_;  // by connection
+  uint64_t queries_noted_ = 0;
   bool auth_draining_ = false;  // the AuthManager finishes a token refresh before exit
 };
 

@@ -90,9 +90,15 @@ void Gateway::LoadLearned() {
 void Gateway::NoteQuery(const Peer& peer, std::string_view query) {
   if (!learning_ || peer.uid != getuid() || peer.connection == 0) return;
   const mcp::TimePoint now = main_->Now();
-  if (recent_queries_.size() >= kMaxRecentQueries && !recent_queries_.contains(peer.connection)) {
+  // Connections that closed leave their last query behind: every 64 queries
+  // the ones past the window go (a closed connection is never heard of).
+  const bool full =
+      recent_queries_.size() >= kMaxRecentQueries && !recent_queries_.contains(peer.connection);
+  if (full || ++queries_noted_ % 64 == 0) {
     std::erase_if(recent_queries_,
                   [&](const auto& e) { return now - e.second->at > kLearnWindow; });
+  }
+  if (full) {
     // Still full: the connections are all asking at once; the oldest goes.
     if (recent_queries_.size() >= kMaxRecentQueries) {
       auto oldest = recent_queries_.begin();
