@@ -59,8 +59,14 @@ class Host {
   std::unique_ptr<mcpgw_client, decltype(&mcpgw_close)> client_;
 };
 
-// A temporary folder and the SDK's server with its fixture tools.
+// A temporary folder and the SDK's server with its fixture tools. The
+// daemons of one run of the test binary share its state folder: each case
+// starts with nothing learned.
 struct Rig {
+  Rig() {
+    std::filesystem::remove(LearnedFile());
+    std::filesystem::remove(LearnedFile() + ".bad");
+  }
   TempDir dir;
   Upstream up{dir, "up", 3};
 };
