@@ -93,7 +93,6 @@ Secret AuthManager::Impl::AddServer(uint64_t id, const std::string& name,
   s->name = name;
   s->config = server;
   s->url = server.url.Reveal();
-  s->timer = env->NewTimer();
   Learn(server.oauth.client_secret);
   if (server.oauth_allowed) {
     base::Result<std::optional<StoredGrant>> stored = store.LoadGrant(s->url);

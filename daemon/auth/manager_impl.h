@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/boxed.h"
 #include "daemon/auth/auth_state.h"
 #include "daemon/auth/http_fetch.h"
 #include "daemon/auth/manager.h"
@@ -34,10 +35,10 @@ struct ServerAuth {
   config::RemoteServer config;
   std::string url;  // revealed: the store's key
   AuthState state = AuthState::kNone;
-  std::optional<StoredGrant> grant;  // held as TokensIn(state) says
-  int attempts = 0;                  // authorizations since the last success or login
-  std::string last_error;            // shown in status; "" after a success
-  Ask ask;                           // the latest one: what a new flow starts from
+  base::Boxed<StoredGrant> grant;  // held as TokensIn(state) says; most servers have none
+  int attempts = 0;                // authorizations since the last success or login
+  std::string last_error;          // shown in status; "" after a success
+  Ask ask;                         // the latest one: what a new flow starts from
   // The session holds its requests until it gets Authorized or
   // AuthorizationFailed (its `authorizing` phase). Not a state of the
   // authorization: a session may ask while a refresh or a flow runs for
@@ -60,7 +61,8 @@ struct ServerAuth {
   std::optional<TimePoint> refresh_at;        // ahead of expiry (or a retry)
   std::optional<TimePoint> refresh_deadline;  // of the request in flight
 
-  std::unique_ptr<Timer> timer;  // flow deadlines, refresh times and deadlines
+  // Flow deadlines, refresh times and deadlines; made when first armed.
+  std::unique_ptr<Timer> timer;
 };
 
 // Why a login did not start or did not go through; a host sees it as

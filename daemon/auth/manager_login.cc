@@ -79,7 +79,7 @@ void AuthManager::Impl::Logout(const std::string& name, std::function<void(base:
     s->refresh_fetch = 0;
     s->refresh_deadline.reset();
   }
-  std::optional<StoredGrant> held = std::move(s->grant);
+  base::Boxed<StoredGrant> held = std::move(s->grant);
   s->grant.reset();
   FailFlow(*s, AuthState::kLoggedOut, "cancelled by mcpgw logout");
   Enter(*s, AuthState::kLoggedOut);

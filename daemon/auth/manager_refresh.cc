@@ -126,7 +126,11 @@ void AuthManager::Impl::ArmTimer(ServerAuth& s) {
   // (which re-arms): arming for it now would fire at once, again and again.
   if (Resting(s.state)) earliest(s.refresh_at);
   if (IsRefreshing(s.state)) earliest(s.refresh_deadline);
-  if (!wake) return s.timer->Stop();
+  if (!wake) {
+    if (s.timer) s.timer->Stop();
+    return;
+  }
+  if (!s.timer) s.timer = env->NewTimer();  // made at its first use: most servers never need it
   // At least 1 ms: a libuv timer re-armed for 0 from its own callback runs
   // again within the same loop iteration.
   const Duration delay = std::max<Duration>(*wake - env->Now(), std::chrono::milliseconds(1));

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/boxed.h"
 #include "daemon/gateway/call_window.h"
 #include "daemon/gateway/gateway.h"
 #include "daemon/gateway/metrics.h"
@@ -23,8 +24,8 @@ inline constexpr size_t kLatencyWindow = 256;  // calls per server kept for the 
 struct Gateway::Server {
   std::string name;
   std::optional<config::RemoteServer> remote;  // the entry it was made from
-  std::optional<config::LocalServer> local;    // or this, for a local server
-  bool names_command = false;                  // a local entry, accepted or refused
+  base::Boxed<config::LocalServer> local;  // or this, for a local server (boxed: most are remote)
+  bool names_command = false;              // a local entry, accepted or refused
   std::string refusal;
   HostId host = 0;  // 0 for refused entries
   size_t worker = 0;

@@ -17,7 +17,6 @@ ServerHost::ServerHost(Env* env, std::string name, config::RemoteServer server,
       session_(std::move(name), std::move(server), limits),
       listener_(listener),
       timer_(env->NewTimer()),
-      grace_timer_(env->NewTimer()),
       pins_dir_(std::move(pins.dir)),
       gauges_(std::move(gauges)) {
   SetPinning(pins.mode);
@@ -31,7 +30,6 @@ ServerHost::ServerHost(Env* env, std::string name, config::LocalServer server,
       session_(name, limits),
       listener_(listener),
       timer_(env->NewTimer()),
-      grace_timer_(env->NewTimer()),
       pins_dir_(std::move(pins.dir)),
       gauges_(gauges ? std::move(gauges) : std::make_shared<HostGauges>()) {
   if (!gauges_->local) gauges_->local = std::make_shared<LocalGauges>();
@@ -95,6 +93,7 @@ void ServerHost::Shutdown(mcp::Duration grace) {
   // A local server's stop takes up to twice 2 s (stdin closed, SIGTERM,
   // SIGKILL): its grace is at least that.
   if (local_) grace = std::max<mcp::Duration>(grace, std::chrono::milliseconds(4500));
+  grace_timer_ = env_->NewTimer();  // made here: most hosts never shut down before the daemon
   grace_timer_->Start(grace, [this] {
     env_->http().AbortAll(this);
     live_.clear();
@@ -204,7 +203,7 @@ void ServerHost::MaybeFinishShutdown() {
   if (!shutting_down_ || shutdown_reported_ || !live_.empty()) return;
   if (local_ && !local_->idle()) return;
   shutdown_reported_ = true;
-  grace_timer_->Stop();
+  if (grace_timer_) grace_timer_->Stop();
   timer_->Stop();
   armed_.reset();
   listener_->OnShutdownComplete();

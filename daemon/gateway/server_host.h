@@ -129,7 +129,7 @@ class ServerHost : private HttpSink, private LocalProcess::Events {
   ServerHostListener* listener_;
   std::unique_ptr<Timer> timer_;         // session wake-ups
   std::optional<mcp::TimePoint> armed_;  // when timer_ is armed to run; nullopt: stopped
-  std::unique_ptr<Timer> grace_timer_;   // shutdown bound
+  std::unique_ptr<Timer> grace_timer_;   // shutdown bound; made by Shutdown
   std::unordered_set<uint64_t> live_;    // transfers started and not yet ended
   std::string http_version_;             // of the latest response head, for the status
   std::shared_ptr<const mcp::ToolList> reviewed_tools_;  // the listing last reviewed

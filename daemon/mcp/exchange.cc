@@ -87,7 +87,7 @@ void Exchange::Send(Request& req, TimePoint now) {
 }
 
 void Exchange::SendWaiting(TimePoint now) {
-  std::deque<RpcId> waiting;
+  std::vector<RpcId> waiting;
   waiting.swap(waiting_);
   for (RpcId id : waiting) {
     Request* req = Find(id);

@@ -12,7 +12,6 @@
 // already is ignored.
 #pragma once
 
-#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -110,7 +109,9 @@ class Exchange {
   const Parts& p_;
   std::map<RpcId, Request> requests_;
   base::KeptNodes<std::map<RpcId, Request>> kept_requests_;
-  std::deque<RpcId> waiting_;  // requests to send once the conversation serves
+  // Requests to send once the conversation serves, oldest first (a vector:
+  // empty, it holds no memory, where a std::deque keeps a block).
+  std::vector<RpcId> waiting_;
   RpcId next_rpc_id_ = 1;
   // When the requests' deadlines fall (one kind of reminder).
   Reminders deadlines_;

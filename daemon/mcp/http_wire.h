@@ -23,7 +23,6 @@
 // session's transfers report ends only their own requests.
 #pragma once
 
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -31,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/fifo.h"
 #include "base/kept_nodes.h"
 #include "config/config.h"
 #include "config/secret.h"
@@ -217,7 +217,7 @@ class HttpWire final : public Wire {
   // When resumptions and the deadlines of transfers that are no request fall.
   Reminders reminders_;
 
-  std::deque<Notice> notices_;
+  base::Fifo<Notice> notices_;
   size_t notify_transfers_ = 0;  // notification and reply POSTs in flight (bounded)
   size_t dropped_replies_ = 0;   // replies to a flooding server not sent, not yet logged
 
