@@ -6,6 +6,9 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <atomic>
+#include <thread>
+
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -294,6 +297,60 @@ TEST_CASE("learning: mcpgw tools --learned shows it and mcpgw forget forgets it"
   CHECK(d.Cli({"forget"}).code == 0);
   CHECK(host.Find("narwhal gizmo").empty());
   CHECK(ParseJson(d.Cli({"tools", "--learned", "--json"}).out)["tools"].Empty());
+}
+
+}  // namespace
+
+namespace {
+
+TEST_CASE("learning: many hosts learning at once each teach their own tool", "[daemon][learn]") {
+  TempDir dir;
+  std::filesystem::remove(LearnedFile());
+  Upstream up(dir, "up", 8);  // echo, add, slow, fail, image, tool_06 .. tool_08
+  REQUIRE_UPSTREAM(up);
+  Daemon d(dir, Config(up));
+  REQUIRE(Serving(d));
+  const std::vector<std::pair<std::string, std::string>> tools = {
+      {"echo", R"({"text":"x"})"}, {"add", R"({"a":1,"b":2})"}, {"image", "{}"},
+      {"tool_06", "{}"},           {"tool_07", "{}"},           {"tool_08", "{}"}};
+  constexpr int kQueries = 12;
+  std::vector<std::thread> hosts;
+  std::atomic<int> failures{0};
+  for (size_t t = 0; t < tools.size(); ++t) {
+    hosts.emplace_back([&, t] {
+      Host host(d);
+      for (int i = 0; i < kQueries; ++i) {
+        host.Find("host" + std::to_string(t) + " errand" + std::to_string(i));
+        if (host.Call(tools[t].first, tools[t].second) != MCPGW_OK) failures++;
+      }
+    });
+  }
+  // Meanwhile another host searches and reads the status.
+  Host watcher(d);
+  for (int i = 0; i < 20; ++i) {
+    watcher.Find("sum of two numbers");
+    CHECK(d.Cli({"status", "--json"}).code == 0);
+  }
+  for (auto& h : hosts) h.join();
+  CHECK(failures == 0);
+  for (size_t t = 0; t < tools.size(); ++t) {
+    CAPTURE(t);
+    CHECK(First(watcher.Find("host" + std::to_string(t) + " errand")) == "up/" + tools[t].first);
+  }
+  REQUIRE(WaitFor(
+      [&] {
+        const rapidjson::Document file = ParseJson(ReadFile(LearnedFile()));
+        if (!file.IsObject() || !file.HasMember("servers")) return false;
+        const auto& up_tools = file["servers"]["up"];
+        for (const auto& [name, args] : tools) {
+          if (!up_tools.HasMember(name.c_str()) ||
+              up_tools[name.c_str()]["queries"].Size() != kQueries) {
+            return false;
+          }
+        }
+        return true;
+      },
+      std::chrono::seconds(10)));
 }
 
 }  // namespace
