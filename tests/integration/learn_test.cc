@@ -7,11 +7,10 @@
 #include <sys/stat.h>
 
 #include <atomic>
-#include <thread>
-
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
