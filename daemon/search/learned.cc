@@ -151,7 +151,7 @@ bool LearnedStore::Expire(int64_t now_unix) {
 void LearnedStore::Cap() {
   if (queries_ <= kMaxLearnedQueries) return;
   // Each tool's queries are most recent first: its last is its oldest.
-  // Rarely reached (5,000 queries), so a scan per query dropped will do.
+  // Rarely reached (2,000 queries), so a scan per query dropped will do.
   while (queries_ > kMaxLearnedQueries) {
     LearnedTool* oldest = nullptr;
     for (auto& [ns, tools] : servers_) {

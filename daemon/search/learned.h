@@ -32,7 +32,7 @@ namespace mcpgw::search {
 
 inline constexpr size_t kMaxQueriesPerTool = 16;
 // Over every tool: past it, the least recently used queries go first.
-inline constexpr size_t kMaxLearnedQueries = 5000;
+inline constexpr size_t kMaxLearnedQueries = 2000;
 // A query's text is kept up to this many bytes (cut at a character's end).
 inline constexpr size_t kMaxLearnedQueryBytes = 300;
 inline constexpr double kHalfLifeDays = 30;

@@ -13,7 +13,7 @@ Runs, on the built tree:
 - search_bench --scale 1000: query CPU at 97,967 tools before and after as
   much is learned as the daemon keeps;
 - scale_learned.py: daemon RSS at 1000 servers x 100 tools with 0, 500 and
-  5,000 learned queries.
+  2,000 learned queries (the most the daemon keeps).
 Prints the section, and writes it into FILE (default: BENCHMARKS.md),
 replacing the section of that name or going before "## Targets". --smoke
 runs each part small and writes nothing.
@@ -71,9 +71,11 @@ def aims(daemon, learned_line, memory, flood):
     lost = int(re.search(r"and (\d+) lose their tool", flood).group(1))
     aim("a flood of 16 requests to an unrelated tool: test requests losing their tool from the first five",
         str(lost), "none", lost == 0)
-    aim("query CPU at 97,967 tools with 5,000 learned queries, median", f"{cpu:.0f} µs", "≤ 1000 µs", cpu <= 1000)
-    for n in ("0", "500", "5000"):
-        if n in rss:
+    kept = int(re.search(r"keeps: (\d+) queries", learned_line).group(1))
+    aim(f"query CPU at 97,967 tools with {kept:,} learned queries, median", f"{cpu:.0f} µs", "≤ 1000 µs",
+        cpu <= 1000)
+    for n in rss:
+        if n.isdigit():
             after = float(rss[n][2].split()[0])
             aim(f"daemon RSS at 1000 servers × 100 tools after a query, {int(n):,} learned queries",
                 f"{after:.1f} MB", "≤ 64 MB", after <= 64)
@@ -168,6 +170,12 @@ def main():
         "they are read back from the file; 3 rounds, the counts taken in turn; median (min–max)):",
         "",
         table(memory),
+        "",
+        "The daemon keeps at most 2,000 learned queries. It kept 5,000 until the first measure of this "
+        "section: at 5,000 the daemon took 62.0 (61.1–62.1) MB when ready and 65.5 (64.7–65.6) MB "
+        "after a query, over the 64 MB this scale is held to, for about 2.5 MiB of heap (the queries' "
+        "text, and their words' postings) and the allocator's room around it. 2,000 distinct recent "
+        "requests are 16 for each of 125 tools; a query unused for about four months goes anyway.",
         "",
     ]
     lines += aims(daemon, learned_line, memory, flood)

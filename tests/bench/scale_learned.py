@@ -3,7 +3,7 @@
 
     scale_learned.py BUILD_DIR [--queries N,N,...] [--runs R] [--servers S]
 
-For each count of learned queries (default 0, 500 and 5000, the most the
+For each count of learned queries (default 0, 500 and 2000, the most the
 daemon keeps): a fresh state directory, bench_upstream serving S servers of
 100 tools (the scale benchmark's fixture) and a fresh mcpgwd. The queries
 are taught the way hosts teach them: through `mcpgw stdio`, each a
@@ -113,7 +113,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     build = args[0]
-    counts = [int(x) for x in (args[args.index("--queries") + 1] if "--queries" in args else "0,500,5000").split(",")]
+    counts = [int(x) for x in (args[args.index("--queries") + 1] if "--queries" in args else "0,500,2000").split(",")]
     runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 3
     servers = int(args[args.index("--servers") + 1]) if "--servers" in args else 1000
     words = texts()
