@@ -1,7 +1,7 @@
 // libFuzzer target for the learned-words file (daemon/search/learned.h), which
 // the daemon reads at start from its state folder: any bytes are refused or
 // read within the caps, never a crash, and:
-// - what is read keeps the caps (16 queries a tool, 5,000 in all, 300 bytes a
+// - what is read keeps the caps (16 queries a tool, 2,000 in all, 300 bytes a
 //   query, no query without search terms) and its texts are UTF-8;
 // - what is read, written again, reads back the same;
 // - learning the input's pieces as queries keeps the same caps.
