@@ -220,24 +220,21 @@ void Catalog::ApplyLearned(const ServerView& server) {
   for (const auto& name : changed) learned_changed_ |= learned_.Forget(server.name, name) > 0;
 }
 
+void Catalog::ReapplyLearned() {
+  index_.ClearLearned();
+  learned_applied_at_ = UnixNow();
+  for (const ServerView& server : servers_) ApplyLearned(server);
+}
+
 void Catalog::SetLearned(search::LearnedStore store) {
   learned_ = std::move(store);
-  learned_applied_at_ = UnixNow();
-  for (const ServerView& server : servers_) {
-    if (!Searchable(&server)) continue;
-    index_.ClearLearned(server.name);
-    ApplyLearned(server);
-  }
+  ReapplyLearned();
 }
 
 void Catalog::EnableLearned(bool on) {
   if (on == learning_) return;
   learning_ = on;
-  for (const ServerView& server : servers_) {
-    if (!Searchable(&server) || !learned_.FindServer(server.name)) continue;
-    index_.ClearLearned(server.name);
-    ApplyLearned(server);
-  }
+  ReapplyLearned();
 }
 
 bool Catalog::Learn(std::string_view ns, std::string_view tool, std::string_view query) {
@@ -271,25 +268,8 @@ size_t Catalog::Forget(std::string_view ns, std::string_view tool) {
 bool Catalog::RefreshLearned() {
   const int64_t now = UnixNow();
   if (now - learned_applied_at_ < 3600) return false;
-  learned_applied_at_ = now;
-  std::vector<std::pair<std::string, std::string>> held;
-  for (const auto& [ns, tools] : learned_.servers()) {
-    for (const auto& [name, learned] : tools) held.emplace_back(ns, name);
-  }
   const bool changed = learned_.Expire(now);
-  for (const auto& [ns, name] : held) {
-    if (!learned_.Find(ns, name)) index_.SetLearned(ns, name, {});  // all it had faded
-  }
-  for (const auto& [ns, tools] : learned_.servers()) {
-    const ServerView* server = Find(ns);
-    if (!server || !Searchable(server) || !learning_) continue;
-    for (const auto& [name, learned] : tools) {
-      const std::optional<mcp::Tool> tool = FindTool(*server, name);
-      if (tool && search::DefinitionDigest(*tool) == learned.definition) {
-        ApplyLearned(*server, *tool, learned, now);
-      }
-    }
-  }
+  ReapplyLearned();
   return changed;
 }
 

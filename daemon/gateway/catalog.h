@@ -153,6 +153,8 @@ class Catalog {
   void Reindex(const ServerView* before, const ServerView& now);
   base::Status UnknownNamespace(std::string_view ns) const;
   int64_t UnixNow() const;
+  // Gives the index every ready tool's learned words afresh, weighed now.
+  void ReapplyLearned();
   // Gives the index the learned words of `server`'s tools; a tool whose
   // definition changed since forgets them.
   void ApplyLearned(const ServerView& server);

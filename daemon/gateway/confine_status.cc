@@ -6,33 +6,27 @@
 #include <rapidjson/writer.h>
 
 #include "base/utf8.h"
+#include "daemon/gateway/json_write.h"
 #include "daemon/runtime/confine.h"
 
 namespace mcpgw {
 namespace {
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void String(Writer& w, const std::string& s) {
-  const std::string valid = base::IsValidUtf8(s) ? s : base::Utf8Replacing(s);
-  w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
-}
-
-void Paths(Writer& w, const std::vector<config::ConfinePath>& paths) {
+void Paths(JsonWriter& w, const std::vector<config::ConfinePath>& paths) {
   w.StartArray();
-  for (const config::ConfinePath& p : paths) String(w, p.shown);
+  for (const config::ConfinePath& p : paths) WriteText(w, p.shown);
   w.EndArray();
 }
 
 // The gaps about `prefix` ("confine", "limits"), then `more`.
-void NotEnforced(Writer& w, const config::LocalServer& server, std::string_view prefix,
+void NotEnforced(JsonWriter& w, const config::LocalServer& server, std::string_view prefix,
                  const std::vector<std::string>& more) {
   w.Key("not_enforced");
   w.StartArray();
   for (const std::string& gap : ConfineGaps(server, KernelConfineSupport(), getuid())) {
-    if (gap.rfind(prefix, 0) == 0) String(w, gap);
+    if (gap.rfind(prefix, 0) == 0) WriteText(w, gap);
   }
-  for (const std::string& caveat : more) String(w, caveat);
+  for (const std::string& caveat : more) WriteText(w, caveat);
   w.EndArray();
 }
 
@@ -45,14 +39,14 @@ std::string Text(const rapidjson::StringBuffer& buffer) {
 std::string ConfinementSupportJson() {
   const ConfineSupport& support = KernelConfineSupport();
   rapidjson::StringBuffer buffer;
-  Writer w(buffer);
+  JsonWriter w(buffer);
   w.StartObject();
   w.Key("landlock_abi");
   w.Int(support.landlock_abi);
   w.Key("seccomp");
   w.Bool(support.seccomp);
   w.Key("summary");
-  String(w, DescribeConfineSupport(support));
+  WriteText(w, DescribeConfineSupport(support));
   w.EndObject();
   return Text(buffer);
 }
@@ -61,7 +55,7 @@ std::string ConfineStatusJson(const config::LocalServer& server, const std::stri
   if (!server.confine) return {};
   const config::Confine& c = *server.confine;
   rapidjson::StringBuffer buffer;
-  Writer w(buffer);
+  JsonWriter w(buffer);
   w.StartObject();
   w.Key("source");
   w.String(c.from_settings ? "settings" : "entry");
@@ -77,7 +71,7 @@ std::string ConfineStatusJson(const config::LocalServer& server, const std::stri
                                                        : "ports");
   w.Key("connect");
   w.StartArray();
-  for (const config::ConfineEndpoint& e : c.connect) String(w, e.text);
+  for (const config::ConfineEndpoint& e : c.connect) WriteText(w, e.text);
   w.EndArray();
   w.Key("ports");
   w.StartArray();
@@ -88,7 +82,7 @@ std::string ConfineStatusJson(const config::LocalServer& server, const std::stri
   if (temp_dir.empty()) {
     w.Null();
   } else {
-    String(w, temp_dir);
+    WriteText(w, temp_dir);
   }
   w.EndObject();
   return Text(buffer);
@@ -97,7 +91,7 @@ std::string ConfineStatusJson(const config::LocalServer& server, const std::stri
 std::string LimitsStatusJson(const config::LocalServer& server) {
   if (!server.limits.any()) return {};
   rapidjson::StringBuffer buffer;
-  Writer w(buffer);
+  JsonWriter w(buffer);
   w.StartObject();
   for (auto [key, value] : {std::pair{"memory_mb", server.limits.memory_mb},
                             std::pair{"open_files", server.limits.open_files},

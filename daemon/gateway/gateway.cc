@@ -15,6 +15,7 @@
 #include "daemon/auth/manager.h"
 #include "daemon/gateway/confine_status.h"
 #include "daemon/gateway/gateway_server.h"
+#include "daemon/gateway/json_write.h"
 #include "daemon/guard/call_log.h"
 #include "daemon/guard/request_digest.h"
 #include "daemon/net/proxy.h"
@@ -43,29 +44,17 @@ std::string_view OutcomeName(mcp::CallErrorKind kind) {
 
 double Millis(mcp::Duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
-using StatusWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-
-// Paths and names may hold any bytes: what is not UTF-8 reads as U+FFFD.
-void String(StatusWriter& w, std::string_view s) {
-  if (base::IsValidUtf8(s)) {
-    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-  } else {
-    const std::string valid = base::Utf8Replacing(s);
-    w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
-  }
-}
-
-void StringOrNull(StatusWriter& w, std::string_view s) {
+void StringOrNull(JsonWriter& w, std::string_view s) {
   if (s.empty()) {
     w.Null();
   } else {
-    String(w, s);
+    WriteText(w, s);
   }
 }
 
 // Times and durations keep millisecond precision; absent ones are null.
-void Number(StatusWriter& w, double v) { w.Double(std::round(v * 1000) / 1000); }
-void NumberOrNull(StatusWriter& w, std::optional<double> v) {
+void Number(JsonWriter& w, double v) { w.Double(std::round(v * 1000) / 1000); }
+void NumberOrNull(JsonWriter& w, std::optional<double> v) {
   if (v) {
     Number(w, *v);
   } else {
@@ -75,7 +64,7 @@ void NumberOrNull(StatusWriter& w, std::optional<double> v) {
 
 // A server's last minute (call_window.h): its errors by kind, those with a
 // count only.
-void WriteMinute(StatusWriter& w, const CallWindow::Minute& m) {
+void WriteMinute(JsonWriter& w, const CallWindow::Minute& m) {
   w.StartObject();
   w.Key("calls");
   w.Uint64(m.calls);
@@ -502,15 +491,11 @@ void Gateway::OnRequest(Ticket ticket, const Peer& peer, std::string_view method
       replies_->ReplyTextLiteral(ticket, listing_literal_);
       return;
     }
-    const rapidjson::Value* query = nullptr;
-    if (auto q = params.IsObject() ? params.FindMember("query") : params.MemberEnd();
-        params.IsObject() && q != params.MemberEnd() && q->value.IsString()) {
-      query = &q->value;
-      if (learning_ && catalog_.RefreshLearned()) SaveLearnedSoon();
-    }
+    const std::optional<std::string> query = StringParam(params, "query");
+    if (query && learning_ && catalog_.RefreshLearned()) SaveLearnedSoon();
     base::Result<std::string> answer = catalog_.GetDynamicTools(params);
     if (answer.ok()) {
-      if (query) NoteQuery(peer, std::string_view(query->GetString(), query->GetStringLength()));
+      if (query) NoteQuery(peer, *query);
       replies_->ReplyText(ticket, *answer);
     } else {
       ReplyError(ticket, answer.status());
@@ -593,12 +578,8 @@ Gateway::PendingCall Gateway::Requested(Ticket ticket, const Peer& peer,
   call.start = main_->Now();
   call.peer = peer;
   if (!params.IsObject()) return call;
-  auto str = [&](const char* key) -> std::optional<std::string> {
-    auto m = params.FindMember(key);
-    if (m == params.MemberEnd() || !m->value.IsString()) return std::nullopt;
-    return std::string(m->value.GetString(), m->value.GetStringLength());
-  };
-  const std::optional<std::string> ns = str("namespace"), tool = str("toolName");
+  const std::optional<std::string> ns = StringParam(params, "namespace");
+  const std::optional<std::string> tool = StringParam(params, "toolName");
   call.ns = ns.value_or("");
   call.tool = tool.value_or("");
   if (!ns || !tool) return call;
@@ -734,10 +715,10 @@ void Gateway::MaybeFinishShutdown() {
 std::string Gateway::DaemonStatusJson() const {
   const double now = main_->UnixNow();
   rapidjson::StringBuffer buffer;
-  StatusWriter w(buffer);
+  JsonWriter w(buffer);
   w.StartObject();
   w.Key("version");
-  String(w, MCPGW_VERSION);
+  WriteText(w, MCPGW_VERSION);
   w.Key("pid");
   w.Int64(getpid());
   w.Key("started_unix");
@@ -745,11 +726,11 @@ std::string Gateway::DaemonStatusJson() const {
   w.Key("uptime_s");
   Number(w, now - started_unix_);
   w.Key("config");
-  String(w, options_.config_path);
+  WriteText(w, options_.config_path);
   w.Key("settings");
   StringOrNull(w, options_.settings_path);
   w.Key("socket");
-  String(w, options_.socket_path);
+  WriteText(w, options_.socket_path);
   w.Key("last_reload_unix");
   NumberOrNull(w, last_reload_unix_ > 0 ? std::optional<double>(last_reload_unix_) : std::nullopt);
   w.Key("reload_error");
@@ -798,7 +779,7 @@ std::string Gateway::StatusJson() const {
   // Room for a usual row per server from the start: the answer is not grown
   // (and copied) a score of times on the way.
   rapidjson::StringBuffer buffer(nullptr, 1024 + servers_.size() * 640);
-  StatusWriter w(buffer);
+  JsonWriter w(buffer);
   w.StartObject();
   w.Key("daemon");
   const std::string daemon = DaemonStatusJson();
@@ -813,21 +794,21 @@ std::string Gateway::StatusJson() const {
     const Server& server = *it->second;
     w.StartObject();
     w.Key("namespace");
-    String(w, server.name);
+    WriteText(w, server.name);
     w.Key("status");
-    String(w, mcp::StatusName(server.view.status));
+    WriteText(w, mcp::StatusName(server.view.status));
     w.Key("source");  // where its listing and answers come from (BEHAVIOR §14)
-    String(w, server.replay ? "replay" : "live");
+    WriteText(w, server.replay ? "replay" : "live");
     w.Key("reason");
-    String(w, server.view.reason);
+    WriteText(w, server.view.reason);
     w.Key("url");
     if (server.remote) {
-      String(w, server.remote->url_redacted);
+      WriteText(w, server.remote->url_redacted);
     } else {
       w.Null();
     }
     w.Key("transport");
-    String(w, server.names_command ? "stdio" : "http");
+    WriteText(w, server.names_command ? "stdio" : "http");
     w.Key("local");
     if (const std::string local = LocalStatusJson(server, tree); !local.empty()) {
       w.RawValue(local.data(), local.size(), rapidjson::kObjectType);
@@ -886,11 +867,11 @@ std::string Gateway::LocalStatusJson(const Server& server, std::optional<Process
   if (!server.local || !server.gauges || !server.gauges->local) return {};
   const LocalGauges& g = *server.gauges->local;
   rapidjson::StringBuffer buffer;
-  StatusWriter w(buffer);
+  JsonWriter w(buffer);
   const int64_t pid = g.pid.load(std::memory_order_relaxed);
   w.StartObject();
   w.Key("command");
-  String(w, Scrubbed(server.local->shown));
+  WriteText(w, Scrubbed(server.local->shown));
   w.Key("pid");
   if (pid > 0) {
     w.Int64(pid);
@@ -916,7 +897,7 @@ std::string Gateway::LocalStatusJson(const Server& server, std::optional<Process
   w.Uint64(g.stderr_dropped.load(std::memory_order_relaxed));
   w.Key("stderr_tail");
   w.StartArray();
-  for (const std::string& line : g.StderrTail()) String(w, Scrubbed(ShownStderrLine(line)));
+  for (const std::string& line : g.StderrTail()) WriteText(w, Scrubbed(ShownStderrLine(line)));
   w.EndArray();
   // What it may touch and use (BEHAVIOR.md §18).
   for (auto [key, json] : {std::pair{"confine", ConfineStatusJson(*server.local, g.TempDir())},

@@ -9,18 +9,9 @@
 #include "base/json_text.h"
 #include "daemon/auth/manager.h"
 #include "daemon/gateway/gateway.h"
+#include "daemon/gateway/json_write.h"
 
 namespace mcpgw {
-namespace {
-
-std::string StringParam(const rapidjson::Value& params, const char* key) {
-  if (!params.IsObject()) return "";
-  auto it = params.FindMember(key);
-  if (it == params.MemberEnd() || !it->value.IsString()) return "";
-  return std::string(it->value.GetString(), it->value.GetStringLength());
-}
-
-}  // namespace
 
 // Forwards the AuthManager's words to the gateway, which finds the server.
 class Gateway::AuthLink : public auth::SessionLink {
@@ -52,7 +43,7 @@ void Gateway::HandleAuthRequest(Ticket ticket, std::string_view method,
     ReplyError(ticket, proto::ErrorKind::kInvalidRequest, "this mcpgwd does not do OAuth");
     return;
   }
-  const std::string ns = StringParam(params, "namespace");
+  const std::string ns = StringParam(params, "namespace").value_or("");
   if (ns.empty()) {
     ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
                std::string(method) + " needs a string \"namespace\"");

@@ -20,6 +20,7 @@
 #include "base/utf8.h"
 #include "daemon/gateway/gateway.h"
 #include "daemon/gateway/gateway_server.h"
+#include "daemon/gateway/json_write.h"
 
 namespace mcpgw {
 namespace {
@@ -28,20 +29,6 @@ constexpr auto kLearnWindow = std::chrono::seconds(120);
 constexpr uint8_t kToolsPerQuery = 3;
 constexpr size_t kMaxRecentQueries = 4096;  // connections remembered at once
 constexpr auto kSaveDelay = std::chrono::seconds(2);
-
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void String(Writer& w, std::string_view s) {
-  const std::string valid = base::Utf8Replacing(s);
-  w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
-}
-
-std::optional<std::string> StringMember(const rapidjson::Value& params, const char* key) {
-  if (!params.IsObject()) return std::nullopt;
-  auto it = params.FindMember(key);
-  if (it == params.MemberEnd() || !it->value.IsString()) return std::nullopt;
-  return std::string(it->value.GetString(), it->value.GetStringLength());
-}
 
 std::string DirOf(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -176,8 +163,8 @@ void Gateway::HandleLearnRequest(Ticket ticket, const Peer& peer, std::string_vi
                "learned search words belong to the daemon's own user");
     return;
   }
-  const std::optional<std::string> ns = StringMember(params, "namespace");
-  const std::optional<std::string> tool = StringMember(params, "toolName");
+  const std::optional<std::string> ns = StringParam(params, "namespace");
+  const std::optional<std::string> tool = StringParam(params, "toolName");
   if (tool && !ns) {
     ReplyError(ticket, proto::ErrorKind::kInvalidRequest, "\"toolName\" needs \"namespace\"");
     return;
@@ -194,12 +181,12 @@ void Gateway::HandleLearnRequest(Ticket ticket, const Peer& peer, std::string_vi
   const search::LearnedStore& store = catalog_.learned();
   const int64_t now = static_cast<int64_t>(main_->UnixNow());
   rapidjson::StringBuffer buffer;
-  Writer w(buffer);
+  JsonWriter w(buffer);
   w.StartObject();
   w.Key("learning");
   w.Bool(learning_);
   w.Key("file");
-  String(w, options_.learned_path);
+  WriteText(w, options_.learned_path);
   w.Key("tools");
   w.StartArray();
   for (const auto& [server, tools] : store.servers()) {
@@ -208,15 +195,15 @@ void Gateway::HandleLearnRequest(Ticket ticket, const Peer& peer, std::string_vi
       if (tool && name != *tool) continue;
       w.StartObject();
       w.Key("namespace");
-      String(w, server);
+      WriteText(w, server);
       w.Key("toolName");
-      String(w, name);
+      WriteText(w, name);
       w.Key("queries");
       w.StartArray();
       for (const search::LearnedQuery& q : learned.queries) {
         w.StartObject();
         w.Key("text");
-        String(w, q.text);
+        WriteText(w, q.text);
         w.Key("uses");
         w.Uint(q.uses);
         w.Key("last_unix");

@@ -14,32 +14,21 @@
 #include "base/utf8.h"
 #include "daemon/gateway/gateway.h"
 #include "daemon/gateway/gateway_server.h"
+#include "daemon/gateway/json_write.h"
 #include "daemon/guard/glob.h"
 
 namespace mcpgw {
 namespace {
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
-
-// Names may hold any bytes: what is not UTF-8 reads as U+FFFD.
-void String(Writer& w, std::string_view s) {
-  if (base::IsValidUtf8(s)) {
-    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-  } else {
-    const std::string valid = base::Utf8Replacing(s);
-    w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
-  }
-}
-
-void Names(Writer& w, const char* key, const std::vector<std::string>& names) {
+void Names(JsonWriter& w, const char* key, const std::vector<std::string>& names) {
   w.Key(key);
   w.StartArray();
-  for (const std::string& name : names) String(w, name);
+  for (const std::string& name : names) WriteText(w, name);
   w.EndArray();
 }
 
 // A definition's canonical JSON as it is (it is an object), or null.
-void Definition(Writer& w, const std::string& json) {
+void Definition(JsonWriter& w, const std::string& json) {
   if (json.empty()) {
     w.Null();
   } else {
@@ -47,26 +36,19 @@ void Definition(Writer& w, const std::string& json) {
   }
 }
 
-std::optional<std::string> StringMember(const rapidjson::Value& params, const char* key) {
-  if (!params.IsObject()) return std::nullopt;
-  auto it = params.FindMember(key);
-  if (it == params.MemberEnd() || !it->value.IsString()) return std::nullopt;
-  return std::string(it->value.GetString(), it->value.GetStringLength());
-}
-
 // One server's members of a `pins` answer, its object left open.
-void PinsOf(Writer& w, std::string_view name, std::string_view url, const PinReport* pins,
+void PinsOf(JsonWriter& w, std::string_view name, std::string_view url, const PinReport* pins,
             PinningMode mode, const std::string& file, const std::string& error) {
   static const std::vector<std::string> kNone;
   w.StartObject();
   w.Key("namespace");
-  String(w, name);
+  WriteText(w, name);
   w.Key("url");
-  String(w, url);
+  WriteText(w, url);
   w.Key("mode");
-  String(w, PinningModeName(mode));
+  WriteText(w, PinningModeName(mode));
   w.Key("file");
-  String(w, file);
+  WriteText(w, file);
   w.Key("pinned");
   w.Uint64(pins ? pins->pinned : 0);
   Names(w, "changed", pins ? pins->changed : kNone);
@@ -74,7 +56,7 @@ void PinsOf(Writer& w, std::string_view name, std::string_view url, const PinRep
   Names(w, "hidden_text", pins ? pins->hidden_text : kNone);
   if (!error.empty()) {
     w.Key("error");
-    String(w, error);
+    WriteText(w, error);
   }
 }
 
@@ -103,7 +85,7 @@ std::string Gateway::PinsStatusJson(const Server& server) const {
   const PinReport* pins = server.view.pins.get();
   if (pins == nullptr || (pins->withheld() == 0 && pins->error.empty())) return {};
   rapidjson::StringBuffer buffer;
-  Writer w(buffer);
+  JsonWriter w(buffer);
   w.StartObject();
   w.Key("changed");
   w.Uint64(pins->changed.size());
@@ -111,7 +93,7 @@ std::string Gateway::PinsStatusJson(const Server& server) const {
   w.Uint64(pins->unapproved.size());
   if (!pins->error.empty()) {
     w.Key("error");
-    String(w, Scrubbed(pins->error));
+    WriteText(w, Scrubbed(pins->error));
   }
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());
@@ -119,7 +101,7 @@ std::string Gateway::PinsStatusJson(const Server& server) const {
 
 void Gateway::HandlePinsRequest(Ticket ticket, std::string_view method,
                                 const rapidjson::Value& params) {
-  const std::optional<std::string> ns = StringMember(params, "namespace");
+  const std::optional<std::string> ns = StringParam(params, "namespace");
   if (!params.IsObject() || (method != proto::kPins && !ns)) {
     ReplyError(ticket, proto::ErrorKind::kInvalidRequest,
                std::string(method) + " needs a string \"namespace\": the server's name");
@@ -139,12 +121,12 @@ void Gateway::HandlePinsRequest(Ticket ticket, std::string_view method,
   if (method == proto::kPins) {
     ReplyPins(ticket, only);
   } else if (method == proto::kDiff) {
-    ReplyDiff(ticket, *only, StringMember(params, "toolName"));
+    ReplyDiff(ticket, *only, StringParam(params, "toolName"));
   } else {
     auto all_it = params.FindMember("all");
     const bool all =
         all_it != params.MemberEnd() && all_it->value.IsBool() && all_it->value.GetBool();
-    Approve(ticket, *only, StringMember(params, "toolName"), all);
+    Approve(ticket, *only, StringParam(params, "toolName"), all);
   }
 }
 
@@ -170,7 +152,7 @@ void Gateway::ReplyPins(Ticket ticket, const Server* only) {
 
 void Gateway::WritePins(Ticket ticket, const Server* only, const std::vector<PinnedTool>* tools) {
   rapidjson::StringBuffer buffer;
-  Writer w(buffer);
+  JsonWriter w(buffer);
   w.StartObject();
   w.Key("servers");
   w.StartArray();
@@ -192,9 +174,9 @@ void Gateway::WritePins(Ticket ticket, const Server* only, const std::vector<Pin
       for (const PinnedTool& tool : *tools) {
         w.StartObject();
         w.Key("name");
-        String(w, tool.name);
+        WriteText(w, tool.name);
         w.Key("state");
-        String(w, PinnedStateName(tool.state));
+        WriteText(w, PinnedStateName(tool.state));
         w.Key("hidden_text");
         w.Bool(tool.hidden_text_removed);
         w.EndObject();
@@ -219,10 +201,10 @@ void Gateway::ReplyDiff(Ticket ticket, const Server& server,
     return;
   }
   rapidjson::StringBuffer buffer;
-  Writer w(buffer);
+  JsonWriter w(buffer);
   w.StartObject();
   w.Key("namespace");
-  String(w, server.name);
+  WriteText(w, server.name);
   w.Key("tools");
   w.StartArray();
   if (pins) {
@@ -230,9 +212,9 @@ void Gateway::ReplyDiff(Ticket ticket, const Server& server,
       if (tool && name != *tool) continue;
       w.StartObject();
       w.Key("name");
-      String(w, name);
+      WriteText(w, name);
       w.Key("kind");
-      String(w, pending.pinned_json.empty() ? "new" : "changed");
+      WriteText(w, pending.pinned_json.empty() ? "new" : "changed");
       w.Key("pinned");
       Definition(w, pending.pinned_json);
       w.Key("listed");
@@ -283,14 +265,14 @@ void Gateway::ReplyApproval(Ticket ticket, const std::string& name,
                  base::CleanServerText(list, 2000));
   }
   rapidjson::StringBuffer out;
-  Writer w(out);
+  JsonWriter w(out);
   w.StartObject();
   w.Key("namespace");
-  String(w, name);
+  WriteText(w, name);
   Names(w, "approved", approval.approved);
   if (!approval.warning.empty()) {
     w.Key("warning");
-    String(w, Scrubbed(std::move(approval.warning)));
+    WriteText(w, Scrubbed(std::move(approval.warning)));
   }
   w.EndObject();
   replies_->ReplyJson(ticket, std::string(out.GetString(), out.GetSize()));
