@@ -37,3 +37,14 @@ class Stdio:
     def close(self):
         self.p.stdin.close()
         self.p.wait(timeout=10)
+
+
+def stop(procs):
+    """Ends the processes a script started: SIGTERM, then SIGKILL after 10 s."""
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()

@@ -15,13 +15,14 @@ one JSON line per run and a Markdown table of medians (min-max).
 """
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-from mcp_stdio import Stdio
+from mcp_stdio import Stdio, stop
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -97,14 +98,8 @@ def run(build, servers, queries, words):
         return {"queries": queries, "rss_ready_kb": ready, "rss_after_query_kb": after,
                 "file_bytes": size}
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-        subprocess.run(["rm", "-rf", tmp])
+        stop(procs)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main():

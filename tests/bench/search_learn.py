@@ -33,7 +33,7 @@ import tempfile
 import time
 import urllib.request
 
-from mcp_stdio import Stdio
+from mcp_stdio import Stdio, stop
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "search")
@@ -180,13 +180,8 @@ def main():
             failures.append(f"with search.learn false, {diff} answers differ from those before learning")
         host.close()
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
+        stop(procs)
+        shutil.rmtree(tmp, ignore_errors=True)
 
     rb, ra = recall(tests, before), recall(tests, after)
     lines = [

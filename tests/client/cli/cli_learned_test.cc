@@ -10,6 +10,7 @@
 #include "client/cli/args.h"
 #include "client/cli/learned_view.h"
 #include "client/cli/subcommands.h"
+#include "client/cli/utc_zone.h"
 
 namespace mcpgw::cli {
 namespace {
@@ -44,26 +45,7 @@ struct Io {
   CommandIo io{out, err, in, false, false, 0, nullptr};
 };
 
-// Local time is UTC while a test runs, so dates are the same on every machine.
-class UtcZone {
- public:
-  UtcZone() {
-    if (const char* tz = getenv("TZ")) saved_ = tz;
-    setenv("TZ", "UTC", 1);
-    tzset();
-  }
-  ~UtcZone() {
-    if (saved_) {
-      setenv("TZ", saved_->c_str(), 1);
-    } else {
-      unsetenv("TZ");
-    }
-    tzset();
-  }
-
- private:
-  std::optional<std::string> saved_;
-};
+using testing::UtcZone;
 
 Invocation Parse(std::vector<std::string> args) {
   base::Result<ParseResult> r = ParseArgs(args);

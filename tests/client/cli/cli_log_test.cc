@@ -19,6 +19,7 @@
 
 #include "client/cli/commands.h"
 #include "client/cli/log_view.h"
+#include "client/cli/utc_zone.h"
 #include "daemon/guard/call_log.h"
 
 namespace mcpgw::cli {
@@ -42,26 +43,7 @@ class TempDir {
   std::string path_;
 };
 
-// Local time is UTC while a test runs, so rows are the same on every machine.
-class UtcZone {
- public:
-  UtcZone() {
-    if (const char* tz = getenv("TZ")) saved_ = tz;
-    setenv("TZ", "UTC", 1);
-    tzset();
-  }
-  ~UtcZone() {
-    if (saved_) {
-      setenv("TZ", saved_->c_str(), 1);
-    } else {
-      unsetenv("TZ");
-    }
-    tzset();
-  }
-
- private:
-  std::optional<std::string> saved_;
-};
+using testing::UtcZone;
 
 class FakeDaemon : public AuthApi {
  public:
