@@ -74,19 +74,8 @@ else
 fi
 [ "$SYSCALLS_ONLY" = 1 ] && RUNS=0
 
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcpgw-bench.XXXXXX")"
-PIDS=()
-Cleanup() {
-  local pid
-  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do
-    for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-  rm -rf "$TMP"
-}
-trap Cleanup EXIT
-trap 'exit 130' INT TERM
+source "$BENCH_DIR/scratch.sh"
+Scratch bench
 Log() { echo "bench: $*" >&2; }
 
 # ---- build --------------------------------------------------------------------------

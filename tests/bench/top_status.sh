@@ -80,19 +80,8 @@ for f in "$BUILD/daemon/mcpgwd" "$BUILD/client/mcpgw" "$BIN/bench_upstream" "$BI
   fi
 done
 
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcpgw-top.XXXXXX")"
-PIDS=()
-Cleanup() {
-  local pid
-  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do
-    for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-  rm -rf "$TMP"
-}
-trap Cleanup EXIT
-trap 'exit 130' INT TERM
+source "$BENCH_DIR/scratch.sh"
+Scratch top
 
 # A copy of the binaries: a rebuild of the tree during the run changes nothing.
 SNAP="$TMP/bin"
